@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', 'spec/dist/**', 'docs/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'generated/**', 'generator/test/golden/**', 'generator/test/.typecheck-*/**', 'spec/dist/**', 'docs/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

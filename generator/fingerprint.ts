@@ -1,0 +1,68 @@
+// A fingerprint of what a generation depends on and what it wrote, so that a regeneration with nothing
+// changed can stop before loading the TypeScript toolchain. `--check` never trusts it: it compares all.
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const FINGERPRINT_FILE = '.fingerprint.json';
+const generatorDir = path.dirname(fileURLToPath(import.meta.url));
+const toolkitRoot = path.resolve(generatorDir, '..');
+
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+function walk(dir: string, keep: (file: string) => boolean, skip: (name: string) => boolean): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => !skip(e.name))
+    .flatMap((e) => {
+      const full = path.join(dir, e.name);
+      return e.isDirectory() ? walk(full, keep, skip) : keep(full) ? [full] : [];
+    })
+    .sort();
+}
+
+/** Every file the output depends on: the generator's own sources and tool versions, and the document's files. */
+export function inputsFingerprint(input: string): string {
+  const hash = createHash('sha256');
+  const generatorFiles = walk(generatorDir, (f) => f.endsWith('.ts'), (name) => name === 'test' || name === 'node_modules');
+  const documentFiles = input.endsWith('.json') && !readFileSync(input, 'utf8').includes('"$ref": ".')
+    ? [input]
+    : walk(path.dirname(input), (f) => /\.(ya?ml|json|md)$/.test(f), (name) => ['dist', 'node_modules', 'test'].includes(name));
+  for (const file of [...generatorFiles, ...documentFiles]) {
+    hash.update(path.relative(toolkitRoot, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  for (const tool of ['openapi-typescript', 'ts-morph']) {
+    const manifest = JSON.parse(readFileSync(path.join(toolkitRoot, 'node_modules', tool, 'package.json'), 'utf8')) as { version: string };
+    hash.update(`${tool}@${manifest.version}\0`);
+  }
+  return hash.digest('hex');
+}
+
+export interface Fingerprint {
+  inputs: string;
+  files: Record<string, string>;
+}
+
+/** The fingerprint file's content for a generation. */
+export function fingerprintText(inputs: string, files: readonly { path: string; content: string }[]): string {
+  const record: Fingerprint = { inputs, files: Object.fromEntries(files.map((f) => [f.path, sha256(f.content)])) };
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** True when the output folder holds exactly what the fingerprint says, made from these inputs. */
+export function upToDate(outDir: string, inputs: string): boolean {
+  let recorded: Fingerprint;
+  try {
+    recorded = JSON.parse(readFileSync(path.join(outDir, FINGERPRINT_FILE), 'utf8')) as Fingerprint;
+  } catch {
+    return false;
+  }
+  if (recorded.inputs !== inputs) return false;
+  return Object.entries(recorded.files).every(([file, digest]) => {
+    try {
+      return sha256(readFileSync(path.join(outDir, file))) === digest;
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,61 @@
+// The generator: a pure function from an OpenAPI document to the files of generated/.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Printer, textFile, type GeneratedFile } from './lib/ts.ts';
+import { readModel, type ApiModel, type JsonObject } from './model.ts';
+import { transformClient } from './transform/client.ts';
+import { transformOperations } from './transform/operation-object.ts';
+import { transformRouter } from './transform/router.ts';
+import { transformTags } from './transform/tag-object.ts';
+import { transformTypes } from './transform/types.ts';
+import { transformWebhooks } from './transform/webhooks-object.ts';
+
+const templates = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
+const RUNTIME = ['router-runtime.ts', 'client-runtime.ts', 'webhook-signature.ts'] as const;
+
+function specModule(printer: Printer): GeneratedFile {
+  return printer.file('spec.ts', 'The bundled document, as the router validates against it.', [
+    `import { readFileSync } from 'node:fs';`,
+    `/** The bundled OpenAPI document (generated/openapi.json), read once. */
+export const apiSpec: Record<string, unknown> = JSON.parse(readFileSync(new URL('./openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;`,
+  ]);
+}
+
+function indexModule(printer: Printer): GeneratedFile {
+  return printer.file('index.ts', 'Everything generated, from one module.', [
+    `export type * from './types.ts';`,
+    `export * from './operations.ts';`,
+    `export type * from './handlers.ts';`,
+    `export * from './router.ts';`,
+    `export * from './client.ts';`,
+    `export * from './webhooks.ts';`,
+    `export { apiSpec } from './spec.ts';`,
+    `export { routerProblem, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
+  ]);
+}
+
+export interface Generation {
+  readonly model: ApiModel;
+  /** Every file of the output folder, sorted by path. */
+  readonly files: readonly GeneratedFile[];
+}
+
+export async function generate(doc: JsonObject): Promise<Generation> {
+  const model = readModel(doc);
+  const printer = new Printer();
+  const files: GeneratedFile[] = [
+    textFile('openapi.json', `${JSON.stringify(doc, null, 2)}\n`),
+    await transformTypes(doc),
+    transformOperations(model, printer),
+    transformTags(model, printer),
+    transformRouter(model, printer),
+    transformClient(model, printer),
+    transformWebhooks(model, printer),
+    specModule(printer),
+    indexModule(printer),
+    ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),
+  ];
+  files.sort((a, b) => a.path.localeCompare(b.path));
+  return { model, files };
+}

@@ -1,0 +1,167 @@
+// Table tests of the transforms: a small document in, the generated line(s) that must come out.
+import { describe, expect, it } from 'vitest';
+import { generate } from '../generate.ts';
+import { readModel, ModelError, type JsonObject } from '../model.ts';
+
+/** A minimal document around the given paths, components and webhooks. */
+const doc = (parts: { paths?: JsonObject; components?: JsonObject; webhooks?: JsonObject; tags?: JsonObject[] }): JsonObject => ({
+  openapi: '3.1.0',
+  info: { title: 'T', version: '1' },
+  paths: parts.paths ?? {},
+  ...(parts.components ? { components: parts.components } : {}),
+  ...(parts.webhooks ? { webhooks: parts.webhooks } : {}),
+  ...(parts.tags ? { tags: parts.tags } : {}),
+});
+
+const ok = { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } };
+const thing = (schema: JsonObject): JsonObject => ({ schemas: { Thing: schema } });
+
+interface Case {
+  given: JsonObject;
+  want: { file: string; contains: (string | RegExp)[] };
+}
+
+const cases: [string, Case][] = [
+  ['a nullable type array becomes a union with null', {
+    given: doc({ paths: { '/t': { get: { operationId: 'getT', responses: ok } } }, components: thing({ type: ['string', 'null'] }) }),
+    want: { file: 'types.ts', contains: ['Thing: string | null;'] },
+  }],
+  ['an integer enumeration becomes a union of literals', {
+    given: doc({ paths: { '/t': { get: { operationId: 'getT', responses: ok } } }, components: thing({ type: 'integer', enum: [1, 2, 3] }) }),
+    want: { file: 'types.ts', contains: ['Thing: 1 | 2 | 3;'] },
+  }],
+  ['oneOf becomes a union', {
+    given: doc({ paths: { '/t': { get: { operationId: 'getT', responses: ok } } }, components: thing({ oneOf: [{ type: 'string' }, { type: 'integer' }] }) }),
+    want: { file: 'types.ts', contains: ['Thing: string | number;'] },
+  }],
+  ['path, query and header parameters reach the input, headers lower-cased', {
+    given: doc({
+      paths: {
+        '/t/{t-id}': {
+          parameters: [{ name: 't-id', in: 'path', required: true, schema: { type: 'string' } }],
+          get: {
+            operationId: 'getT',
+            parameters: [
+              { name: 'page', in: 'query', schema: { type: 'integer' } },
+              { name: 'X-Trace', in: 'header', required: true, schema: { type: 'string' } },
+            ],
+            responses: ok,
+          },
+        },
+      },
+      components: thing({ type: 'string' }),
+    }),
+    want: {
+      file: 'operations.ts',
+      contains: [
+        "path: operations['getT']['parameters']['path'];",
+        "query: NonNullable<operations['getT']['parameters']['query']>;",
+        "headers: { 'x-trace': NonNullable<operations['getT']['parameters']['header']>['X-Trace']; };",
+        "pathParams: [{ name: 't-id', expressName: 't_id' }],",
+        "headerParams: ['x-trace'],",
+      ],
+    },
+  }],
+  ['a required JSON body and a no-content response', {
+    given: doc({
+      paths: { '/t': { put: { operationId: 'putT', requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '204': { description: 'done' } } } } },
+    }),
+    want: {
+      file: 'operations.ts',
+      contains: ["body: operations['putT']['requestBody']['content']['application/json'];", '| { status: 204; body?: undefined; headers?: Record<string, string>; }'],
+    },
+  }],
+  ['an optional body may be undefined', {
+    given: doc({
+      paths: { '/t': { post: { operationId: 'postT', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '204': { description: 'done' } } } } },
+    }),
+    want: { file: 'operations.ts', contains: ["body: NonNullable<operations['postT']['requestBody']>['content']['application/json'] | undefined;"] },
+  }],
+  ['several media types on one status need a contentType each', {
+    given: doc({
+      paths: { '/t': { get: { operationId: 'getT', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } }, 'text/csv': { schema: { type: 'string' } } } } } } } },
+    }),
+    want: { file: 'operations.ts', contains: ["contentType: 'application/json';", "contentType: 'text/csv';"] },
+  }],
+  ['a status range or default answers any status of it', {
+    given: doc({ paths: { '/t': { get: { operationId: 'getT', responses: { '4XX': { description: 'client error' }, default: { description: 'other' } } } } } }),
+    want: { file: 'operations.ts', contains: ['| { status: number; body?: undefined;'] },
+  }],
+  ['each tag gets a handler interface and a group; an untagged operation goes to default', {
+    given: doc({
+      tags: [{ name: 'API Keys', description: 'Keys.' }],
+      paths: {
+        '/k': { get: { operationId: 'listKeys', tags: ['API Keys'], responses: { '204': { description: 'x' } } } },
+        '/h': { get: { operationId: 'health', responses: { '204': { description: 'x' } } } },
+      },
+    }),
+    want: {
+      file: 'handlers.ts',
+      contains: [
+        'export interface ApiKeysHandlers<Ctx = RequestContext> {',
+        'listKeys(input: op.ListKeysInput, context: Ctx): Promise<op.ListKeysResult>;',
+        'apiKeys: ApiKeysHandlers<Ctx>;',
+        'default: DefaultHandlers<Ctx>;',
+      ],
+    },
+  }],
+  ['the router dispatches each operationId to its handler', {
+    given: doc({ paths: { '/k': { get: { operationId: 'listKeys', tags: ['Keys'], responses: { '204': { description: 'x' } } } } } }),
+    want: { file: 'router.ts', contains: ["case 'listKeys': return h.keys.listKeys(input as unknown as op.ListKeysInput, context);"] },
+  }],
+  ['an empty security requirement makes an operation public', {
+    given: doc({ paths: { '/p': { get: { operationId: 'pub', security: [{}, { key: [] }], responses: { '204': { description: 'x' } } } } } }),
+    want: { file: 'operations.ts', contains: ['security: [],'] },
+  }],
+  ['webhooks become event types, a union and a table with their extensions', {
+    given: doc({
+      webhooks: {
+        'order.paid': {
+          post: {
+            summary: 'Order paid',
+            'x-event-id': 12,
+            'x-event-category': 'Orders',
+            requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { type: { const: 'order.paid' } } } } } },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    }),
+    want: {
+      file: 'webhooks.ts',
+      contains: [
+        "export type OrderPaidEvent = NonNullable<NonNullable<webhooks['order.paid']['post']>['requestBody']>['content']['application/json'];",
+        'export type WebhookEvent = OrderPaidEvent;',
+        "{ name: 'order.paid', id: 12, category: 'Orders', summary: 'Order paid' },",
+      ],
+    },
+  }],
+  ['summaries and descriptions become JSDoc', {
+    given: doc({ paths: { '/k': { get: { operationId: 'listKeys', summary: 'List keys', description: 'All of them.', responses: { '204': { description: 'x' } } } } } }),
+    want: { file: 'handlers.ts', contains: [/\* List keys\n\s+\*\n\s+\* All of them\.\n\s+\*\n\s+\* `GET \/k`/] },
+  }],
+];
+
+describe('transforms', () => {
+  it.each(cases)('%s', async (_name, { given, want }) => {
+    const { files } = await generate(given);
+    const file = files.find((f) => f.path === want.file);
+    expect(file, want.file).toBeDefined();
+    for (const expected of want.contains) {
+      if (typeof expected === 'string') expect(file?.content).toContain(expected);
+      else expect(file?.content).toMatch(expected);
+    }
+  });
+});
+
+describe('documents the generator refuses, with a reason', () => {
+  it.each<[string, JsonObject, RegExp]>([
+    ['an operation without operationId', doc({ paths: { '/t': { get: { responses: {} } } } }), /GET \/t: an operationId/],
+    ['two operationIds with one type name', doc({ paths: { '/a': { get: { operationId: 'get_t', responses: {} } }, '/b': { get: { operationId: 'getT', responses: {} } } } }), /same type name GetT/],
+    ['an unbundled document', doc({ paths: { '/t': { get: { operationId: 'getT', responses: { '200': { $ref: 'other.yaml#/R' } } } } } }), /bundle the document first/],
+    ['not OpenAPI 3', { swagger: '2.0' }, /OpenAPI 3 document is required/],
+  ])('%s', (_name, given, message) => {
+    expect(() => readModel(given)).toThrow(ModelError);
+    expect(() => readModel(given)).toThrow(message);
+  });
+});

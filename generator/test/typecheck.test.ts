@@ -1,0 +1,100 @@
+// The generated types make mismatches compile errors: a missing handler method, a status or a body the
+// spec does not allow, fail `tsc`; a faithful implementation compiles.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let dir: string;
+const diagnostics = new Map<string, string[]>();
+
+// Each source is a module that implements (part of) the project's Customers handlers.
+const sources: Record<string, string> = {
+  faithful: `
+    import type { CustomersHandlers } from '../../../generated/handlers.ts';
+    import type * as op from '../../../generated/operations.ts';
+    const notFound = { details: 'gone', statusCode: 404, source: 'test', exceptionType: 'NotFoundException',
+      correlationId: '6f1c2a4e-9b7d-4c1e-8f3a-2d5e7b9c0a14', entityId: null, errorCode: 'not_found' };
+    export const handlers = {
+      async createCustomer(): Promise<op.CreateCustomerResult> { return { status: 200, body: { id: '3b2c1d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d' } }; },
+      async searchCustomers(input: op.SearchCustomersInput): Promise<op.SearchCustomersResult> {
+        return { status: 200, body: { items: [], total: input.query.page ?? 0 } };
+      },
+      async getCustomer(): Promise<op.GetCustomerResult> { return { status: 404, body: notFound }; },
+      async updateCustomer(input: op.UpdateCustomerInput): Promise<op.UpdateCustomerResult> {
+        return input.body.lastName ? { status: 200 } : { status: 404, body: notFound };
+      },
+      async deleteCustomer(): Promise<op.DeleteCustomerResult> { return { status: 200 }; },
+    } satisfies CustomersHandlers;
+  `,
+  missingMethod: `
+    import type { CustomersHandlers } from '../../../generated/handlers.ts';
+    import type * as op from '../../../generated/operations.ts';
+    export const handlers = {
+      async createCustomer(): Promise<op.CreateCustomerResult> { return { status: 200, body: { id: 'x' } }; },
+      async searchCustomers(): Promise<op.SearchCustomersResult> { return { status: 200, body: { items: [], total: 0 } }; },
+      async getCustomer(): Promise<op.GetCustomerResult> { throw new Error('x'); },
+      async updateCustomer(): Promise<op.UpdateCustomerResult> { return { status: 200 }; },
+    } satisfies CustomersHandlers;
+  `,
+  undocumentedStatus: `
+    import type * as op from '../../../generated/operations.ts';
+    export const result: op.CreateCustomerResult = { status: 201, body: { id: 'x' } };
+  `,
+  wrongBody: `
+    import type * as op from '../../../generated/operations.ts';
+    export const result: op.CreateCustomerResult = { status: 200, body: { customerId: 'x' } };
+  `,
+  wrongInputUse: `
+    import type * as op from '../../../generated/operations.ts';
+    export const page = (input: op.SearchCustomersInput): string => input.query.page;
+  `,
+};
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(root, 'generator', 'test', '.typecheck-'));
+  const files = Object.entries(sources).map(([name, text]) => {
+    const file = path.join(dir, `${name}.ts`);
+    writeFileSync(file, text);
+    return [name, file] as const;
+  });
+  const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); },
+  });
+  if (!config) throw new Error('no tsconfig');
+  const program = ts.createProgram(files.map(([, file]) => file), config.options);
+  for (const [name, file] of files) {
+    const source = program.getSourceFile(file);
+    const found = [...program.getSemanticDiagnostics(source), ...program.getSyntacticDiagnostics(source)];
+    diagnostics.set(name, found.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')));
+  }
+}, 120_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('generated handler types', () => {
+  it('accept a faithful implementation', () => {
+    expect(diagnostics.get('faithful')).toEqual([]);
+  });
+
+  it('reject an implementation that lacks an operation', () => {
+    expect(diagnostics.get('missingMethod')?.join('\n')).toMatch(/deleteCustomer/);
+  });
+
+  it('reject a status the spec does not document', () => {
+    expect(diagnostics.get('undocumentedStatus')?.join('\n')).toMatch(/201/);
+  });
+
+  it('reject a body the spec does not allow', () => {
+    expect(diagnostics.get('wrongBody')?.join('\n')).toMatch(/customerId/);
+  });
+
+  it('type the inputs (a number query parameter is not a string)', () => {
+    expect(diagnostics.get('wrongInputUse')?.join('\n')).toMatch(/number/);
+  });
+});

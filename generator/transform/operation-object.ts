@@ -1,0 +1,128 @@
+// Operation objects -> operations.ts: each operation's handler input and result types, and the route table.
+import { StructureKind, VariableDeclarationKind, type StatementStructures, type WriterFunction } from 'ts-morph';
+import type { GeneratedFile, Printer } from '../lib/ts.ts';
+import { typeImport } from '../lib/ts.ts';
+import type { ApiModel, OperationModel, ResponseModel } from '../model.ts';
+import { docText, expressParamName, literal, propertyKey } from '../names.ts';
+
+const EMPTY = 'Record<string, never>';
+
+/** `operations['createCustomer']` followed by index keys. */
+const opType = (op: OperationModel, ...keys: (string | number)[]): string =>
+  `operations[${literal(op.operationId)}]${keys.map((k) => `[${typeof k === 'number' ? String(k) : literal(k)}]`).join('')}`;
+
+function parameterSection(op: OperationModel, location: 'path' | 'query'): string {
+  const params = op.parameters.filter((p) => p.in === location);
+  if (params.length === 0) return EMPTY;
+  const section = opType(op, 'parameters', location);
+  return params.some((p) => p.required) ? section : `NonNullable<${section}>`;
+}
+
+/** Headers arrive lower-cased; each maps to the type of the parameter as the document names it. */
+function headerSection(op: OperationModel): string {
+  const params = op.parameters.filter((p) => p.in === 'header');
+  if (params.length === 0) return EMPTY;
+  const section = `NonNullable<${opType(op, 'parameters', 'header')}>`;
+  const members = params.map((p) => `${propertyKey(p.name.toLowerCase())}${p.required ? '' : '?'}: ${section}[${literal(p.name)}];`);
+  return `{ ${members.join(' ')} }`;
+}
+
+function bodySection(op: OperationModel): string {
+  const body = op.requestBody;
+  if (!body || body.mediaTypes.length === 0) return 'undefined';
+  const base = body.required ? opType(op, 'requestBody') : `NonNullable<${opType(op, 'requestBody')}>`;
+  const types = body.mediaTypes.map((m) => `${base}[${literal('content')}][${literal(m)}]`);
+  return [...types, ...(body.required ? [] : ['undefined'])].join(' | ');
+}
+
+const statusType = (status: string): string => (/^[1-5][0-9][0-9]$/.test(status) ? status : 'number');
+const statusKey = (status: string): string | number => (/^[0-9]+$/.test(status) ? Number(status) : status);
+
+function resultMembers(op: OperationModel, response: ResponseModel): string[] {
+  const status = `status: ${statusType(response.status)};`;
+  const headers = 'headers?: Record<string, string>;';
+  if (response.mediaTypes.length === 0) return [`{ ${status} body?: undefined; ${headers} }`];
+  const several = response.mediaTypes.length > 1;
+  return response.mediaTypes.map((media) => {
+    const body = opType(op, 'responses', statusKey(response.status), 'content', media);
+    const contentType = `contentType${several ? '' : '?'}: ${literal(media)};`;
+    return `{ ${status} ${contentType} body: ${body}; ${headers} }`;
+  });
+}
+
+export function operationDoc(op: OperationModel): string {
+  const lines = [op.summary, op.description, `\`${op.method.toUpperCase()} ${op.path}\``].filter((l): l is string => !!l);
+  return docText(lines.join('\n\n')) + (op.deprecated ? '\n@deprecated' : '');
+}
+
+function routeLiteral(op: OperationModel): WriterFunction {
+  return (writer) => {
+    const pathParams = op.parameters
+      .filter((p) => p.in === 'path')
+      .map((p) => `{ name: ${literal(p.name)}, expressName: ${literal(expressParamName(p.name))} }`);
+    const headerParams = op.parameters.filter((p) => p.in === 'header').map((p) => literal(p.name.toLowerCase()));
+    writer.write('{').indent(() => {
+      writer.writeLine(`operationId: ${literal(op.operationId)},`);
+      writer.writeLine(`group: ${literal(op.group)},`);
+      writer.writeLine(`method: ${literal(op.method)},`);
+      writer.writeLine(`path: ${literal(op.path)},`);
+      writer.writeLine(`pathParams: [${pathParams.join(', ')}],`);
+      writer.writeLine(`headerParams: [${headerParams.join(', ')}],`);
+      writer.writeLine(`requestContentTypes: [${(op.requestBody?.mediaTypes ?? []).map(literal).join(', ')}],`);
+      writer.writeLine(`security: [${op.security.map((r) => `[${r.map(literal).join(', ')}]`).join(', ')}],`);
+    });
+    writer.write('}');
+  };
+}
+
+export function transformOperations(model: ApiModel, printer: Printer): GeneratedFile {
+  const statements: StatementStructures[] = [
+    typeImport('./types.ts', ['operations']),
+    typeImport('./runtime/router-runtime.ts', ['RouteDefinition']),
+  ];
+  for (const op of model.operations) {
+    statements.push({
+      kind: StructureKind.Interface,
+      name: `${op.typeName}Input`,
+      isExported: true,
+      docs: [`What the \`${op.operationId}\` handler receives (validated against the document).`],
+      properties: [
+        { name: 'path', type: parameterSection(op, 'path') },
+        { name: 'query', type: parameterSection(op, 'query') },
+        { name: 'headers', type: headerSection(op) },
+        { name: 'body', type: bodySection(op) },
+      ],
+    });
+    statements.push({
+      kind: StructureKind.TypeAlias,
+      name: `${op.typeName}Result`,
+      isExported: true,
+      docs: [`What the \`${op.operationId}\` handler may answer: each status the document allows, with its body.`],
+      type: (writer) => {
+        for (const member of op.responses.flatMap((r) => resultMembers(op, r))) writer.newLine().write(`| ${member}`);
+      },
+    });
+  }
+  statements.push({
+    kind: StructureKind.VariableStatement,
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['Every operation of the document, as the router binds it.'],
+    declarations: [
+      {
+        name: 'routes',
+        type: 'readonly RouteDefinition[]',
+        initializer: (writer) => {
+          writer.write('[').indent(() => {
+            for (const op of model.operations) {
+              routeLiteral(op)(writer);
+              writer.write(',').newLine();
+            }
+          });
+          writer.write(']');
+        },
+      },
+    ],
+  });
+  return printer.file('operations.ts', 'Handler input and result types of every operation, and the route table.', statements);
+}
