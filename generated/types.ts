@@ -8270,7 +8270,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+        /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
         MerchantId: string;
         /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
         IdempotencyKey: string;
@@ -8415,7 +8415,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8449,7 +8449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8484,7 +8484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8519,7 +8519,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8553,7 +8553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8587,7 +8587,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8621,7 +8621,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8660,7 +8660,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8695,7 +8695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8730,7 +8730,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8769,7 +8769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8803,7 +8803,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8842,7 +8842,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -8894,7 +8894,7 @@ export interface operations {
                 pageSize?: components["parameters"]["PageSize"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -8979,7 +8979,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9019,7 +9019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9049,7 +9049,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9082,7 +9082,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9125,7 +9125,7 @@ export interface operations {
                 dateTo?: components["parameters"]["DateTo"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9192,7 +9192,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9245,7 +9245,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9299,7 +9299,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9334,7 +9334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9364,7 +9364,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9394,7 +9394,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9420,7 +9420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9484,7 +9484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9525,7 +9525,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9572,7 +9572,7 @@ export interface operations {
                 dateTo?: components["parameters"]["DateTo"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9625,7 +9625,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9670,7 +9670,7 @@ export interface operations {
                 dateTo?: components["parameters"]["DateTo"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9717,7 +9717,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9765,7 +9765,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -9793,7 +9793,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9822,7 +9822,7 @@ export interface operations {
                 countryId?: number;
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9848,7 +9848,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9887,7 +9887,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -9940,7 +9940,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -9988,7 +9988,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10029,7 +10029,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10074,7 +10074,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -10148,7 +10148,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10201,7 +10201,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10247,7 +10247,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10277,7 +10277,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -10330,7 +10330,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -10395,7 +10395,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10483,7 +10483,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10584,7 +10584,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10834,7 +10834,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10919,7 +10919,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -10949,7 +10949,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11002,7 +11002,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11072,7 +11072,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11120,7 +11120,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11150,7 +11150,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11190,7 +11190,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11235,7 +11235,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11280,7 +11280,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11313,7 +11313,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11368,7 +11368,7 @@ export interface operations {
             header?: {
                 /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11434,7 +11434,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -11484,7 +11484,7 @@ export interface operations {
                 dateTo?: components["parameters"]["DateTo"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -11553,7 +11553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11624,7 +11624,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11679,7 +11679,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11753,7 +11753,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -11790,7 +11790,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -11854,7 +11854,7 @@ export interface operations {
                 webhookId?: string;
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -11943,7 +11943,7 @@ export interface operations {
                 webhookId?: string;
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -12040,7 +12040,7 @@ export interface operations {
                 eventType?: components["schemas"]["WebhookEventType"];
             };
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path: {
@@ -12114,7 +12114,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12173,7 +12173,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
             };
             path?: never;
@@ -12207,7 +12207,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -12261,7 +12261,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 404. Ignored with a merchant's token. Partner-wide lists (the customer search) span all the partner's merchants when it is absent. */
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
                 /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

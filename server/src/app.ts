@@ -1,0 +1,92 @@
+// The Express application: correlation ids and access logs, health, the spec and its docs, the generated
+// router over the handlers, and the one error handler.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import { apiSpec, createApiRouter } from '../../generated/index.ts';
+import type { ServerConfig } from './config.ts';
+import type { Database } from './db/knex.ts';
+import { handlers } from './handlers/index.ts';
+import { contextFactory, type Services } from './platform/context.ts';
+import { errorHandler } from './platform/error-handler.ts';
+import type { Logger } from './platform/log.ts';
+import { correlation, correlationIdOf } from './platform/request-context.ts';
+import { systemClock, type Clock } from './platform/time.ts';
+import { TokenService, newSigningKey } from './platform/tokens.ts';
+import { iso } from './platform/time.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface AppOptions {
+  config: ServerConfig;
+  db: Database;
+  log: Logger;
+  clock?: Clock;
+}
+
+/** The environment's signing key, made on first use and shared by every instance on the database. */
+export async function signingKey(db: Database, environment: string, clock: Clock): Promise<string> {
+  const existing = (await db('signing_keys').where({ environment }).first()) as { secret: string } | undefined;
+  if (existing) return existing.secret;
+  await db('signing_keys').insert({ environment, secret: newSigningKey(), created_on: iso(clock.now()) }).onConflict('environment').ignore();
+  const stored = (await db('signing_keys').where({ environment }).first()) as { secret: string };
+  return stored.secret;
+}
+
+function accessLog(log: Logger): express.RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      log.info(
+        {
+          correlationId: correlationIdOf(res),
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** The documentation page: built by `npm run docs`; served from docs/index.html. */
+function docsPage(): string | undefined {
+  const file = path.join(root, 'docs', 'index.html');
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+export async function createApp(options: AppOptions): Promise<Express> {
+  const clock = options.clock ?? systemClock;
+  const services: Services = {
+    db: options.db,
+    log: options.log,
+    config: options.config,
+    clock,
+    tokens: new TokenService(options.config.environment, await signingKey(options.db, options.config.environment, clock), () => clock.now().getTime()),
+  };
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(correlation);
+  app.use(accessLog(options.log));
+  app.get('/healthz', (_req, res, next) => {
+    options.db.raw('select 1').then(() => res.json({ status: 'ok', environment: options.config.environment }), next);
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(apiSpec);
+  });
+  app.get('/docs', (_req, res) => {
+    const page = docsPage();
+    if (page === undefined) {
+      res.status(404).type('text/plain').send('The documentation page is not built: run `npm run docs`.');
+      return;
+    }
+    res.type('html').send(page);
+  });
+  app.use(createApiRouter({ handlers: handlers(), context: contextFactory(services) }));
+  app.use(errorHandler(options.log));
+  return app;
+}

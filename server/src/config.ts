@@ -1,0 +1,42 @@
+// Server configuration from the environment, as decisions.md names it; refuses values it cannot use.
+import path from 'node:path';
+
+export type Environment = 'sandbox' | 'production';
+
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  /** `sqlite:<file>`, `sqlite::memory:` or `postgres://…`. */
+  readonly databaseUrl: string;
+  readonly environment: Environment;
+  readonly credentialsFile: string;
+  /** The public base URL (token services and invoice links are built from it). */
+  readonly baseUrl: string;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
+  const port = Number(env.PORT ?? 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not ${String(env.PORT)}`);
+  const host = env.HOST ?? '127.0.0.1';
+  const environment = env.PGW_ENV ?? 'sandbox';
+  if (environment !== 'sandbox' && environment !== 'production') {
+    throw new ConfigError(`PGW_ENV must be sandbox or production, not ${environment}`);
+  }
+  const databaseUrl = env.DATABASE_URL ?? `sqlite:${path.join(cwd, 'data', 'sandbox.sqlite')}`;
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
+  }
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return {
+    port,
+    host,
+    databaseUrl,
+    environment,
+    credentialsFile: path.resolve(cwd, env.PGW_CREDENTIALS_FILE ?? path.join('data', 'sandbox-credentials.json')),
+    baseUrl: (env.PGW_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${String(port)}`).replace(/\/$/, ''),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,48 @@
+// The database: Knex over embedded SQLite (WAL) by default, or PostgreSQL when DATABASE_URL says so.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import { migrationSource } from './migrations/index.ts';
+
+export type Database = Knex;
+
+export interface DatabaseOptions {
+  /** PostgreSQL schema to work in (tests give each suite its own). */
+  schema?: string;
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  if (url.startsWith('sqlite:')) {
+    const filename = url.slice('sqlite:'.length);
+    if (filename !== ':memory:') mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+    return knex({
+      client: 'sqlite3',
+      connection: { filename },
+      useNullAsDefault: true,
+      // One connection: SQLite has one writer, and an in-memory database lives in its connection.
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate: (conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;', (err) => {
+            done(err, conn);
+          });
+        },
+      },
+    });
+  }
+  return knex({
+    client: 'pg',
+    connection: url,
+    pool: { min: 0, max: 10 },
+    ...(options.schema ? { searchPath: [options.schema] } : {}),
+  });
+}
+
+export const isPostgres = (db: Database): boolean => (db.client as { config: { client: string } }).config.client === 'pg';
+
+/** Brings the schema to the latest version (safe with several instances: Knex takes a lock). */
+export async function migrate(db: Database, schema?: string): Promise<void> {
+  if (schema && isPostgres(db)) await db.raw('create schema if not exists ??', [schema]);
+  await db.migrate.latest({ migrationSource, ...(schema && isPostgres(db) ? { schemaName: schema } : {}) });
+}

@@ -1,0 +1,17 @@
+// The migrations, in order. Each module exports up and down; add a new one with the next number.
+import type { Knex } from 'knex';
+import * as platform from './001_platform.ts';
+
+const migrations: Record<string, Knex.Migration> = {
+  '001_platform': platform,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: () => Promise.resolve(Object.keys(migrations).sort()),
+  getMigrationName: (name) => name,
+  getMigration: (name) => {
+    const migration = migrations[name];
+    if (!migration) throw new Error(`unknown migration ${name}`);
+    return Promise.resolve(migration);
+  },
+};

@@ -1,0 +1,79 @@
+// The two token services: client credentials and refresh for the API; password and refresh for the
+// management API. Errors are RFC 6749's (OAuthError), rendered by the error handler.
+import type { AuthenticationHandlers } from '../../../generated/handlers.ts';
+import type * as op from '../../../generated/operations.ts';
+import type { ServerContext } from '../platform/context.ts';
+import { OAuthError } from '../platform/oauth-errors.ts';
+import { passwordMatches } from '../platform/passwords.ts';
+import { iso } from '../platform/time.ts';
+import { InvalidTokenError, secretMatches, type Audience } from '../platform/tokens.ts';
+
+interface KeyRow { client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number }
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** The client from HTTP Basic or the form fields (not both, RFC 6749 section 2.3.1). */
+async function authenticateClient(context: ServerContext, body: { client_id?: string; client_secret?: string }): Promise<KeyRow> {
+  const fromForm = body.client_id !== undefined || body.client_secret !== undefined;
+  if (context.basic && fromForm) throw new OAuthError('invalid_request', 'Send the client credentials once: HTTP Basic or the form, not both.');
+  const credentials = context.basic ?? (body.client_id && body.client_secret ? { clientId: body.client_id, clientSecret: body.client_secret } : null);
+  if (!credentials) throw OAuthError.invalidClient();
+  const key = (await context.db('api_keys').where({ client_id: credentials.clientId }).first()) as KeyRow | undefined;
+  if (!key || !key.is_active || !secretMatches(credentials.clientSecret, key.secret_hash)) throw OAuthError.invalidClient();
+  return key;
+}
+
+async function tokenResponse(context: ServerContext, audience: Audience, key: KeyRow, subject: string) {
+  const pair = await context.tokens.issue(audience, key.client_id, subject);
+  await context.db('api_keys').where({ client_id: key.client_id }).update({ last_used_at: iso(context.clock.now()) });
+  return {
+    status: 200 as const,
+    headers: NO_STORE,
+    body: { access_token: pair.accessToken, refresh_token: pair.refreshToken, token_type: 'Bearer' as const, expires_in: pair.expiresIn },
+  };
+}
+
+/** A refresh token of this client and audience; an expired one is a 401 (the interface's rule). */
+async function refreshSubject(context: ServerContext, key: KeyRow, token: string, audience: Audience): Promise<string> {
+  try {
+    const claims = await context.tokens.verify(token, 'refresh', audience);
+    if (claims.clientId !== key.client_id) throw new OAuthError('invalid_grant', 'The refresh token was issued to another client.');
+    return claims.subject;
+  } catch (error) {
+    if (error instanceof InvalidTokenError && /expired/.test(error.message)) {
+      throw new OAuthError('invalid_grant', 'The refresh token has expired: request a new token.', 401);
+    }
+    if (error instanceof OAuthError) throw error;
+    throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
+  }
+}
+
+export const authenticationHandlers = {
+  async requestToken(input: op.RequestTokenInput, context: ServerContext): Promise<op.RequestTokenResult> {
+    const body = input.body;
+    const key = await authenticateClient(context, body);
+    if (body.grant_type === 'client_credentials') return tokenResponse(context, 'api', key, key.client_id);
+    const subject = await refreshSubject(context, key, body.refresh_token, 'api');
+    return tokenResponse(context, 'api', key, subject);
+  },
+
+  async requestCrmToken(input: op.RequestCrmTokenInput, context: ServerContext): Promise<op.RequestCrmTokenResult> {
+    const body = input.body;
+    const key = await authenticateClient(context, body);
+    if (body.grant_type === 'refresh_token') {
+      return tokenResponse(context, 'crm', key, await refreshSubject(context, key, body.refresh_token, 'crm'));
+    }
+    const user = (await context.db('users').where({ email: body.username.toLowerCase() }).first()) as
+      | { id: string; merchant_id: string; password_hash: string }
+      | undefined;
+    // The user must belong to the client's merchant (or to one of the partner's merchants).
+    const allowed = user !== undefined &&
+      (key.merchant_id === null
+        ? (await context.db('merchants').where({ id: user.merchant_id, partner_id: key.partner_id }).first()) !== undefined
+        : key.merchant_id === user.merchant_id);
+    if (!user || !allowed || !(await passwordMatches(body.password, user.password_hash))) {
+      throw new OAuthError('invalid_grant', 'The user name or password is not correct.');
+    }
+    return tokenResponse(context, 'crm', key, user.id);
+  },
+} satisfies AuthenticationHandlers<ServerContext>;

@@ -1,0 +1,58 @@
+// `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
+// credentials file, and listens.
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createDatabase, migrate } from './db/knex.ts';
+import { seedDemoData, writeCredentials } from './db/seed.ts';
+import { createLogger } from './platform/log.ts';
+import { systemClock } from './platform/time.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger(config.logLevel);
+  const db = createDatabase(config.databaseUrl);
+  await migrate(db);
+  const secrets = await seedDemoData(db, systemClock);
+  const app = await createApp({ config, db, log });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
+  const written = writeCredentials(
+    config.credentialsFile,
+    { environment: config.environment, baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm` },
+    secrets,
+  );
+  log.info({ baseUrl, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'payment gateway listening');
+  if (secrets) log.info({ credentialsFile: config.credentialsFile }, 'demo data created; the credentials are in the credentials file (shown nowhere else)');
+  else if (!written) log.warn({ credentialsFile: config.credentialsFile }, 'the credentials file is missing; the secrets of the existing data cannot be shown again');
+  log.info(
+    `get a token: curl -s -X POST ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=offline_access ` +
+      `-d client_id="$(jq -r '.merchants[0].clientId' ${config.credentialsFile})" -d client_secret="$(jq -r '.merchants[0].clientSecret' ${config.credentialsFile})"`,
+  );
+  const stop = (): void => {
+    server.close(() => {
+      void db.destroy().then(() => process.exit(0));
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

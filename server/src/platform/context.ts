@@ -1,0 +1,137 @@
+// The handler context: who calls (from the bearer token), on which merchant, and the server's services.
+// Built by the generated router before the request is parsed or validated.
+import type { Request, Response } from 'express';
+import type { RouteDefinition } from '../../../generated/index.ts';
+import type { ServerConfig } from '../config.ts';
+import type { Database } from '../db/knex.ts';
+import { ApiError } from './errors.ts';
+import type { Logger } from './log.ts';
+import { correlationIdOf } from './request-context.ts';
+import type { Clock } from './time.ts';
+import { InvalidTokenError, type TokenService } from './tokens.ts';
+
+/** Who calls: the API key behind the token. */
+export interface Principal {
+  readonly clientId: string;
+  readonly partnerId: string;
+  /** The merchant of a merchant's key; null for a partner's own key. */
+  readonly merchantId: string | null;
+  readonly keyName: string;
+}
+
+export interface Services {
+  readonly db: Database;
+  readonly log: Logger;
+  readonly config: ServerConfig;
+  readonly clock: Clock;
+  readonly tokens: TokenService;
+}
+
+export interface ServerContext extends Services {
+  readonly correlationId: string;
+  /** Null on the token routes, which authenticate the client themselves. */
+  readonly principal: Principal | null;
+  /** HTTP Basic client credentials, when sent (token routes). */
+  readonly basic: { clientId: string; clientSecret: string } | null;
+  /** The merchants this request may read: the one it acts on, or all of a partner's. */
+  readonly scope: readonly string[];
+  /** The merchant this request acts on; a partner without `x-merchant-id` gets a 400. */
+  merchantId(): string;
+  /** The owner of the calling key: the scope of Idempotency-Keys. */
+  readonly tenantKey: string;
+}
+
+const ACCEPTED_API_VERSIONS = new Set(['1', '1.0', '1.0.0']);
+const REALM = 'Bearer realm="payment-gateway"';
+
+function unauthorized(description?: string): ApiError {
+  const challenge = description === undefined ? REALM : `${REALM}, error="invalid_token", error_description="${description.replaceAll('"', "'")}"`;
+  return new ApiError('invalid_token', { ...(description ? { details: description } : {}), headers: { 'WWW-Authenticate': challenge } });
+}
+
+function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  // RFC 6749 section 2.3.1: both parts are form-urlencoded before they are joined.
+  const decode = (part: string): string => decodeURIComponent(part.replace(/\+/g, ' '));
+  try {
+    return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
+  } catch {
+    return null;
+  }
+}
+
+interface KeyRow { client_id: string; partner_id: string; merchant_id: string | null; name: string; is_active: boolean | number }
+
+async function authenticate(services: Services, req: Request): Promise<Principal> {
+  const header = req.headers.authorization;
+  if (header === undefined || header === '') throw unauthorized();
+  const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/.exec(header);
+  if (!match?.[1]) throw unauthorized('The Authorization header must carry a bearer token.');
+  let clientId: string;
+  try {
+    ({ clientId } = await services.tokens.verify(match[1], 'access', 'api'));
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw unauthorized(error.message);
+    throw error;
+  }
+  const key = (await services.db('api_keys').where({ client_id: clientId }).first()) as KeyRow | undefined;
+  // A deleted (revoked) key's tokens stop working at once.
+  if (!key || !key.is_active) throw unauthorized('The API key of this token was revoked.');
+  return { clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name };
+}
+
+/** The merchants of the request: a merchant's own, or the partner's (one, if named in x-merchant-id). */
+async function tenancy(services: Services, principal: Principal, req: Request): Promise<{ scope: string[]; acting: string | null }> {
+  if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId };
+  const named = req.headers['x-merchant-id'];
+  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId }).select<{ id: string }[]>('id');
+  const ids = merchants.map((m) => m.id);
+  if (typeof named === 'string' && named !== '') {
+    if (!ids.includes(named)) {
+      throw new ApiError('validation_failed', { errors: { 'x-merchant-id': ['names no merchant of this partner'] } });
+    }
+    return { scope: [named], acting: named };
+  }
+  return { scope: ids, acting: null };
+}
+
+export function contextFactory(services: Services) {
+  return async (req: Request, res: Response, route: RouteDefinition): Promise<ServerContext> => {
+    const correlationId = correlationIdOf(res);
+    const version = req.headers['x-api-version'];
+    if (route.path.startsWith('/pay-int-api/') && typeof version === 'string' && !ACCEPTED_API_VERSIONS.has(version.trim())) {
+      throw new ApiError('invalid_api_version', { errors: { 'x-api-version': ['accepted versions are 1, 1.0 and 1.0.0'] } });
+    }
+    if (route.security.length === 0) {
+      return {
+        ...services,
+        correlationId,
+        principal: null,
+        basic: basicCredentials(req.headers.authorization),
+        scope: [],
+        merchantId: () => { throw new ApiError('internal_error'); },
+        tenantKey: 'anonymous',
+      };
+    }
+    const principal = await authenticate(services, req);
+    const { scope, acting } = await tenancy(services, principal, req);
+    return {
+      ...services,
+      correlationId,
+      principal,
+      basic: null,
+      scope,
+      merchantId: () => {
+        if (acting === null) {
+          throw new ApiError('validation_failed', { errors: { 'x-merchant-id': ["is required with a partner's token for this operation"] } });
+        }
+        return acting;
+      },
+      tenantKey: principal.merchantId === null ? `partner:${principal.partnerId}` : `merchant:${principal.merchantId}`,
+    };
+  };
+}

@@ -1,0 +1,73 @@
+// The one mapping from anything thrown to a response: API errors, router problems (validation, malformed
+// JSON, unknown route, wrong method, media type), OAuth errors on the token routes, and faults.
+import type { NextFunction, Request, Response } from 'express';
+import { routerProblem, type RouterProblem } from '../../../generated/index.ts';
+import { ApiError, WrongJsonTypeError } from './errors.ts';
+import type { Logger } from './log.ts';
+import { OAuthError, isTokenPath } from './oauth-errors.ts';
+import { correlationIdOf } from './request-context.ts';
+
+/** `items.0.name` -> `items[0].name`. */
+const fieldPath = (path: string): string => path.replace(/\.(\d+)(?=\.|$)/g, '[$1]');
+
+/** Names the field a problem is about: the missing property of a `required` error, else its path. */
+function fieldOf(problem: RouterProblem['problems'][number]): string {
+  const missing = /must have required property '([^']+)'/.exec(problem.message);
+  const parent = fieldPath(problem.path);
+  if (missing?.[1] && !parent.endsWith(missing[1])) return parent ? `${parent}.${missing[1]}` : missing[1];
+  return parent || problem.location;
+}
+
+/** Turns a router problem into the error the API documents for it. */
+export function problemToError(problem: RouterProblem): ApiError | WrongJsonTypeError {
+  switch (problem.kind) {
+    case 'validation': {
+      // A body value of the wrong JSON type is refused before validation in the interface's model: the
+      // alternative body, keyed by JSON path.
+      const typeErrors = problem.problems.filter((p) => p.location === 'body' && p.keyword === 'type');
+      if (typeErrors.length > 0) {
+        return new WrongJsonTypeError(
+          Object.fromEntries(typeErrors.map((p) => [`$${p.path ? `.${fieldPath(p.path)}` : ''}`, `The JSON value ${p.message}.`])),
+        );
+      }
+      const errors: Record<string, string[]> = {};
+      for (const p of problem.problems) (errors[fieldOf(p)] ??= []).push(p.message);
+      return new ApiError('validation_failed', { errors });
+    }
+    case 'malformed_json': return new ApiError('malformed_json');
+    case 'not_found': return new ApiError('route_not_found');
+    case 'method_not_allowed': return new ApiError('method_not_allowed', problem.allow ? { headers: { Allow: problem.allow } } : {});
+    case 'unsupported_media_type': return new ApiError('unsupported_media_type');
+    case 'payload_too_large': return new ApiError('payload_too_large');
+    case 'response_validation': return new ApiError('internal_error');
+  }
+}
+
+export function errorHandler(log: Logger) {
+  // Express recognises an error handler by its four parameters.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const correlationId = correlationIdOf(res);
+    if (res.headersSent) {
+      log.error({ correlationId, err }, 'error after the response was sent');
+      return;
+    }
+    const problem = routerProblem(err);
+    if (isTokenPath(req.path) && (err instanceof OAuthError || problem?.kind === 'validation' || problem?.kind === 'malformed_json')) {
+      const oauth = err instanceof OAuthError ? err : OAuthError.fromInvalidBody(req.body);
+      res.status(oauth.status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers }).json(oauth.toResponse());
+      return;
+    }
+    const mapped = err instanceof ApiError || err instanceof WrongJsonTypeError ? err : problem ? problemToError(problem) : undefined;
+    if (problem?.kind === 'response_validation') {
+      log.error({ correlationId, problems: problem.problems, message: problem.message }, 'response failed validation against the spec');
+    }
+    if (mapped instanceof WrongJsonTypeError) {
+      res.status(400).json(mapped.toResponse(correlationId));
+      return;
+    }
+    const error = mapped ?? new ApiError('internal_error');
+    if (!mapped) log.error({ correlationId, err }, 'unhandled error');
+    res.status(error.status).set(error.context.headers ?? {}).json(error.toResponse(correlationId));
+  };
+}

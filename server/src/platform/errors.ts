@@ -1,0 +1,93 @@
+// One error registry (code -> status, category, message) and one class that renders every error body.
+import type { components } from '../../../generated/types.ts';
+
+export type ErrorBody = components['schemas']['ErrorResponse'];
+export type AlternativeErrorBody = components['schemas']['ValidationProblemDetails'];
+
+/** The name the error bodies give as their source. */
+export const SOURCE = 'payment-gateway';
+
+const registry = {
+  validation_failed: { status: 400, exceptionType: 'ValidationException', message: 'One or more validation errors occurred.' },
+  malformed_json: { status: 400, exceptionType: 'ValidationException', message: 'The request body is not valid JSON.' },
+  invalid_api_version: { status: 400, exceptionType: 'ValidationException', message: 'The x-api-version header names no accepted version.' },
+  payload_too_large: { status: 413, exceptionType: 'ValidationException', message: 'The request body is too large.' },
+  invalid_token: { status: 401, exceptionType: 'AuthenticationException', message: 'The access token is missing or not valid.' },
+  webhooks_permission_required: { status: 403, exceptionType: 'AuthenticationException', message: 'The account lacks the Webhooks permission.' },
+  not_found: { status: 404, exceptionType: 'NotFoundException', message: 'The record was not found.' },
+  route_not_found: { status: 404, exceptionType: 'NotFoundException', message: 'No such endpoint.' },
+  method_not_allowed: { status: 405, exceptionType: 'ValidationException', message: 'The endpoint does not accept this method.' },
+  unsupported_media_type: { status: 415, exceptionType: 'ValidationException', message: 'Content-Type must be application/json.' },
+  idempotency_in_progress: { status: 409, exceptionType: 'ConflictException', message: 'A request with this Idempotency-Key is still in progress.' },
+  idempotency_key_reused: { status: 422, exceptionType: 'ConflictException', message: 'This Idempotency-Key was used with a different request.' },
+  last_api_key: { status: 400, exceptionType: 'BusinessRuleException', message: "A merchant's last active API key cannot be deleted." },
+  duplicate_category_name: { status: 400, exceptionType: 'BusinessRuleException', message: 'A category of this merchant already has this name.' },
+  device_deactivated: { status: 400, exceptionType: 'BusinessRuleException', message: 'The tap-to-pay device is deactivated.' },
+  not_available: { status: 500, exceptionType: 'InternalServerException', message: 'This operation is not available on this server yet.' },
+  internal_error: { status: 500, exceptionType: 'InternalServerException', message: 'An unexpected error occurred.' },
+} as const satisfies Record<string, { status: number; exceptionType: string; message: string }>;
+
+export type ErrorCode = keyof typeof registry;
+
+export interface ErrorContext {
+  /** Replaces the registry's message as `details`. */
+  details?: string;
+  /** Field name (dotted) -> messages, for validation errors. */
+  errors?: Record<string, string[]>;
+  entityId?: string;
+  /** Extra response headers (Allow, WWW-Authenticate). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly context: ErrorContext = {},
+  ) {
+    super(context.details ?? registry[code].message);
+    this.name = 'ApiError';
+    this.status = registry[code].status;
+  }
+
+  /** The standard error body; a server fault says nothing but its correlation id. */
+  toResponse(correlationId: string): ErrorBody {
+    const entry = registry[this.code];
+    // A fault says nothing but its correlation id; `not_available` is a known limit, and says which.
+    const fault = entry.status >= 500 && this.code !== 'not_available';
+    return {
+      ...(this.context.errors ? { errors: this.context.errors } : {}),
+      details: fault ? null : this.message,
+      statusCode: entry.status,
+      source: SOURCE,
+      exceptionType: entry.exceptionType,
+      correlationId,
+      entityId: this.context.entityId ?? null,
+      errorCode: this.code,
+    };
+  }
+}
+
+/** A 400 whose body is the alternative shape: JSON values of the wrong type, keyed by JSON path. */
+export class WrongJsonTypeError extends Error {
+  constructor(readonly errors: Record<string, string>) {
+    super('One or more JSON values have the wrong type.');
+    this.name = 'WrongJsonTypeError';
+  }
+
+  toResponse(traceId: string): AlternativeErrorBody {
+    return {
+      type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+      title: 'One or more validation errors occurred.',
+      status: 400,
+      traceId,
+      errors: this.errors,
+    };
+  }
+}
+
+export const notFound = (entityId: string, what = 'record'): ApiError =>
+  new ApiError('not_found', { details: `The ${what} ${entityId} was not found.`, entityId });
+
+export const invalid = (field: string, message: string): ApiError =>
+  new ApiError('validation_failed', { errors: { [field]: [message] } });

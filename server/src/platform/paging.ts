@@ -1,0 +1,64 @@
+// Paging, ordering, search and date range of every list: one implementation over a Knex query.
+import type { Knex } from 'knex';
+import { normalizeDateTime } from './time.ts';
+
+/** The largest page (designed: the interface says a maximum exists but does not give it). */
+export const MAX_PAGE_SIZE = 100;
+
+export interface ListQuery {
+  page?: number;
+  pageSize?: number;
+  orderBy?: string;
+  asc?: boolean;
+  search?: string;
+  dateFrom?: string;
+  dateTo?: string;
+}
+
+export interface ListSpec {
+  /** API field name -> column or SQL expression (internal constants only), for orderBy. Text columns
+   * are best given as `lower(column)`, so that both engines order them alike. */
+  orderable: Record<string, string>;
+  /** The API field to order by when none is given. */
+  defaultOrder: string;
+  /** Columns matched (case-insensitively, anywhere) by `search`. */
+  searchable: string[];
+  /** The column that dateFrom / dateTo bound. */
+  dateColumn: string;
+  /** A unique column, the tie-breaker that keeps pages stable. */
+  idColumn: string;
+}
+
+/** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
+const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Applies search and date range to a query (before counting). */
+export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Knex.QueryBuilder {
+  const search = list.search?.trim();
+  if (search) {
+    const pattern = likePattern(search);
+    void query.where((q) => {
+      for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
+    });
+  }
+  if (list.dateFrom) void query.where(spec.dateColumn, '>=', normalizeDateTime(list.dateFrom));
+  if (list.dateTo) void query.where(spec.dateColumn, '<=', normalizeDateTime(list.dateTo));
+  return query;
+}
+
+/** Runs a filtered query as one page: `items` (rows of the page) and `total` (rows of all pages). */
+export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+  const filtered = applyFilters(query, list, spec);
+  const counted = (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const page = list.page ?? 0;
+  const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);
+  const expression = spec.orderable[list.orderBy ?? spec.defaultOrder] ?? spec.orderable[spec.defaultOrder] ?? spec.idColumn;
+  const direction = list.asc === false ? 'desc' : 'asc';
+  // Nulls first when ascending on both engines (PostgreSQL's default is the opposite of SQLite's).
+  const nulls = direction === 'asc' ? 'nulls first' : 'nulls last';
+  const rows = (await filtered
+    .orderByRaw(`${expression} ${direction} ${nulls}, ${spec.idColumn} ${direction}`)
+    .limit(pageSize)
+    .offset(page * pageSize)) as Record<string, unknown>[];
+  return { rows, total: Number(counted?.total ?? 0) };
+}
