@@ -3467,7 +3467,7 @@ export interface components {
         };
         /**
          * AchPaymentMethodCreateRequest
-         * @description A bank account to store for a customer. The account number is kept encrypted and returned masked to its last four digits (designed).
+         * @description A bank account to store for a customer. Only the last four digits of the account number are kept (and, in the sandbox, the outcome its magic value selects); it is returned masked to them (designed).
          * @example {
          *       "accountNumber": "000123456789",
          *       "routingNumber": "021000021",
@@ -4542,7 +4542,7 @@ export interface components {
         ApiKeyCreated: {
             /** @description The key's client id. */
             clientId: string;
-            /** @description The key's client secret, shown once. */
+            /** @description The key's client secret, shown once. It is never stored, so a replay of the request with the same Idempotency-Key returns the first response with this field empty. */
             clientSecret: string;
             /** @description The key's name. */
             name: string;

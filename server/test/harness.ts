@@ -51,6 +51,10 @@ export interface TestServer {
   token(who: 0 | 1 | 'partner'): Promise<string>;
   /** Authorization header for merchant 0 or 1 (tokens cached per server). */
   auth(who: 0 | 1 | 'partner'): Promise<Record<string, string>>;
+  /** The id of demo merchant 0 or 1. */
+  merchantId(i: 0 | 1): string;
+  /** Headers for merchant 0 or 1, or for the partner acting on merchant `acting` (x-merchant-id). */
+  as(who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -84,16 +88,24 @@ export async function startServer(engine: Engine, options: { environment?: Envir
     if (res.status !== 200) throw new Error(`token for ${String(who)}: ${String(res.status)} ${res.text}`);
     return (res.body as { access_token: string }).access_token;
   };
+  const auth = async (who: 0 | 1 | 'partner'): Promise<Record<string, string>> => {
+    const key = String(who);
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = await token(who);
+      cache.set(key, value);
+    }
+    return { Authorization: `Bearer ${value}` };
+  };
+  const merchantId = (i: 0 | 1): string => {
+    const m = secrets.merchants[i];
+    if (!m) throw new Error(`no demo merchant ${String(i)}`);
+    return m.merchantId;
+  };
   return {
-    app, db, config, clock, secrets, logLines, token,
-    async auth(who) {
-      const key = String(who);
-      let value = cache.get(key);
-      if (value === undefined) {
-        value = await token(who);
-        cache.set(key, value);
-      }
-      return { Authorization: `Bearer ${value}` };
+    app, db, config, clock, secrets, logLines, token, auth, merchantId,
+    async as(who, acting) {
+      return { ...(await auth(who)), ...(acting === undefined ? {} : { 'x-merchant-id': merchantId(acting) }) };
     },
     async close() {
       if (schema) await db.raw('drop schema if exists ?? cascade', [schema]);
@@ -113,3 +125,6 @@ export interface ErrorBody {
   entityId: string | null;
   errorCode: string | null;
 }
+
+/** The field names of a validation error body's `errors`, sorted. */
+export const fieldsOf = (body: unknown): string[] => Object.keys((body as ErrorBody).errors ?? {}).sort();

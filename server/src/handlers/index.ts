@@ -2,7 +2,15 @@
 import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from '../platform/context.ts';
 import { withIdempotency } from '../platform/idempotency.ts';
+import { apiKeysHandlers } from './api-keys.ts';
 import { authenticationHandlers } from './authentication.ts';
+import { categoriesHandlers } from './categories.ts';
+import { configurationHandlers } from './configuration.ts';
+import { customersHandlers } from './customers.ts';
+import { devicesHandlers } from './devices.ts';
+import { lineItemsHandlers } from './line-items.ts';
+import { lookupsHandlers } from './lookups.ts';
+import { paymentMethodsHandlers } from './payment-methods.ts';
 import { unavailable } from './unavailable.ts';
 
 export function handlers(): Handlers<ServerContext> {
@@ -11,16 +19,16 @@ export function handlers(): Handlers<ServerContext> {
     transactions: unavailable('transactions'),
     achPayments: unavailable('achPayments'),
     cardPayments: unavailable('cardPayments'),
-    customers: unavailable('customers'),
-    paymentMethods: unavailable('paymentMethods'),
-    configuration: unavailable('configuration'),
-    devices: unavailable('devices'),
-    apiKeys: unavailable('apiKeys'),
-    categories: unavailable('categories'),
-    lineItems: unavailable('lineItems'),
+    customers: customersHandlers,
+    paymentMethods: paymentMethodsHandlers,
+    configuration: configurationHandlers,
+    devices: devicesHandlers,
+    apiKeys: apiKeysHandlers,
+    categories: categoriesHandlers,
+    lineItems: lineItemsHandlers,
     invoices: unavailable('invoices'),
     webhooks: unavailable('webhooks'),
-    lookups: unavailable('lookups'),
+    lookups: lookupsHandlers,
     sandbox: unavailable('sandbox'),
   });
 }

@@ -53,7 +53,9 @@ export function errorHandler(log: Logger) {
       return;
     }
     const problem = routerProblem(err);
-    if (isTokenPath(req.path) && (err instanceof OAuthError || problem?.kind === 'validation' || problem?.kind === 'malformed_json')) {
+    // The token services answer in RFC 6749's terms whatever went wrong with the request.
+    const requestProblem = problem !== undefined && ['validation', 'malformed_json', 'unsupported_media_type', 'payload_too_large'].includes(problem.kind);
+    if (isTokenPath(req.path) && (err instanceof OAuthError || requestProblem)) {
       const oauth = err instanceof OAuthError ? err : OAuthError.fromInvalidBody(req.body);
       res.status(oauth.status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers }).json(oauth.toResponse());
       return;

@@ -10,6 +10,15 @@ import { ApiError } from './errors.ts';
 import { iso } from './time.ts';
 
 const KEEP_MS = 24 * 3600 * 1000;
+/** Response fields never stored: a once-shown secret (createApiKey) replays as an empty string. */
+const NEVER_STORED = ['clientSecret'];
+
+function storable(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const copy = { ...(body as Record<string, unknown>) };
+  for (const field of NEVER_STORED) if (field in copy) copy[field] = '';
+  return copy;
+}
 
 interface KeyRow {
   request_hash: string;
@@ -75,7 +84,7 @@ function idempotent(operationId: string, operation: Operation): Operation {
       state: 'done',
       response_status: result.status,
       response_headers: JSON.stringify(result.headers ?? {}),
-      response_body: result.body === undefined ? null : JSON.stringify(result.body),
+      response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
     });
     return result;
   };

@@ -1,9 +1,13 @@
 // The migrations, in order. Each module exports up and down; add a new one with the next number.
 import type { Knex } from 'knex';
 import * as platform from './001_platform.ts';
+import * as customers from './002_customers.ts';
+import * as catalogueDevices from './003_catalogue_devices.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
+  '002_customers': customers,
+  '003_catalogue_devices': catalogueDevices,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,59 @@
+// API keys (Knex only). Secrets are stored as hashes; rows convert to the spec's ApiKey shape here.
+import type { Knex } from 'knex';
+import { pageOf, type ListQuery } from '../platform/paging.ts';
+
+export interface ApiKeyRecord {
+  clientId: string;
+  name: string;
+  createdOn: string;
+  lastUsedAt: string | null;
+  isActive: boolean;
+}
+
+interface Row { client_id: string; name: string; created_on: string; last_used_at: string | null; is_active: boolean | number }
+
+const toRecord = (row: Row): ApiKeyRecord => ({
+  clientId: row.client_id,
+  name: row.name,
+  createdOn: row.created_on,
+  lastUsedAt: row.last_used_at,
+  isActive: Boolean(row.is_active),
+});
+
+export async function listApiKeys(db: Knex, merchantId: string, list: ListQuery): Promise<{ items: ApiKeyRecord[]; total: number }> {
+  const { rows, total } = await pageOf(db('api_keys').where({ merchant_id: merchantId }), list, {
+    orderable: { createdOn: 'created_on', name: 'lower(name)', lastUsedAt: 'last_used_at' },
+    defaultOrder: 'createdOn',
+    searchable: ['name', 'client_id'],
+    dateColumn: 'created_on',
+    idColumn: 'client_id',
+  });
+  return { items: (rows as unknown as Row[]).map(toRecord), total };
+}
+
+export async function findApiKey(db: Knex, merchantId: string, clientId: string): Promise<ApiKeyRecord | undefined> {
+  const row = (await db('api_keys').where({ merchant_id: merchantId, client_id: clientId }).first()) as Row | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+export async function insertApiKey(db: Knex, key: { clientId: string; partnerId: string; merchantId: string; name: string; secretHash: string; createdOn: string }): Promise<void> {
+  await db('api_keys').insert({
+    client_id: key.clientId, partner_id: key.partnerId, merchant_id: key.merchantId, name: key.name,
+    secret_hash: key.secretHash, is_active: true, created_on: key.createdOn,
+  });
+}
+
+export async function countActiveKeys(db: Knex, merchantId: string): Promise<number> {
+  const row = (await db('api_keys').where({ merchant_id: merchantId, is_active: true }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+export async function revokeApiKey(db: Knex, clientId: string, revokedOn: string): Promise<void> {
+  await db('api_keys').where({ client_id: clientId }).update({ is_active: false, revoked_on: revokedOn });
+}
+
+export async function partnerOf(db: Knex, merchantId: string): Promise<string> {
+  const row = await db('merchants').where({ id: merchantId }).first<{ partner_id: string } | undefined>('partner_id');
+  if (!row) throw new Error(`merchant ${merchantId} has no partner`);
+  return row.partner_id;
+}

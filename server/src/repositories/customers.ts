@@ -1,0 +1,197 @@
+// The customers table: rows in, records out (booleans, cents to dollars, JSON addresses converted here).
+import type { Knex } from 'knex';
+import { fromCents } from '../platform/money.ts';
+import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+
+export interface AddressValue {
+  addressLine1: string | null;
+  addressLine2: string | null;
+  city: string | null;
+  zip: string | null;
+  stateName: string | null;
+  stateId: number | null;
+  countryId: number | null;
+}
+
+/** The fields a create or update sets. */
+export interface CustomerFields {
+  firstName: string | null;
+  lastName: string;
+  companyName: string | null;
+  email: string | null;
+  mobilePhoneNumber: string | null;
+  smsNotificationsEnabled: boolean;
+  useBillingAsShipping: boolean;
+  billingAddress: AddressValue | null;
+  /** Null when useBillingAsShipping (the record then shows the billing address). */
+  shippingAddress: AddressValue | null;
+}
+
+export interface CustomerRecord extends CustomerFields {
+  id: string;
+  merchantId: string;
+  defaultCardId: string | null;
+  defaultAchId: string | null;
+  createdOn: string;
+  modifiedOn: string;
+  transactionsCount: number;
+  /** USD. */
+  transactionsVolume: number;
+  lastTransactionDate: string | null;
+  /** USD, or null when there is no payment. */
+  lastTransactionAmount: number | null;
+}
+
+export interface CustomerListRecord extends CustomerRecord {
+  paymentMethodsCount: number;
+}
+
+interface CustomerRow {
+  id: string;
+  merchant_id: string;
+  first_name: string | null;
+  last_name: string;
+  company_name: string | null;
+  email: string | null;
+  mobile_phone_number: string | null;
+  sms_notifications_enabled: boolean | number;
+  use_billing_as_shipping: boolean | number;
+  billing_address: string | null;
+  shipping_address: string | null;
+  default_payment_method_id: string | null;
+  default_ach_payment_method_id: string | null;
+  created_on: string;
+  modified_on: string;
+  transactions_count: number | string;
+  transactions_volume_cents: number | string;
+  last_transaction_on: string | null;
+  last_transaction_amount_cents: number | string | null;
+  payment_methods_count?: number | string;
+}
+
+const TABLE = 'customers';
+
+const parseAddress = (text: string | null): AddressValue | null => (text === null ? null : (JSON.parse(text) as AddressValue));
+
+function toRecord(row: CustomerRow): CustomerRecord {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    companyName: row.company_name,
+    email: row.email,
+    mobilePhoneNumber: row.mobile_phone_number,
+    smsNotificationsEnabled: Boolean(row.sms_notifications_enabled),
+    useBillingAsShipping: Boolean(row.use_billing_as_shipping),
+    billingAddress: parseAddress(row.billing_address),
+    shippingAddress: parseAddress(row.shipping_address),
+    defaultCardId: row.default_payment_method_id,
+    defaultAchId: row.default_ach_payment_method_id,
+    createdOn: row.created_on,
+    modifiedOn: row.modified_on,
+    transactionsCount: Number(row.transactions_count),
+    transactionsVolume: fromCents(Number(row.transactions_volume_cents)),
+    lastTransactionDate: row.last_transaction_on,
+    lastTransactionAmount: row.last_transaction_amount_cents === null ? null : fromCents(Number(row.last_transaction_amount_cents)),
+  };
+}
+
+function fieldColumns(fields: CustomerFields): Record<string, unknown> {
+  return {
+    first_name: fields.firstName,
+    last_name: fields.lastName,
+    company_name: fields.companyName,
+    email: fields.email,
+    mobile_phone_number: fields.mobilePhoneNumber,
+    sms_notifications_enabled: fields.smsNotificationsEnabled,
+    use_billing_as_shipping: fields.useBillingAsShipping,
+    billing_address: fields.billingAddress === null ? null : JSON.stringify(fields.billingAddress),
+    shipping_address: fields.shippingAddress === null ? null : JSON.stringify(fields.shippingAddress),
+  };
+}
+
+export async function insertCustomer(db: Knex, customer: { id: string; merchantId: string; fields: CustomerFields; createdOn: string }): Promise<void> {
+  await db(TABLE).insert({
+    id: customer.id,
+    merchant_id: customer.merchantId,
+    ...fieldColumns(customer.fields),
+    created_on: customer.createdOn,
+    modified_on: customer.createdOn,
+  });
+}
+
+export async function findCustomer(db: Knex, merchantId: string, id: string): Promise<CustomerRecord | undefined> {
+  const row = (await db(TABLE).where({ id, merchant_id: merchantId }).first()) as CustomerRow | undefined;
+  return row ? toRecord(row) : undefined;
+}
+
+/**
+ * Locks the customer's row until the end of the transaction (an update that changes nothing: portable,
+ * where `select for update` is not); false when the customer is not the merchant's.
+ */
+export async function lockCustomer(db: Knex, merchantId: string, id: string): Promise<boolean> {
+  const count = await db(TABLE).where({ id, merchant_id: merchantId }).update({ modified_on: db.ref('modified_on') });
+  return count > 0;
+}
+
+/** Marks the customer changed; false when it is not the merchant's. */
+export async function touchCustomer(db: Knex, merchantId: string, id: string, modifiedOn: string): Promise<boolean> {
+  const count = await db(TABLE).where({ id, merchant_id: merchantId }).update({ modified_on: modifiedOn });
+  return count > 0;
+}
+
+export async function updateCustomerFields(db: Knex, merchantId: string, id: string, fields: CustomerFields, modifiedOn: string): Promise<boolean> {
+  const count = await db(TABLE).where({ id, merchant_id: merchantId }).update({ ...fieldColumns(fields), modified_on: modifiedOn });
+  return count > 0;
+}
+
+/** Sets the default card and/or bank account (undefined leaves one as it is). */
+export async function setDefaults(db: Knex, id: string, defaults: { cardId?: string | null; achId?: string | null }): Promise<void> {
+  const changes: Record<string, string | null> = {};
+  if (defaults.cardId !== undefined) changes.default_payment_method_id = defaults.cardId;
+  if (defaults.achId !== undefined) changes.default_ach_payment_method_id = defaults.achId;
+  if (Object.keys(changes).length > 0) await db(TABLE).where({ id }).update(changes);
+}
+
+/** Deletes the customer with its payment methods; false when it is not the merchant's. */
+export async function deleteCustomer(db: Knex, merchantId: string, id: string): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    await trx('payment_methods').where({ customer_id: id, merchant_id: merchantId }).delete();
+    const count = await trx(TABLE).where({ id, merchant_id: merchantId }).delete();
+    return count > 0;
+  });
+}
+
+const CONTACT_NAME = "coalesce(c.first_name || ' ', '') || c.last_name";
+
+const SEARCH: ListSpec = {
+  orderable: {
+    createdOn: 'c.created_on',
+    modifiedOn: 'c.modified_on',
+    firstName: 'lower(c.first_name)',
+    lastName: 'lower(c.last_name)',
+    companyName: 'lower(c.company_name)',
+    email: 'lower(c.email)',
+    contactName: `lower(${CONTACT_NAME})`,
+    lastTransactionDate: 'c.last_transaction_on',
+    lastTransactionAmount: 'c.last_transaction_amount_cents',
+  },
+  defaultOrder: 'createdOn',
+  searchable: ['c.first_name', 'c.last_name', 'c.company_name', 'c.email', 'c.mobile_phone_number'],
+  dateColumn: 'c.created_on',
+  idColumn: 'c.id',
+};
+
+/** A page of the customers of the given merchants, with their payment method counts. */
+export async function searchCustomers(db: Knex, merchantIds: readonly string[], query: ListQuery & { customerId?: string }): Promise<{ items: CustomerListRecord[]; total: number }> {
+  const builder = db(`${TABLE} as c`)
+    .whereIn('c.merchant_id', [...merchantIds])
+    .select('c.*', db.raw('(select count(*) from payment_methods pm where pm.customer_id = c.id) as payment_methods_count'));
+  if (query.customerId !== undefined) void builder.where('c.id', query.customerId);
+  const { rows, total } = await pageOf(builder, query, SEARCH);
+  return {
+    items: (rows as unknown as CustomerRow[]).map((row) => ({ ...toRecord(row), paymentMethodsCount: Number(row.payment_methods_count ?? 0) })),
+    total,
+  };
+}

@@ -1,0 +1,69 @@
+// Merchants, their payment processors and contact addresses (Knex only).
+import type { Knex } from 'knex';
+import { fromCents } from '../platform/money.ts';
+
+export interface MerchantRow {
+  id: string;
+  partner_id: string;
+  company_name: string;
+  mcc_code: string;
+  mcc_description: string;
+  zero_cost_processing_option_id: number;
+  is_tips_enabled: boolean | number;
+  default_tips_options: string | null;
+  default_surcharge_rate: number | string | null;
+  default_cash_discount_rate: number | string | null;
+  default_dual_pricing_rate: number | string | null;
+  max_transaction_amount_cents: number | string | null;
+  avs_enabled: boolean | number;
+  card_saving_by_terminal_enabled: boolean | number;
+}
+
+export interface ProcessorRecord {
+  id: string;
+  name: string;
+  isDefault: boolean;
+  typeId: 1 | 2;
+  settlementBatchTimeSlots: { hours: number; minutes: number; timezoneName: string }[];
+}
+
+const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+export async function findMerchant(db: Knex, id: string): Promise<MerchantRow | undefined> {
+  return (await db('merchants').where({ id }).first()) as MerchantRow | undefined;
+}
+
+export function merchantSettings(row: MerchantRow) {
+  return {
+    tipsOptions: row.default_tips_options === null ? null : (JSON.parse(row.default_tips_options) as number[]),
+    surchargeRate: numberOrNull(row.default_surcharge_rate),
+    cashDiscountRate: numberOrNull(row.default_cash_discount_rate),
+    dualPricingRate: numberOrNull(row.default_dual_pricing_rate),
+    maxTransactionAmount: row.max_transaction_amount_cents === null ? null : fromCents(Number(row.max_transaction_amount_cents)),
+  };
+}
+
+export async function processorsOf(db: Knex, merchantId: string): Promise<ProcessorRecord[]> {
+  const rows = (await db('payment_processors').where({ merchant_id: merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }])) as {
+    id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string;
+  }[];
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    isDefault: Boolean(r.is_default),
+    typeId: r.type_id === 2 ? 2 : 1,
+    settlementBatchTimeSlots: JSON.parse(r.settlement_batch_time_slots) as ProcessorRecord['settlementBatchTimeSlots'],
+  }));
+}
+
+export interface ContactInfoRow {
+  id: string; merchant_id: string; address_name: string; address_line1: string; address_line2: string | null; city: string; zip: string;
+  country_id: number; state_id: number | null; state_name: string | null; email: string; business_phone_number: string;
+  is_main_address: boolean | number; is_default_address: boolean | number;
+}
+
+export async function contactInfosOf(db: Knex, merchantId: string): Promise<ContactInfoRow[]> {
+  return db('contact_infos').where({ merchant_id: merchantId })
+    .orderByRaw('is_main_address desc, lower(address_name) asc, id asc')
+    .select<ContactInfoRow[]>('*');
+}

@@ -1,0 +1,201 @@
+// Catalogue rules: unit types from the spec, category names unique per merchant (trimmed, case-insensitive),
+// line items that name a known unit type and one of the merchant's own categories, prices in cents.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { apiSpec } from '../../../generated/index.ts';
+import { responseExample } from '../platform/spec-data.ts';
+import type { components } from '../../../generated/types.ts';
+import { ApiError, invalid, notFound } from '../platform/errors.ts';
+import { toCents } from '../platform/money.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import { iso, type Clock } from '../platform/time.ts';
+import * as repo from '../repositories/catalogue.ts';
+
+export type UnitType = components['schemas']['CatalogueUnitType'];
+type CategoryRequest = components['schemas']['CatalogueCategoryRequest'];
+type LineItemRequest = components['schemas']['CatalogueLineItemRequest'];
+
+// ---- unit types: the listUnitTypes response example of the bundled spec is the list
+
+const UNIT_TYPES_PATH = '/pay-int-api/line-items/unit-types';
+
+const isTextOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+function isUnitType(value: unknown): value is UnitType {
+  if (typeof value !== 'object' || value === null) return false;
+  const o = value as Record<string, unknown>;
+  return Number.isInteger(o.id) && isTextOrNull(o.name) && isTextOrNull(o.abbreviation) && isTextOrNull(o.category);
+}
+
+/** Reads the unit types from a bundled document (exported for tests); throws when the spec lacks them. */
+export function unitTypesOf(document: Record<string, unknown>): UnitType[] {
+  let value: unknown;
+  try {
+    value = responseExample(UNIT_TYPES_PATH, 'get', document);
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isUnitType)) {
+    throw new Error(`the spec gives no unit types as the example of GET ${UNIT_TYPES_PATH}`);
+  }
+  return [...value].sort((a, b) => a.id - b.id);
+}
+
+let cachedUnitTypes: UnitType[] | undefined;
+let cachedRank: Map<number, number> | undefined;
+
+/** Every unit type, in id order. */
+export function unitTypes(): UnitType[] {
+  cachedUnitTypes ??= unitTypesOf(apiSpec);
+  return cachedUnitTypes;
+}
+
+export const unitTypeById = (id: number): UnitType | undefined => unitTypes().find((u) => u.id === id);
+
+/** Unit type id -> rank of its name (case-insensitive), for ordering line items by unit type. */
+function unitTypeRank(): Map<number, number> {
+  cachedRank ??= new Map(
+    [...unitTypes()]
+      .sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase(), 'en') || a.id - b.id)
+      .map((u, index) => [u.id, index]),
+  );
+  return cachedRank;
+}
+
+// ---- categories
+
+/** The comparison form of a category name: trimmed, lower case. */
+export const categoryNameKey = (name: string): string => name.trim().toLowerCase();
+
+function checkCategory(body: CategoryRequest): { name: string; nameKey: string; defaultUnitTypeId: number | null } {
+  const name = body.name?.trim() ?? '';
+  if (name === '') throw invalid('name', 'The name is required and must not be blank.');
+  const defaultUnitTypeId = body.defaultUnitTypeId ?? null;
+  if (defaultUnitTypeId !== null && !unitTypeById(defaultUnitTypeId)) {
+    throw invalid('defaultUnitTypeId', `${String(defaultUnitTypeId)} is not a unit type id (see GET ${UNIT_TYPES_PATH}).`);
+  }
+  return { name, nameKey: categoryNameKey(name), defaultUnitTypeId };
+}
+
+const duplicateName = (name: string, entityId?: string): ApiError =>
+  new ApiError('duplicate_category_name', {
+    details: `A category of this merchant is already named "${name}".`,
+    errors: { name: ['Another category of this merchant has this name.'] },
+    ...(entityId ? { entityId } : {}),
+  });
+
+async function ensureNameFree(trx: Knex, merchantId: string, nameKey: string, name: string, self?: string): Promise<void> {
+  const other = await repo.findCategoryByKey(trx, merchantId, nameKey);
+  if (other && other.id !== self) throw duplicateName(name, other.id);
+}
+
+/** Writes under the unique index; a concurrent write of the same name is the same duplicate. */
+async function guarded(name: string, write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (error instanceof repo.DuplicateKeyError) throw duplicateName(name);
+    throw error;
+  }
+}
+
+export async function createCategory(db: Knex, clock: Clock, merchantId: string, body: CategoryRequest): Promise<string> {
+  const values = checkCategory(body);
+  const id = randomUUID();
+  await guarded(values.name, () => db.transaction(async (trx) => {
+    await ensureNameFree(trx, merchantId, values.nameKey, values.name);
+    await repo.insertCategory(trx, { id, merchantId, ...values, now: iso(clock.now()) });
+  }));
+  return id;
+}
+
+export async function updateCategory(db: Knex, clock: Clock, merchantId: string, id: string, body: CategoryRequest): Promise<void> {
+  const categoryId = id.toLowerCase();
+  await guarded(body.name?.trim() ?? '', () => db.transaction(async (trx) => {
+    if (!(await repo.findCategory(trx, merchantId, categoryId))) throw notFound(id, 'category');
+    const values = checkCategory(body);
+    await ensureNameFree(trx, merchantId, values.nameKey, values.name, categoryId);
+    await repo.updateCategory(trx, merchantId, categoryId, { ...values, now: iso(clock.now()) });
+  }));
+}
+
+export async function deleteCategory(db: Knex, clock: Clock, merchantId: string, id: string): Promise<void> {
+  const categoryId = id.toLowerCase();
+  await db.transaction(async (trx) => {
+    if (!(await repo.findCategory(trx, merchantId, categoryId))) throw notFound(id, 'category');
+    await repo.deleteCategory(trx, merchantId, categoryId, iso(clock.now()));
+  });
+}
+
+export const listCategories = (db: Knex, merchantId: string, list: ListQuery): Promise<{ items: repo.CategoryListItem[]; total: number }> =>
+  repo.listCategories(db, merchantId, list);
+
+// ---- line items
+
+async function checkLineItem(db: Knex, merchantId: string, body: LineItemRequest): Promise<repo.LineItemValues> {
+  const productName = body.productName;
+  if (productName === null || productName.trim() === '') throw invalid('productName', 'The product name is required and must not be blank.');
+  if (!unitTypeById(body.unitTypeId)) {
+    throw invalid('unitTypeId', `${String(body.unitTypeId)} is not a unit type id (see GET ${UNIT_TYPES_PATH}).`);
+  }
+  const categoryId = body.categoryId?.toLowerCase() ?? null;
+  // A body field that names nothing of the merchant is a validation error, not a 404 (the URL exists).
+  if (categoryId !== null && !(await repo.findCategory(db, merchantId, categoryId))) {
+    throw invalid('categoryId', 'names no category of this merchant.');
+  }
+  return {
+    productName,
+    description: body.description ?? null,
+    sku: body.sku ?? null,
+    unitPriceCents: toCents(body.unitPrice),
+    unitTypeId: body.unitTypeId,
+    categoryId,
+    taxRate: body.taxRate,
+  };
+}
+
+export async function createLineItem(db: Knex, clock: Clock, merchantId: string, body: LineItemRequest): Promise<string> {
+  const id = randomUUID();
+  await db.transaction(async (trx) => {
+    await repo.insertLineItem(trx, id, merchantId, await checkLineItem(trx, merchantId, body), iso(clock.now()));
+  });
+  return id;
+}
+
+export async function updateLineItem(db: Knex, clock: Clock, merchantId: string, id: string, body: LineItemRequest): Promise<void> {
+  const lineItemId = id.toLowerCase();
+  await db.transaction(async (trx) => {
+    if (!(await repo.findLineItem(trx, merchantId, lineItemId))) throw notFound(id, 'line item');
+    await repo.updateLineItem(trx, merchantId, lineItemId, await checkLineItem(trx, merchantId, body), iso(clock.now()));
+  });
+}
+
+export async function deleteLineItem(db: Knex, merchantId: string, id: string): Promise<void> {
+  if (!(await repo.deleteLineItem(db, merchantId, id.toLowerCase()))) throw notFound(id, 'line item');
+}
+
+/** A catalogue line item of the merchant (invoices copy its values), or undefined. */
+export const findLineItem = (db: Knex, merchantId: string, id: string): Promise<repo.LineItemRecord | undefined> =>
+  repo.findLineItem(db, merchantId, id.toLowerCase());
+
+export interface LineItemListQuery extends ListQuery {
+  categoryId?: string;
+  noCategory?: boolean;
+}
+
+export async function listLineItems(db: Knex, merchantId: string, query: LineItemListQuery): Promise<{ items: repo.LineItemRecord[]; total: number }> {
+  const { categoryId, noCategory, ...list } = query;
+  if (categoryId !== undefined && noCategory !== undefined) {
+    const message = 'categoryId and noCategory cannot be given together.';
+    throw new ApiError('validation_failed', { errors: { categoryId: [message], noCategory: [message] } });
+  }
+  const category = categoryId?.toLowerCase();
+  if (category !== undefined && !(await repo.findCategory(db, merchantId, category))) {
+    throw invalid('categoryId', 'names no category of this merchant.');
+  }
+  return repo.listLineItems(db, merchantId, list, {
+    ...(category !== undefined ? { categoryId: category } : {}),
+    ...(noCategory !== undefined ? { noCategory } : {}),
+    unitTypeRank: unitTypeRank(),
+  });
+}
