@@ -1,0 +1,120 @@
+// HTTP for the checks: calls by operationId, each exchange recorded, checked against the spec, and
+// reproducible as a `curl` line with the secrets replaced by variables.
+import type { Spec } from './spec.ts';
+
+export interface ExchangeRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface Exchange {
+  operationId: string | undefined;
+  request: ExchangeRequest;
+  response: { status: number; headers: Record<string, string>; body: unknown; text: string } | undefined;
+  /** Conformance problems of the response (status, media type, schema, 5xx). */
+  problems: string[];
+  error?: string;
+  durationMs: number;
+}
+
+/** A target that could not be reached, or gave no token: exit code 3. */
+export class UnreachableError extends Error {}
+
+export interface CallOptions {
+  path?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** A JSON body (or raw text with `rawBody`). */
+  body?: unknown;
+  rawBody?: string;
+  contentType?: string;
+  form?: Record<string, string>;
+  /** Who calls: a named identity, or none. */
+  as?: string;
+}
+
+export interface Recorder {
+  record(exchange: Exchange): void;
+}
+
+const SECRET_FIELDS = /^(client_secret|clientSecret|password|refresh_token|signingSecret)$/;
+
+/** The request as a shell command; the token and secrets are variables, never their values. */
+export function curlOf(request: ExchangeRequest): string {
+  const quote = (s: string): string => `'${s.replaceAll("'", "'\\''")}'`;
+  const parts = [`curl -sS -X ${request.method} ${quote(request.url)}`];
+  for (const [name, value] of Object.entries(request.headers)) {
+    const shown = name.toLowerCase() === 'authorization' ? value.replace(/^(Bearer|Basic)\s+.*$/i, '$1 $TOKEN') : value;
+    parts.push(`-H ${quote(`${name}: ${shown}`)}`);
+  }
+  if (request.body !== undefined) parts.push(`--data ${quote(redactBody(request.body))}`);
+  return parts.join(' ');
+}
+
+export function redactBody(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return JSON.stringify(parsed, (key, value: unknown) => (SECRET_FIELDS.test(key) ? '$SECRET' : value));
+  } catch {
+    return body.replace(/(client_secret|password|refresh_token)=[^&]*/g, '$1=$SECRET');
+  }
+}
+
+export class Http {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly spec: Spec,
+    private readonly timeoutMs: number,
+    private readonly tokens: (who: string) => Promise<string | undefined>,
+  ) {}
+
+  async request(recorder: Recorder, operationId: string | undefined, method: string, url: string, options: CallOptions): Promise<Exchange> {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    let body: string | undefined;
+    if (options.form) {
+      body = new URLSearchParams(options.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (options.rawBody !== undefined) {
+      body = options.rawBody;
+      headers['content-type'] = options.contentType ?? 'application/json';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    if (options.as !== undefined && options.as !== 'none') {
+      const token = await this.tokens(options.as);
+      if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    }
+    const exchange: Exchange = { operationId, request: { method: method.toUpperCase(), url, headers, ...(body === undefined ? {} : { body }) }, response: undefined, problems: [], durationMs: 0 };
+    const started = performance.now();
+    try {
+      const res = await fetch(url, { method: method.toUpperCase(), headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      const text = await res.text();
+      let parsed: unknown = text === '' ? undefined : text;
+      if (/json/.test(res.headers.get('content-type') ?? '')) {
+        try { parsed = JSON.parse(text) as unknown; } catch { exchange.problems.push('content_type_conformance: the body is not valid JSON'); }
+      }
+      exchange.response = { status: res.status, headers: Object.fromEntries(res.headers), body: parsed, text };
+      if (res.status >= 500) exchange.problems.push(`not_a_server_error: ${String(res.status)}`);
+      if (operationId !== undefined) exchange.problems.push(...this.spec.responseProblems(operationId, res.status, res.headers.get('content-type'), parsed));
+    } catch (error) {
+      exchange.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      exchange.problems.push(`the request failed: ${exchange.error}`);
+    }
+    exchange.durationMs = performance.now() - started;
+    recorder.record(exchange);
+    return exchange;
+  }
+
+  /** Calls an operation of the spec by its operationId. */
+  call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
+    const op = this.spec.operation(operationId);
+    const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(options.path?.[name] ?? ''));
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
+    const qs = query.toString();
+    return this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
+  }
+}

@@ -1,0 +1,82 @@
+// Reports: progress lines, a summary table, failure details with a curl line, JUnit XML and JSON.
+import { curlOf, redactBody } from './http.ts';
+import type { CheckResult } from './runner.ts';
+
+const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+export const progressLine = (r: CheckResult): string =>
+  `${MARK[r.status]} ${r.id} (${seconds(r.durationMs)}, ${String(r.requests)} requests)${r.status === 'skipped' && r.message ? `: ${r.message}` : ''}`;
+
+export function summaryTable(results: readonly CheckResult[]): string {
+  const groups = [...new Set(results.map((r) => r.group))];
+  const rows = groups.map((g) => {
+    const of = results.filter((r) => r.group === g);
+    const count = (s: CheckResult['status']): number => of.filter((r) => r.status === s).length;
+    return [g, String(of.length), String(count('passed')), String(count('failed')), String(count('skipped')), seconds(of.reduce((t, r) => t + r.durationMs, 0))];
+  });
+  const total = ['total', String(results.length), ...(['passed', 'failed', 'skipped'] as const).map((s) => String(results.filter((r) => r.status === s).length)),
+    seconds(results.reduce((t, r) => t + r.durationMs, 0))];
+  const header = ['group', 'checks', 'passed', 'failed', 'skipped', 'time'];
+  const all = [header, ...rows, total];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? '').length)));
+  const line = (row: string[]): string => `| ${row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line), line(total)].join('\n');
+}
+
+export function failureDetails(r: CheckResult): string {
+  const lines = [`FAIL ${r.id}: ${r.title}`, `  expected: ${r.message ?? ''}`];
+  const e = r.exchange;
+  if (e) {
+    lines.push(`  request:  ${e.request.method} ${e.request.url}`);
+    if (e.request.body !== undefined) lines.push(`  body:     ${redactBody(e.request.body).slice(0, 500)}`);
+    lines.push(e.response ? `  response: ${String(e.response.status)} ${e.response.text.slice(0, 800)}` : `  response: none (${e.error ?? ''})`);
+    for (const p of r.problems.slice(0, 5)) lines.push(`  problem:  ${p}`);
+    lines.push(`  reproduce: ${curlOf(e.request)}`);
+  }
+  return lines.join('\n');
+}
+
+const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c)
+  // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters
+  .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+export function junit(results: readonly CheckResult[], name: string): string {
+  const groups = [...new Set(results.map((r) => r.group))];
+  const suites = groups.map((g) => {
+    const of = results.filter((r) => r.group === g);
+    const cases = of.map((r) => {
+      const open = `    <testcase classname="${xml(`conformance.${g}`)}" name="${xml(r.id)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
+      if (r.status === 'passed') return `${open}/>`;
+      if (r.status === 'skipped') return `${open}>\n      <skipped message="${xml(r.message ?? '')}"/>\n    </testcase>`;
+      return `${open}>\n      <failure message="${xml(r.message ?? '')}" type="CheckFailure">${xml(failureDetails(r))}</failure>\n    </testcase>`;
+    });
+    const count = (s: CheckResult['status']): number => of.filter((r) => r.status === s).length;
+    return `  <testsuite name="${xml(g)}" tests="${String(of.length)}" failures="${String(count('failed'))}" errors="0" skipped="${String(count('skipped'))}" time="${(of.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  const failures = results.filter((r) => r.status === 'failed').length;
+  const skipped = results.filter((r) => r.status === 'skipped').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(name)}" tests="${String(results.length)}" failures="${String(failures)}" errors="0" skipped="${String(skipped)}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export function json(results: readonly CheckResult[], meta: Record<string, unknown>): string {
+  return `${JSON.stringify({
+    ...meta,
+    summary: {
+      total: results.length,
+      passed: results.filter((r) => r.status === 'passed').length,
+      failed: results.filter((r) => r.status === 'failed').length,
+      skipped: results.filter((r) => r.status === 'skipped').length,
+    },
+    checks: results.map((r) => ({
+      id: r.id, group: r.group, title: r.title, status: r.status, durationMs: Math.round(r.durationMs), requests: r.requests,
+      ...(r.message === undefined ? {} : { message: r.message }),
+      ...(r.status === 'failed' && r.exchange ? {
+        request: { method: r.exchange.request.method, url: r.exchange.request.url, ...(r.exchange.request.body === undefined ? {} : { body: redactBody(r.exchange.request.body) }) },
+        response: r.exchange.response ? { status: r.exchange.response.status, body: r.exchange.response.text.slice(0, 2000) } : null,
+        problems: r.problems,
+        curl: curlOf(r.exchange.request),
+      } : {}),
+    })),
+  }, null, 2)}\n`;
+}

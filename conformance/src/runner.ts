@@ -1,0 +1,148 @@
+// Runs the selected checks against a target, one after another, recording every exchange.
+import { createHash, randomBytes } from 'node:crypto';
+import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.ts';
+import { authChecks } from './checks/auth.ts';
+import { resourceChecks } from './checks/resources.ts';
+import { Http, UnreachableError, type Exchange } from './http.ts';
+import type { Spec } from './spec.ts';
+
+export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks];
+
+export interface Target {
+  baseUrl: string;
+  authUrl: string;
+  crmAuthUrl: string | undefined;
+  credentials: Record<string, { clientId: string; clientSecret: string }>;
+}
+
+export interface Selection {
+  only: string[];
+  skip: string[];
+  strictSeed: boolean;
+}
+
+export interface CheckResult {
+  id: string;
+  group: string;
+  title: string;
+  status: 'passed' | 'failed' | 'skipped';
+  durationMs: number;
+  message?: string;
+  /** The failing exchange, or every conformance problem seen. */
+  exchange?: Exchange;
+  problems: string[];
+  requests: number;
+}
+
+/** A check matches a filter by its id, its id's stem (before `:`), its group, or one of its tags. */
+const matches = (check: Check, filter: string): boolean => {
+  const f = filter.toLowerCase();
+  return [check.id, check.id.split(':')[0] ?? '', check.group, ...check.tags].some((v) => v.toLowerCase() === f);
+};
+
+export function select(checks: readonly Check[], selection: Selection): { run: Check[]; skipped: [Check, string][] } {
+  const run: Check[] = [];
+  const skipped: [Check, string][] = [];
+  for (const check of checks) {
+    if (selection.only.length > 0 && !selection.only.some((f) => matches(check, f))) continue;
+    if (selection.skip.some((f) => matches(check, f))) skipped.push([check, 'skipped by --skip']);
+    else if (selection.strictSeed && check.designed) skipped.push([check, 'designed behaviour (--strict-seed)']);
+    else run.push(check);
+  }
+  return { run, skipped };
+}
+
+/** A seeded generator (mulberry32), so a run's data can be made again with --seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class Runner {
+  private readonly tokens = new Map<string, Promise<string | undefined>>();
+  private readonly http: Http;
+  private readonly random: () => number;
+  private counter = 0;
+  /** Unique to this run (not seeded): names made by two runs never collide on a gateway that keeps data. */
+  private readonly nonce = randomBytes(3).toString('hex');
+
+  constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, timeoutMs: number) {
+    this.random = seeded(seed);
+    this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who));
+  }
+
+  /** A token for an identity; a target that gives none stops the run (exit 3). */
+  token(who: string): Promise<string | undefined> {
+    let pending = this.tokens.get(who);
+    if (!pending) {
+      pending = (async () => {
+        const credentials = this.target.credentials[who];
+        if (!credentials) throw new UnreachableError(`no credentials for ${who}`);
+        let res: Response;
+        try {
+          res = await fetch(`${this.target.authUrl}/oauth2/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
+            signal: AbortSignal.timeout(10_000),
+          });
+        } catch (error) {
+          throw new UnreachableError(`the token service at ${this.target.authUrl} cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        const body = (await res.json().catch(() => ({}))) as { access_token?: unknown };
+        if (!res.ok || typeof body.access_token !== 'string') throw new UnreachableError(`no token for ${who}: the token service answered ${String(res.status)}`);
+        return body.access_token;
+      })();
+      this.tokens.set(who, pending);
+    }
+    return pending;
+  }
+
+  /** Gets a token for every identity before any check runs. */
+  async prepare(): Promise<void> {
+    for (const who of Object.keys(this.target.credentials)) await this.token(who);
+  }
+
+  async runCheck(check: Check): Promise<CheckResult> {
+    const exchanges: Exchange[] = [];
+    const recorder = { record: (e: Exchange) => { exchanges.push(e); } };
+    const stem = `${this.nonce}${createHash('sha256').update(`${String(this.seed)}:${check.id}`).digest('hex').slice(0, 4)}`;
+    const ctx: CheckContext = {
+      spec: this.spec,
+      record: recorder.record,
+      call: (operationId, options = {}) => this.http.call(recorder, operationId, { as: 'A', ...options }),
+      raw: (method, url, options = {}) => this.http.request(recorder, undefined, method, url, options),
+      identities: Object.keys(this.target.credentials),
+      baseUrl: this.target.baseUrl,
+      authUrl: this.target.authUrl,
+      crmAuthUrl: this.target.crmAuthUrl,
+      credentials: this.target.credentials,
+      unique: (prefix) => `${prefix}${stem}${(++this.counter).toString(36)}${Math.floor(this.random() * 1e6).toString(36)}`,
+      random: this.random,
+    };
+    const started = performance.now();
+    const base = { id: check.id, group: check.group, title: check.title };
+    const finish = (partial: Omit<CheckResult, 'id' | 'group' | 'title' | 'durationMs' | 'requests'>): CheckResult =>
+      ({ ...base, ...partial, durationMs: performance.now() - started, requests: exchanges.length });
+    try {
+      await check.run(ctx);
+    } catch (error) {
+      if (error instanceof CheckSkipped) return finish({ status: 'skipped', message: error.message, problems: [] });
+      if (error instanceof UnreachableError) throw error;
+      if (error instanceof CheckFailure) {
+        return finish({ status: 'failed', message: error.expected, ...(error.exchange ? { exchange: error.exchange } : {}), problems: error.exchange?.problems ?? [] });
+      }
+      return finish({ status: 'failed', message: `the check could not finish: ${error instanceof Error ? error.message : String(error)}`, problems: [] });
+    }
+    // Every response of every call must conform to the spec, whatever the check asserted.
+    const bad = exchanges.find((e) => e.problems.length > 0);
+    if (bad) return finish({ status: 'failed', message: `a response does not conform to the spec: ${bad.problems[0] ?? ''}`, exchange: bad, problems: bad.problems });
+    return finish({ status: 'passed', problems: [] });
+  }
+}

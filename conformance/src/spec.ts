@@ -1,0 +1,120 @@
+// The suite's knowledge of the API: the bundled spec, its operations by operationId, and a validator of
+// responses against the documented statuses, media types and schemas (JSON Schema 2020-12, ajv).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as formats from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its plugin is the module's `default`.
+const addFormats = formats.default as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export interface OperationInfo {
+  operationId: string;
+  method: string;
+  path: string;
+  tag: string;
+  /** Marked x-provenance: designed (the interface does not define it). */
+  designed: boolean;
+  responses: Record<string, { mediaTypes: string[]; designed: boolean }>;
+  secured: boolean;
+}
+
+export const defaultSpecPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'generated', 'openapi.json');
+
+export class Spec {
+  readonly operations = new Map<string, OperationInfo>();
+  private readonly ajv: Ajv2020;
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: JsonObject) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    for (const format of ['int32', 'int64', 'double', 'float']) this.ajv.addFormat(format, true);
+    this.ajv.addSchema({ ...document, $id: 'spec' });
+    const paths = isObject(document.paths) ? document.paths : {};
+    for (const [p, item] of Object.entries(paths)) {
+      if (!isObject(item)) continue;
+      for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+        const op = item[method];
+        if (!isObject(op) || typeof op.operationId !== 'string') continue;
+        const responses: OperationInfo['responses'] = {};
+        for (const [status, raw] of Object.entries(isObject(op.responses) ? op.responses : {})) {
+          const response = this.deref(raw);
+          responses[status] = {
+            mediaTypes: isObject(response) && isObject(response.content) ? Object.keys(response.content) : [],
+            designed: isObject(response) && response['x-provenance'] === 'designed',
+          };
+        }
+        const security = Array.isArray(op.security) ? op.security : document.security;
+        this.operations.set(op.operationId, {
+          operationId: op.operationId, method, path: p, tag: Array.isArray(op.tags) ? String(op.tags[0]) : 'default',
+          designed: op['x-provenance'] === 'designed', responses,
+          secured: Array.isArray(security) && security.some((r) => isObject(r) && Object.keys(r).length > 0) && !security.some((r) => isObject(r) && Object.keys(r).length === 0),
+        });
+      }
+    }
+  }
+
+  static load(file = defaultSpecPath): Spec {
+    return new Spec(JSON.parse(readFileSync(file, 'utf8')) as JsonObject);
+  }
+
+  private deref(node: unknown): unknown {
+    let current = node;
+    while (isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#/')) {
+      current = current.$ref.slice(2).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .reduce<unknown>((acc, key) => (isObject(acc) ? acc[key] : undefined), this.document);
+    }
+    return current;
+  }
+
+  operation(operationId: string): OperationInfo {
+    const op = this.operations.get(operationId);
+    if (!op) throw new Error(`the spec has no operation ${operationId}`);
+    return op;
+  }
+
+  /**
+   * What is wrong with a response of an operation, or [] when it conforms: the status is documented, the
+   * media type is one the status documents, and the body is valid against its schema.
+   */
+  responseProblems(operationId: string, status: number, contentType: string | null, body: unknown): string[] {
+    const op = this.operation(operationId);
+    const key = op.responses[String(status)] ? String(status) : op.responses[`${String(status).charAt(0)}XX`] ? `${String(status).charAt(0)}XX` : op.responses.default ? 'default' : undefined;
+    if (key === undefined) return [`status_code_conformance: ${String(status)} is not documented for ${operationId} (documented: ${Object.keys(op.responses).join(', ')})`];
+    const documented = op.responses[key]?.mediaTypes ?? [];
+    if (documented.length === 0) return body === undefined || body === '' ? [] : [`content_type_conformance: ${String(status)} of ${operationId} documents no body, but one was sent`];
+    const media = (contentType ?? '').split(';')[0]?.trim() ?? '';
+    if (!documented.includes(media)) return [`content_type_conformance: ${String(status)} of ${operationId} was ${media || 'sent without a Content-Type'}, documented: ${documented.join(', ')}`];
+    if (!/json/.test(media)) return [];
+    const validator = this.validator(op, key, media);
+    if (validator(body)) return [];
+    return (validator.errors ?? []).slice(0, 5).map((e) => `response_schema_conformance: ${e.instancePath || '(body)'} ${e.message ?? ''}${'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  }
+
+  private validator(op: OperationInfo, status: string, media: string): ValidateFunction {
+    const id = `${op.operationId} ${status} ${media}`;
+    let validate = this.validators.get(id);
+    if (!validate) {
+      const pointer = ['paths', op.path, op.method, 'responses', status].map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+      const response = this.deref(this.deref({ $ref: `#/${pointer}` }));
+      const content = isObject(response) && isObject(response.content) ? response.content[media] : undefined;
+      const schema = isObject(content) ? content.schema : undefined;
+      const target = isObject(schema) && typeof schema.$ref === 'string' ? { $ref: `spec${schema.$ref}` } : rewriteRefs(schema ?? {});
+      validate = this.ajv.compile(target as object);
+      this.validators.set(id, validate);
+    }
+    return validate;
+  }
+}
+
+/** Local refs of an inline schema point into the spec document registered as `spec`. */
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `spec${v}` : rewriteRefs(v)]));
+}

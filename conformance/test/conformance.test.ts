@@ -1,0 +1,143 @@
+// The suite against the bundled server (all pass), its exit codes and reports, and against mutants: proxies
+// that each plant one defect a real implementation could have. Every mutant must be caught.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.ts';
+import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
+
+let server: BundledServer;
+const dir = mkdtempSync(path.join(tmpdir(), 'pgw-conformance-reports-'));
+
+beforeAll(async () => { server = await startBundledServer(); }, 60_000);
+afterAll(async () => {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await main(args, (l) => lines.push(l), (l) => lines.push(l));
+  return { code, out: lines.join('\n') };
+}
+
+/** Rewrites a JSON reply; other replies pass unchanged. */
+const json = (reply: Reply, change: (body: Record<string, unknown>) => unknown): Reply => {
+  if (!/json/.test(reply.headers['content-type'] ?? '')) return reply;
+  const body = JSON.parse(reply.body) as Record<string, unknown>;
+  return { ...reply, body: JSON.stringify(change(body)) };
+};
+const isList = (path: string): boolean => /^\/(pay-api\/v1\/customers|pay-int-api\/(categories|line-items))(\?|$)/.test(path);
+
+describe('against the bundled server', () => {
+  it('passes every check, writes JUnit and JSON that agree, and exits 0', async () => {
+    const junitFile = path.join(dir, 'junit.xml');
+    const jsonFile = path.join(dir, 'report.json');
+    const { code, out } = await run(['--credentials', server.credentialsFile, '--junit', junitFile, '--json', jsonFile, '--seed', '7']);
+    expect(out).toMatch(/\n\d+ passed, 0 failed, 0 skipped in [\d.]+s$/);
+    expect(code).toBe(0);
+    const report = JSON.parse(readFileSync(jsonFile, 'utf8')) as { summary: { total: number; passed: number; failed: number }; checks: { status: string }[] };
+    expect(report.summary.total).toBeGreaterThanOrEqual(30);
+    expect(report.summary.passed).toBe(report.summary.total);
+    const junit = readFileSync(junitFile, 'utf8');
+    expect(junit).toContain(`<testsuites name="conformance ${server.baseUrl}" tests="${String(report.summary.total)}" failures="0" errors="0" skipped="0">`);
+  }, 120_000);
+
+  it('skips the designed checks with --strict-seed, and says so in JUnit', async () => {
+    const junitFile = path.join(dir, 'strict.xml');
+    const { code, out } = await run(['--credentials', server.credentialsFile, '--strict-seed', '--only', 'tenancy,idempotency,auth', '--junit', junitFile]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/SKIP tenancy\/other_merchant:customer .*designed behaviour/);
+    expect(readFileSync(junitFile, 'utf8')).toMatch(/<skipped message="designed behaviour \(--strict-seed\)"\/>/);
+  }, 60_000);
+
+  it('exits 2 on a usage error and 3 when the target cannot be reached', async () => {
+    expect((await run(['--credentials', '/nonexistent/credentials.json'])).code).toBe(2);
+    expect((await run(['--base-url', server.baseUrl])).code).toBe(2);
+    expect((await run(['--credentials', server.credentialsFile, '--only', 'no-such-check'])).code).toBe(2);
+    const unreachable = await run(['--base-url', 'http://127.0.0.1:9', '--client-id', 'a', '--client-secret', 'b', '--client-id-b', 'c', '--client-secret-b', 'd']);
+    expect(unreachable.code).toBe(3);
+    const refused = await run(['--base-url', server.baseUrl, '--client-id', 'a', '--client-secret', 'b', '--client-id-b', 'c', '--client-secret-b', 'd']);
+    expect(refused.code).toBe(3);
+  }, 60_000);
+});
+
+describe('against mutants', () => {
+  const mutants: (Mutant & { caughtBy: RegExp })[] = [
+    {
+      name: 'a required field dropped from a record',
+      reply: (req, reply) => (/^\/pay-api\/v1\/customers\/[0-9a-f-]{36}$/.test(req.path) && req.method === 'GET' && reply.status === 200
+        ? json(reply, (b) => { delete b.lastName; return b; }) : reply),
+      caughtBy: /response_schema_conformance/,
+    },
+    {
+      name: 'a field of the wrong type (total as a string)',
+      reply: (req, reply) => (isList(req.path) && req.method === 'GET' ? json(reply, (b) => ({ ...b, total: String(b.total) })) : reply),
+      caughtBy: /response_schema_conformance/,
+    },
+    {
+      name: '200 where 404 is due',
+      reply: (_req, reply) => (reply.status === 404 ? { ...reply, status: 200 } : reply),
+      caughtBy: /errors\/unknown_id|use_after_free|tenancy/,
+    },
+    {
+      name: 'another tenant\'s record returned (merchant B acts as merchant A)',
+      request: (req) => req.path === '/oauth2/token' && req.body.includes(`client_id=${credentialsOf(server.credentialsFile).merchants[1]?.clientId ?? '-'}`)
+        ? { ...req, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentialsOf(server.credentialsFile).merchants[0]?.clientId ?? '', client_secret: credentialsOf(server.credentialsFile).merchants[0]?.clientSecret ?? '' }).toString() }
+        : req,
+      caughtBy: /tenancy\/other_merchant/,
+    },
+    {
+      name: 'an item duplicated across pages',
+      reply: (req, reply) => (isList(req.path) && /[?&]page=[1-9]/.test(req.path) ? json(reply, (b) => {
+        const items = Array.isArray(b.items) ? b.items as unknown[] : [];
+        return items.length > 1 ? { ...b, items: [items[0], ...items.slice(0, -1)] } : b;
+      }) : reply),
+      caughtBy: /pagination\/pages/,
+    },
+    {
+      name: 'a wrong total',
+      reply: (req, reply) => (isList(req.path) && req.method === 'GET' ? json(reply, (b) => ({ ...b, total: typeof b.total === 'number' ? b.total + 1 : b.total })) : reply),
+      caughtBy: /pagination\/pages/,
+    },
+    {
+      name: 'a deleted record still served (delete that does nothing)',
+      // The DELETE is answered 200 but never reaches the server (it is sent on as a harmless GET).
+      request: (req) => (req.method === 'DELETE' && /^\/pay-api\/v1\/customers\/[0-9a-f-]{36}$/.test(req.path)
+        ? { ...req, method: 'GET', headers: { ...req.headers, 'x-mutant-was-delete': '1' } } : req),
+      reply: (req, reply) => (req.headers['x-mutant-was-delete'] === '1' ? { status: 200, headers: {}, body: '' } : reply),
+      caughtBy: /use_after_free/,
+    },
+    {
+      name: 'a 401 turned into 200',
+      reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
+      caughtBy: /auth\//,
+    },
+    {
+      name: 'an error body in the wrong shape',
+      reply: (_req, reply) => (reply.status === 400 ? json(reply, (b) => ({ message: b.details ?? b.title ?? 'bad request' })) : reply),
+      caughtBy: /errors\/|response_schema_conformance/,
+    },
+  ];
+
+  it('catches every mutant (100% detection)', async () => {
+    const table: string[] = [];
+    let caught = 0;
+    for (const mutant of mutants) {
+      const proxy = await startProxy(server.baseUrl, mutant);
+      try {
+        const { code, out } = await run(['--base-url', proxy.baseUrl, '--auth-url', proxy.baseUrl, '--credentials', server.credentialsFile]);
+        const failed = [...out.matchAll(/^FAIL (\S+)/gm)].map((m) => m[1] ?? '');
+        const detected = code === 1 && failed.some((id) => mutant.caughtBy.test(id) || mutant.caughtBy.test(out));
+        if (detected) caught++;
+        table.push(`| ${mutant.name.padEnd(56)} | ${detected ? 'caught' : 'MISSED'} | exit ${String(code)} | ${String(new Set(failed).size).padStart(2)} checks failed, e.g. ${failed[0] ?? '-'} |`);
+      } finally {
+        await proxy.stop();
+      }
+    }
+    const rate = (100 * caught) / mutants.length;
+    console.log(`\nmutant detection: ${String(caught)} of ${String(mutants.length)} (${rate.toFixed(0)}%)\n| mutant | verdict | exit | failing checks |\n|---|---|---|---|\n${table.join('\n')}\n`);
+    expect(rate).toBe(100);
+  }, 300_000);
+});

@@ -1,0 +1,107 @@
+// Test targets: the bundled server in a child process (ephemeral port, fresh SQLite), and proxies in front
+// of it that each plant one defect (the mutants).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface BundledServer {
+  baseUrl: string;
+  credentialsFile: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `server/src/main.ts` on a free loopback port with a fresh SQLite file. */
+export async function startBundledServer(): Promise<BundledServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgw-conformance-'));
+  const credentialsFile = path.join(dir, 'credentials.json');
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, PGW_CREDENTIALS_FILE: credentialsFile, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const match = /"baseUrl":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(buffer);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => { reject(new Error(`the server exited with ${String(code)}`)); });
+  });
+  child.stdout?.resume();
+  return {
+    baseUrl,
+    credentialsFile,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Exchange {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A defect: may rewrite the request before it is forwarded, and the reply before it is returned. */
+export interface Mutant {
+  name: string;
+  request?: (req: Exchange) => Exchange;
+  reply?: (req: Exchange, reply: Reply) => Reply;
+}
+
+const read = (req: IncomingMessage): Promise<string> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')); });
+  });
+
+/** A proxy on a free loopback port that forwards to `upstream` through the mutant. */
+export async function startProxy(upstream: string, mutant: Mutant): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+      let exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: await read(req) };
+      if (mutant.request) exchange = mutant.request(exchange);
+      const forwarded = await fetch(`${upstream}${exchange.path}`, {
+        method: exchange.method, headers: exchange.headers, redirect: 'manual',
+        ...(exchange.body === '' || exchange.method === 'GET' ? {} : { body: exchange.body }),
+      });
+      let reply: Reply = {
+        status: forwarded.status,
+        headers: Object.fromEntries([...forwarded.headers].filter(([k]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k))),
+        body: await forwarded.text(),
+      };
+      if (mutant.reply) reply = mutant.reply(exchange, reply);
+      res.writeHead(reply.status, reply.headers).end(reply.body);
+    })().catch((error: unknown) => {
+      res.writeHead(502).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    baseUrl: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+    stop: () => new Promise((resolve) => { server.close(() => { resolve(); }); }),
+  };
+}
+
+export const credentialsOf = (file: string): { merchants: { clientId: string; clientSecret: string }[] } =>
+  JSON.parse(readFileSync(file, 'utf8')) as { merchants: { clientId: string; clientSecret: string }[] };
