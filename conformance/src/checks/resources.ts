@@ -30,6 +30,19 @@ async function walk(ctx: CheckContext, r: Resource, search: string, pageSize: nu
   throw new CheckFailure(`${r.list.operation} never reached an empty page`);
 }
 
+/** The record reads back (or lists) with the id it was given and the marker it was written with. */
+async function expectFound(ctx: CheckContext, r: Resource, id: string, marker: string): Promise<void> {
+  const field = r.list?.searchable ?? r.requiredField;
+  if (r.read) {
+    const res = await ctx.call(r.read, { path: { [r.idParam]: id } });
+    expectStatus(res, 200, `${r.read} of the new ${r.name}`);
+    expectThat(bodyOf(res).id === id && bodyOf(res)[field] === marker, `${r.read} returns the ${r.name} as written (id and ${field})`, res);
+  } else if (r.list) {
+    const res = await ctx.call(r.list.operation, { query: { search: marker } });
+    expectThat(items(res).some((i) => i.id === id && i[field] === marker), `${r.list.operation} finds the new ${r.name} as written`, res);
+  }
+}
+
 const perResource = (make: (r: Resource) => Check | undefined): Check[] => resources.map(make).filter((c): c is Check => c !== undefined);
 
 export const resourceChecks: Check[] = [
@@ -71,16 +84,11 @@ export const resourceChecks: Check[] = [
   })),
   ...perResource((r) => ({
     id: `resources/ensure_resource_availability:${r.name}`, group: 'resources', tags: [r.tag], designed: false,
-    title: `A created ${r.name} can be found again`,
+    title: `A created ${r.name} can be found again, as it was written`,
     async run(ctx) {
       const [marker = ''] = markers(ctx, 1);
       const id = await create(ctx, r, marker);
-      if (r.read) {
-        expectStatus(await ctx.call(r.read, { path: { [r.idParam]: id } }), 200, `${r.read} of the new ${r.name}`);
-      } else if (r.list) {
-        const res = await ctx.call(r.list.operation, { query: { search: marker } });
-        expectThat(items(res).some((i) => i.id === id), `${r.list.operation} finds the new ${r.name}`, res);
-      }
+      await expectFound(ctx, r, id, marker);
     },
   })),
   ...perResource((r) => r.delete === undefined ? undefined : ({
@@ -89,6 +97,7 @@ export const resourceChecks: Check[] = [
     async run(ctx) {
       const [marker = ''] = markers(ctx, 1);
       const id = await create(ctx, r, marker);
+      await expectFound(ctx, r, id, marker);
       expectStatus(await ctx.call(String(r.delete), { path: { [r.idParam]: id } }), 200, String(r.delete));
       if (r.read) expectStatus(await ctx.call(r.read, { path: { [r.idParam]: id } }), 404, `${r.read} after delete`);
       if (r.list) {

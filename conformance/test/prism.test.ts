@@ -1,0 +1,95 @@
+// Prism 5 as a second opinion: its stateless mock of the spec must fail the suite's stateful, pagination,
+// tenancy and idempotency checks; its validation proxy in front of the bundled server must log no response
+// violation while the suite runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli.ts';
+import { startBundledServer, type BundledServer } from './target.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const spec = path.join(root, 'generated', 'openapi.json');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => { resolve(typeof address === 'object' && address ? address.port : 0); });
+    });
+  });
+}
+
+interface Prism { url: string; output: string[]; stop(): Promise<void> }
+
+async function startPrism(args: string[]): Promise<Prism> {
+  const port = await freePort();
+  const output: string[] = [];
+  const child: ChildProcess = spawn(path.join(root, 'node_modules', '.bin', 'prism'), [...args, '-h', '127.0.0.1', '-p', String(port)], {
+    cwd: root, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk: Buffer): void => { output.push(...chunk.toString('utf8').split('\n')); };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const started = Date.now();
+  while (!output.some((l) => l.includes('Prism is listening'))) {
+    if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`prism did not start:\n${output.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `http://127.0.0.1:${String(port)}`,
+    output,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function run(args: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await main(args, (l) => lines.push(l), (l) => lines.push(l));
+  return { code, out: lines.join('\n') };
+}
+
+describe('against Prism\'s stateless mock of the spec', () => {
+  let prism: Prism;
+  beforeAll(async () => { prism = await startPrism(['mock', spec]); }, 90_000);
+  afterAll(async () => { await prism.stop(); });
+
+  it('fails, and the stateful, pagination, tenancy and idempotency checks are among the failures', async () => {
+    const { code, out } = await run(['--base-url', prism.url, '--client-id', 'a', '--client-secret', 'b', '--client-id-b', 'c', '--client-secret-b', 'd']);
+    expect(code).toBe(1);
+    const verdicts = new Map([...out.matchAll(/^(PASS|FAIL|SKIP) (\S+)/gm)].map((m) => [m[2] ?? '', m[1] ?? '']));
+    const stateful = [...verdicts.keys()].filter((id) => /^(resources|pagination|tenancy|idempotency)\//.test(id));
+    expect(stateful.length).toBeGreaterThanOrEqual(15);
+    expect(stateful.filter((id) => verdicts.get(id) !== 'FAIL')).toEqual([]);
+  }, 120_000);
+});
+
+describe('through Prism\'s validation proxy in front of the bundled server', () => {
+  let server: BundledServer;
+  let prism: Prism;
+  beforeAll(async () => {
+    server = await startBundledServer();
+    prism = await startPrism(['proxy', spec, server.baseUrl, '--errors=false']);
+  }, 90_000);
+  afterAll(async () => {
+    await prism.stop();
+    await server.stop();
+  });
+
+  it('passes, and Prism logs no response violation', async () => {
+    const { code, out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile]);
+    expect(out).toMatch(/\d+ passed, 0 failed/);
+    expect(code).toBe(0);
+    const violations = prism.output.filter((l) => l.includes('Violation:'));
+    // Prism validates what passes through it: the suite's deliberately invalid requests are logged...
+    expect(violations.filter((l) => /Violation: request/.test(l)).length).toBeGreaterThan(0);
+    // ...and not one response of the bundled server.
+    expect(violations.filter((l) => !/Violation: request/.test(l))).toEqual([]);
+  }, 120_000);
+});
