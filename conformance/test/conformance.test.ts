@@ -110,6 +110,12 @@ describe('against mutants', () => {
       caughtBy: /use_after_free/,
     },
     {
+      name: 'a forbidden transition allowed (cancel / mark as paid answer 200)',
+      reply: (req, reply) => (/^\/pay-int-api\/invoices\/[^/]+\/(cancel|mark-as-paid)$/.test(req.path) && reply.status === 400
+        ? { status: 200, headers: {}, body: '' } : reply),
+      caughtBy: /transitions\/invoice_forbidden/,
+    },
+    {
       name: 'a 401 turned into 200',
       reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
       caughtBy: /auth\//,

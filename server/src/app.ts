@@ -8,6 +8,7 @@ import { apiSpec, createApiRouter } from '../../generated/index.ts';
 import type { ServerConfig } from './config.ts';
 import type { Database } from './db/knex.ts';
 import { handlers } from './handlers/index.ts';
+import { invoicePages } from './handlers/invoice-pages.ts';
 import { contextFactory, type Services } from './platform/context.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import type { Logger } from './platform/log.ts';
@@ -86,6 +87,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     }
     res.type('html').send(page);
   });
+  app.use(invoicePages(services));
   app.use(createApiRouter({ handlers: handlers(), context: contextFactory(services) }));
   app.use(errorHandler(options.log));
   return app;

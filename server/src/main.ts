@@ -1,12 +1,23 @@
 // `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
 // credentials file, and listens.
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials } from './db/seed.ts';
 import { createLogger } from './platform/log.ts';
 import { systemClock } from './platform/time.ts';
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => { resolve(port); });
+    });
+  });
+}
 
 async function main(): Promise<void> {
   let config;
@@ -23,14 +34,15 @@ async function main(): Promise<void> {
   const db = createDatabase(config.databaseUrl);
   await migrate(db);
   const secrets = await seedDemoData(db, systemClock);
-  const app = await createApp({ config, db, log });
-  const server = app.listen(config.port, config.host);
+  // PORT=0 asks for any free port: take one now, so every URL the server builds (invoice links) names it.
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
+  const app = await createApp({ config: { ...config, port, baseUrl }, db, log });
+  const server = app.listen(port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const port = (server.address() as AddressInfo).port;
-  const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
   const written = writeCredentials(
     config.credentialsFile,
     { environment: config.environment, baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm` },

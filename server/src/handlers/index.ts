@@ -8,6 +8,7 @@ import { categoriesHandlers } from './categories.ts';
 import { configurationHandlers } from './configuration.ts';
 import { customersHandlers } from './customers.ts';
 import { devicesHandlers } from './devices.ts';
+import { invoicesHandlers } from './invoices.ts';
 import { lineItemsHandlers } from './line-items.ts';
 import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
@@ -26,7 +27,7 @@ export function handlers(): Handlers<ServerContext> {
     apiKeys: apiKeysHandlers,
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,
-    invoices: unavailable('invoices'),
+    invoices: invoicesHandlers,
     webhooks: unavailable('webhooks'),
     lookups: lookupsHandlers,
     sandbox: unavailable('sandbox'),

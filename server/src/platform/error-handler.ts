@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { routerProblem, type RouterProblem } from '../../../generated/index.ts';
 import { ApiError, WrongJsonTypeError } from './errors.ts';
 import type { Logger } from './log.ts';
+import { isWrongJsonType, requestBodySchema } from './json-types.ts';
 import { OAuthError, isTokenPath } from './oauth-errors.ts';
 import { correlationIdOf } from './request-context.ts';
 
@@ -19,12 +20,13 @@ function fieldOf(problem: RouterProblem['problems'][number]): string {
 }
 
 /** Turns a router problem into the error the API documents for it. */
-export function problemToError(problem: RouterProblem): ApiError | WrongJsonTypeError {
+export function problemToError(problem: RouterProblem, request: { schema: unknown; body: unknown } = { schema: undefined, body: undefined }): ApiError | WrongJsonTypeError {
   switch (problem.kind) {
     case 'validation': {
-      // A body value of the wrong JSON type is refused before validation in the interface's model: the
-      // alternative body, keyed by JSON path.
-      const typeErrors = problem.problems.filter((p) => p.location === 'body' && p.keyword === 'type');
+      // A body value whose JSON type the schema does not accept there (a string where an integer goes) is
+      // refused before validation in the interface's model: the alternative body, keyed by JSON path.
+      const typeErrors = problem.problems.filter((p) => p.location === 'body' && p.keyword === 'type' &&
+        isWrongJsonType(request.schema, request.body, p.path.split('.').filter((seg) => seg !== '')));
       if (typeErrors.length > 0) {
         return new WrongJsonTypeError(
           Object.fromEntries(typeErrors.map((p) => [`$${p.path ? `.${fieldPath(p.path)}` : ''}`, `The JSON value ${p.message}.`])),
@@ -60,7 +62,8 @@ export function errorHandler(log: Logger) {
       res.status(oauth.status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers }).json(oauth.toResponse());
       return;
     }
-    const mapped = err instanceof ApiError || err instanceof WrongJsonTypeError ? err : problem ? problemToError(problem) : undefined;
+    const mapped = err instanceof ApiError || err instanceof WrongJsonTypeError ? err
+      : problem ? problemToError(problem, { schema: requestBodySchema(req as { openapi?: unknown }), body: req.body as unknown }) : undefined;
     if (problem?.kind === 'response_validation') {
       log.error({ correlationId, problems: problem.problems, message: problem.message }, 'response failed validation against the spec');
     }

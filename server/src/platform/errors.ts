@@ -23,6 +23,13 @@ const registry = {
   last_api_key: { status: 400, exceptionType: 'BusinessRuleException', message: "A merchant's last active API key cannot be deleted." },
   duplicate_category_name: { status: 400, exceptionType: 'BusinessRuleException', message: 'A category of this merchant already has this name.' },
   device_deactivated: { status: 400, exceptionType: 'BusinessRuleException', message: 'The tap-to-pay device is deactivated.' },
+  invoice_not_draft: { status: 400, exceptionType: 'BusinessRuleException', message: 'Update, delete and publish-with-id work only on drafts.' },
+  invoice_not_open: { status: 400, exceptionType: 'BusinessRuleException', message: 'Cancel, mark as paid, payment and notifications need a Due or PastDue invoice.' },
+  invoice_not_published: { status: 400, exceptionType: 'BusinessRuleException', message: 'The PDF of a draft does not exist.' },
+  line_item_manual_entry_not_allowed: { status: 400, exceptionType: 'BusinessRuleException', message: 'The invoice settings do not allow manually entered lines.' },
+  line_item_price_override_not_allowed: { status: 400, exceptionType: 'BusinessRuleException', message: "A catalogue line's price may not be overridden." },
+  consent_required: { status: 400, exceptionType: 'BusinessRuleException', message: 'A notification needs customerConsent: true.' },
+  notification_target_missing: { status: 400, exceptionType: 'BusinessRuleException', message: "Neither the body nor the invoice's customer gives a phone number or e-mail address." },
   not_available: { status: 500, exceptionType: 'InternalServerException', message: 'This operation is not available on this server yet.' },
   internal_error: { status: 500, exceptionType: 'InternalServerException', message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; exceptionType: string; message: string }>;

@@ -3,11 +3,15 @@ import type { Knex } from 'knex';
 import * as platform from './001_platform.ts';
 import * as customers from './002_customers.ts';
 import * as catalogueDevices from './003_catalogue_devices.ts';
+import * as invoiceSettings from './004_invoice_settings.ts';
+import * as invoices from './005_invoices.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
   '002_customers': customers,
   '003_catalogue_devices': catalogueDevices,
+  '004_invoice_settings': invoiceSettings,
+  '005_invoices': invoices,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,245 @@
+// The invoice request (create, update, publish) checked and settled: defaults from the merchant's invoice
+// settings, lines from the catalogue or entered by hand (as the settings allow), the ids the body names
+// (customer, contact address, processors) checked against the merchant's records, amounts in cents.
+import type { Knex } from 'knex';
+import { ApiError } from '../platform/errors.ts';
+import { toCents } from '../platform/money.ts';
+import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
+import { processorType } from '../repositories/invoice-settings.ts';
+import type { InvoiceAddress, InvoiceContent, InvoiceCustomerValue, InvoiceLineValue, ZeroCostTerms } from '../repositories/invoices.ts';
+import { contactInfosOf } from '../repositories/merchants.ts';
+import { findCustomer } from '../repositories/customers.ts';
+import { findLineItem, unitTypeById } from './catalogue.ts';
+import { calculateInvoice, type CalcInput, type CalcResult } from './invoice-calculations.ts';
+import { invoiceDefaults } from './invoice-settings.ts';
+
+export interface InvoiceCustomerInput {
+  firstName: string;
+  lastName: string;
+  companyName?: string | null;
+  email?: string | null;
+  mobilePhoneNumber?: string | null;
+  isMobileNumberSmsNotificationsEnabled?: boolean;
+  useBillingAsShippingAddress?: boolean;
+  billingAddress?: InvoiceAddress | null;
+  shippingAddress?: InvoiceAddress | null;
+}
+
+export interface InvoiceLineInput {
+  lineItemId: string | null;
+  unitTypeId?: number;
+  productName?: string;
+  description?: string | null;
+  sku?: string | null;
+  unitPrice?: number;
+  quantity: number;
+  discountPercentage?: number;
+}
+
+/** The invoice request of the spec (InvoiceRequest), as the service reads it. */
+export interface InvoiceInput {
+  dueDate?: string | null;
+  cardPaymentProcessorId?: string | null;
+  achPaymentProcessorId?: string | null;
+  additionalNotes?: string;
+  shippingAmount?: number | null;
+  taxPercentage?: number | null;
+  feesPercentage?: number | null;
+  discountPercentage?: number | null;
+  merchantContactInfoId?: string | null;
+  customerId?: string | null;
+  achAllowFasterProcessing?: boolean | null;
+  customer: InvoiceCustomerInput;
+  lineItems: InvoiceLineInput[];
+  canPriceBeForceOverrided?: boolean;
+}
+
+type Errors = Record<string, string[]>;
+
+const addError = (errors: Errors, field: string, message: string): void => {
+  (errors[field] ??= []).push(message);
+};
+
+const UNIT_TYPES = 'see GET /pay-int-api/line-items/unit-types';
+
+/** The calculation input of an invoice's stored (or settled) values under zero cost processing terms. */
+export function calcInputOf(values: { lines: readonly { unitPriceCents: number; quantity: number; discountPercentage: number }[];
+  shippingCents: number; taxPercentage: number; feesPercentage: number; discountPercentage: number }, terms: ZeroCostTerms): CalcInput {
+  return {
+    lines: values.lines.map((l) => ({ unitPriceCents: l.unitPriceCents, quantity: l.quantity, discountPercentage: l.discountPercentage })),
+    shippingCents: values.shippingCents,
+    taxPercentage: values.taxPercentage,
+    feesPercentage: values.feesPercentage,
+    discountPercentage: values.discountPercentage,
+    zeroCostProcessingOptionId: terms.optionId,
+    surchargeRate: terms.surchargeRate,
+    cashDiscountRate: terms.cashDiscountRate,
+    dualPricingRate: terms.dualPricingRate,
+  };
+}
+
+/** The base amount (no surcharge, no cash discount): what totalAmount shows while the invoice is unpaid. */
+export function baseTotalCents(result: CalcResult): number {
+  const ach = result.ach;
+  return ach.totalCents - ach.surchargeCents + ach.cashDiscountCents;
+}
+
+function customerOf(input: InvoiceCustomerInput): InvoiceCustomerValue {
+  const useBilling = input.useBillingAsShippingAddress ?? false;
+  // The phone pattern of the interface admits the text `null`: it means no number.
+  const phone = input.mobilePhoneNumber === 'null' ? null : (input.mobilePhoneNumber ?? null);
+  return {
+    firstName: input.firstName,
+    lastName: input.lastName,
+    companyName: input.companyName ?? null,
+    email: input.email ?? null,
+    mobilePhoneNumber: phone,
+    smsEnabled: input.isMobileNumberSmsNotificationsEnabled ?? false,
+    useBillingAsShipping: useBilling,
+    billingAddress: input.billingAddress ?? null,
+    // With useBillingAsShippingAddress the shipping address is a copy of the billing one: the one sent is ignored.
+    shippingAddress: useBilling ? null : (input.shippingAddress ?? null),
+  };
+}
+
+interface LineOutcome {
+  line?: Omit<InvoiceLineValue, 'totalCents'>;
+  /** A business rule the line breaks (manual entry, price override). */
+  refusal?: ApiError;
+}
+
+async function lineOf(db: Knex, merchantId: string, input: InvoiceLineInput, index: number, overrideAllowed: boolean,
+  settings: InvoiceSettingsRecord, errors: Errors): Promise<LineOutcome> {
+  const field = (name: string): string => `lineItems[${index}].${name}`;
+  const discountPercentage = input.discountPercentage ?? 0;
+  if (input.unitTypeId !== undefined && !unitTypeById(input.unitTypeId)) {
+    addError(errors, field('unitTypeId'), `${input.unitTypeId} is not a unit type id (${UNIT_TYPES}).`);
+  }
+  if (input.lineItemId === null) {
+    const { productName, unitTypeId, unitPrice } = input;
+    if (productName === undefined || productName.trim() === '') addError(errors, field('productName'), 'is required on a manually entered line (lineItemId null).');
+    if (unitTypeId === undefined) addError(errors, field('unitTypeId'), 'is required on a manually entered line (lineItemId null).');
+    if (unitPrice === undefined) addError(errors, field('unitPrice'), 'is required on a manually entered line (lineItemId null).');
+    if (productName === undefined || unitTypeId === undefined || unitPrice === undefined) return {};
+    const line = {
+      lineItemId: null, unitTypeId, productName, description: input.description ?? null, sku: input.sku ?? null,
+      unitPriceCents: toCents(unitPrice), quantity: input.quantity, discountPercentage, isModified: true,
+    };
+    if (!settings.allowManuallyEnterLineItems) {
+      return {
+        line,
+        refusal: new ApiError('line_item_manual_entry_not_allowed', {
+          details: 'The invoice settings do not allow manually entered lines (allowManuallyEnterLineItems is false): give a catalogue lineItemId.',
+          errors: { [field('lineItemId')]: ['A manually entered line (lineItemId null) is not allowed by the invoice settings.'] },
+        }),
+      };
+    }
+    return { line };
+  }
+  const item = await findLineItem(db, merchantId, input.lineItemId);
+  if (!item) {
+    addError(errors, field('lineItemId'), 'names no catalogue line item of this merchant.');
+    return {};
+  }
+  const catalogueCents = toCents(item.unitPrice);
+  const unitPriceCents = input.unitPrice === undefined ? catalogueCents : toCents(input.unitPrice);
+  const line = {
+    lineItemId: item.id,
+    unitTypeId: input.unitTypeId ?? item.unitTypeId,
+    productName: input.productName ?? item.productName,
+    description: input.description === undefined ? item.description : input.description,
+    sku: input.sku === undefined ? item.sku : input.sku,
+    unitPriceCents,
+    quantity: input.quantity,
+    discountPercentage,
+    isModified: false,
+  };
+  line.isModified = line.unitTypeId !== item.unitTypeId || line.productName !== item.productName || line.description !== item.description
+    || line.sku !== item.sku || unitPriceCents !== catalogueCents;
+  if (unitPriceCents !== catalogueCents && !overrideAllowed) {
+    const why = settings.canOverWriteInvoiceLineItemPrice
+      ? 'the request does not set canPriceBeForceOverrided'
+      : 'the invoice settings do not allow it (canOverWriteInvoiceLineItemPrice is false)';
+    return {
+      line,
+      refusal: new ApiError('line_item_price_override_not_allowed', {
+        details: `The unitPrice of line ${index} differs from its catalogue item's price (${item.unitPrice}) and ${why}.`,
+        errors: { [field('unitPrice')]: [`differs from the catalogue item's price ${item.unitPrice}, and ${why}.`] },
+        entityId: item.id,
+      }),
+    };
+  }
+  return { line };
+}
+
+async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, errors: Errors) {
+  const customerId = input.customerId?.toLowerCase() ?? null;
+  if (customerId !== null && !(await findCustomer(db, merchantId, customerId))) addError(errors, 'customerId', 'names no customer of this merchant.');
+  const contacts = await contactInfosOf(db, merchantId);
+  let contactId: string | undefined;
+  if (input.merchantContactInfoId !== undefined && input.merchantContactInfoId !== null) {
+    const wanted = input.merchantContactInfoId.toLowerCase();
+    contactId = contacts.find((c) => c.id === wanted)?.id;
+    if (contactId === undefined) addError(errors, 'merchantContactInfoId', 'names no contact address of this merchant (see GET /pay-api/v1/configurations/contact-infos).');
+  } else {
+    contactId = (contacts.find((c) => Boolean(c.is_default_address)) ?? contacts[0])?.id;
+    if (contactId === undefined) addError(errors, 'merchantContactInfoId', 'the merchant has no contact address to print on the invoice.');
+  }
+  const processor = async (given: string | null | undefined, fallback: string | null, kind: 1 | 2, name: string): Promise<string | null> => {
+    if (given === undefined || given === null) return fallback;
+    const id = given.toLowerCase();
+    if ((await processorType(db, merchantId, id)) !== kind) {
+      addError(errors, name, `names no ${kind === 1 ? 'card' : 'ACH (Eft)'} processor of this merchant.`);
+    }
+    return id;
+  };
+  return {
+    customerId,
+    contactId: contactId ?? '',
+    cardProcessorId: await processor(input.cardPaymentProcessorId, settings.cardPaymentProcessorId, 1, 'cardPaymentProcessorId'),
+    achProcessorId: await processor(input.achPaymentProcessorId, settings.achPaymentProcessorId, 2, 'achPaymentProcessorId'),
+  };
+}
+
+/**
+ * Checks an invoice request and settles it into the content to store. Validation problems (fields, ids)
+ * answer 400 validation_failed together; a line that breaks a settings rule answers its own errorCode.
+ */
+export async function settleContent(db: Knex, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, terms: ZeroCostTerms): Promise<InvoiceContent> {
+  const errors: Errors = {};
+  const refs = await checkReferences(db, merchantId, input, settings, errors);
+  const overrideAllowed = (input.canPriceBeForceOverrided ?? false) && settings.canOverWriteInvoiceLineItemPrice;
+  const lines: Omit<InvoiceLineValue, 'totalCents'>[] = [];
+  let refusal: ApiError | undefined;
+  for (const [index, lineInput] of input.lineItems.entries()) {
+    const outcome = await lineOf(db, merchantId, lineInput, index, overrideAllowed, settings, errors);
+    if (outcome.line) lines.push(outcome.line);
+    refusal ??= outcome.refusal;
+  }
+  if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
+  if (refusal) throw refusal;
+
+  // Values left null or out come from the settings (InvoiceRequest).
+  const defaults = invoiceDefaults(settings);
+  const amounts = {
+    shippingCents: input.shippingAmount === undefined || input.shippingAmount === null ? defaults.shippingCents : toCents(input.shippingAmount),
+    taxPercentage: input.taxPercentage ?? defaults.taxPercentage,
+    feesPercentage: input.feesPercentage ?? defaults.feesPercentage,
+    discountPercentage: input.discountPercentage ?? defaults.discountPercentage,
+  };
+  const result = calculateInvoice(calcInputOf({ lines, ...amounts }, terms));
+  return {
+    dueDate: input.dueDate === undefined || input.dueDate === null ? null : new Date(input.dueDate).toISOString(),
+    cardProcessorId: refs.cardProcessorId,
+    achProcessorId: refs.achProcessorId,
+    additionalNotes: input.additionalNotes ?? defaults.additionalNotes,
+    subTotalCents: result.ach.subTotalCents,
+    totalCents: baseTotalCents(result),
+    ...amounts,
+    merchantContactInfoId: refs.contactId,
+    customerId: refs.customerId,
+    customer: customerOf(input.customer),
+    achAllowFasterProcessing: input.achAllowFasterProcessing ?? null,
+    lines: lines.map((line, i) => ({ ...line, totalCents: result.lineTotalsCents[i] ?? 0 })),
+  };
+}

@@ -1,0 +1,87 @@
+// The invoice notification (template InvoicePublished), sent through the notifier. As the interface names
+// them, the operation whose path says e-mail takes a phone number and sends an SMS; the one whose path says
+// SMS takes an e-mail address and sends an e-mail: the channel follows the body. Each send is recorded in
+// the invoice's history, in the transaction that records the message.
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../platform/errors.ts';
+import { fromCents } from '../platform/money.ts';
+import { iso } from '../platform/time.ts';
+import { addHistory } from '../repositories/invoices.ts';
+import type { InvoiceRecord } from '../repositories/invoices.ts';
+import { findMerchant } from '../repositories/merchants.ts';
+import { invoiceUrls } from './invoice-view.ts';
+import { findOrFail, History, permit, type Deps } from './invoices.ts';
+import { notifierFor, type Channel } from './notifier.ts';
+
+const CHANNELS = {
+  sms: { channel: 2 as Channel, history: History.SmsNotificationSent, target: 'phoneNumber', customerField: 'mobilePhoneNumber' },
+  email: { channel: 1 as Channel, history: History.EmailNotificationSent, target: 'receiverEmail', customerField: 'email' },
+} as const;
+
+type Kind = keyof typeof CHANNELS;
+
+const usd = (cents: number): string =>
+  fromCents(cents).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+function messageOf(kind: Kind, invoice: InvoiceRecord, merchantName: string, baseUrl: string): { subject: string | null; text: string } {
+  const { fullUrl, shortUrl } = invoiceUrls(baseUrl, invoice);
+  const number = invoice.number ?? '';
+  const due = invoice.dueDate === null ? '' : ` due ${invoice.dueDate.slice(0, 10)}`;
+  if (kind === 'sms') {
+    return { subject: null, text: `${merchantName}: invoice ${number} for ${usd(invoice.totalCents)}${due}. View and pay: ${shortUrl}` };
+  }
+  return {
+    subject: `Invoice ${number} from ${merchantName}`,
+    text: [
+      `Hello ${invoice.customer.firstName} ${invoice.customer.lastName},`,
+      '',
+      `${merchantName} sent you invoice ${number} for ${usd(invoice.totalCents)}${due}.`,
+      `View and pay it here: ${fullUrl}`,
+      ...(invoice.additionalNotes === '' ? [] : ['', invoice.additionalNotes]),
+    ].join('\n'),
+  };
+}
+
+async function send(deps: Deps, merchantId: string, id: string, kind: Kind, given: string | null, consent: boolean): Promise<void> {
+  const spec = CHANNELS[kind];
+  const now = deps.clock.now();
+  await deps.db.transaction(async (trx) => {
+    const invoice = await findOrFail(trx, merchantId, id);
+    if (!consent) {
+      throw new ApiError('consent_required', {
+        details: 'The customer must consent to the notification: send customerConsent true.',
+        errors: { customerConsent: ['must be true'] },
+        entityId: invoice.id,
+      });
+    }
+    permit('notify', invoice, now);
+    const to = given ?? invoice.customer[spec.customerField];
+    if (to === null) {
+      throw new ApiError('notification_target_missing', {
+        details: `Give ${spec.target}: the invoice's customer has no ${spec.customerField}.`,
+        errors: { [spec.target]: [`is required: the invoice's customer has no ${spec.customerField}`] },
+        entityId: invoice.id,
+      });
+    }
+    const merchant = await findMerchant(trx, merchantId);
+    const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', deps.baseUrl);
+    const notificationId = await notifierFor(trx).send({
+      merchantId, invoiceId: invoice.id, channel: spec.channel, template: 1, to, subject, text, createdOn: iso(now),
+    });
+    await addHistory(trx, randomUUID(), invoice.id, {
+      typeId: spec.history, notificationId, notificationTypeId: spec.channel, notificationTemplateTypeId: 1, notificationTarget: to, createdOn: iso(now),
+    });
+  });
+}
+
+/** send-email-notification: a text message to phoneNumber (null: the invoice customer's mobile number). */
+export function sendToPhone(deps: Deps, merchantId: string, id: string, body: { phoneNumber: string | null; customerConsent: boolean }): Promise<void> {
+  // The phone pattern of the interface admits the text `null`: it means none.
+  const phone = body.phoneNumber === 'null' ? null : body.phoneNumber;
+  return send(deps, merchantId, id, 'sms', phone, body.customerConsent);
+}
+
+/** send-published-sms-notification: an e-mail to receiverEmail (null or left out: the invoice customer's e-mail). */
+export function sendToEmail(deps: Deps, merchantId: string, id: string, body: { receiverEmail?: string | null; customerConsent: boolean }): Promise<void> {
+  return send(deps, merchantId, id, 'email', body.receiverEmail ?? null, body.customerConsent);
+}
