@@ -3,11 +3,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.ts';
 import { authChecks } from './checks/auth.ts';
 import { resourceChecks } from './checks/resources.ts';
+import { tenancyChecks } from './checks/tenancy.ts';
 import { transitionChecks } from './checks/transitions.ts';
 import { Http, UnreachableError, type Exchange } from './http.ts';
 import type { Spec } from './spec.ts';
 
-export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...transitionChecks];
+export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...tenancyChecks, ...transitionChecks];
 
 export interface Target {
   baseUrl: string;

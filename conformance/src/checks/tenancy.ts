@@ -1,0 +1,97 @@
+// Tenancy on every operation that addresses a record by id: merchant B gets 404 on each of merchant A's
+// records (customers and their payment methods, invoices, invoice settings, API keys, devices), and A's
+// records are unchanged afterwards.
+import { randomUUID } from 'node:crypto';
+import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
+import type { CallOptions } from '../http.ts';
+
+interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string }
+
+async function recordsOfA(ctx: CheckContext): Promise<Records> {
+  const customer = await ctx.call('createCustomer', { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
+  const customerId = createdId(customer, 'customer');
+  const card = await ctx.call('addCardPaymentMethod', {
+    path: { customerId }, body: { name: 'Visa', pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' },
+  });
+  const paymentMethodId = createdId(card, 'card payment method');
+  const read = await ctx.call('getCustomer', { path: { customerId } });
+  expectStatus(read, 200, 'getCustomer');
+  const merchantId = String(bodyOf(read).merchantId);
+  const invoice = await ctx.call('publishInvoice', {
+    body: {
+      id: null, dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(), customerId,
+      customer: { firstName: 'Tenant', lastName: 'Check', email: 'tenant@example.com' },
+      lineItems: [{ lineItemId: null, productName: 'Tenancy check', unitTypeId: 1, unitPrice: 10, quantity: 1 }],
+    },
+  });
+  const invoiceId = createdId(invoice, 'invoice');
+  const key = await ctx.call('createApiKey', { body: { name: ctx.unique('tenant-key') } });
+  expectStatus(key, 200, 'createApiKey');
+  const deviceId = randomUUID();
+  expectStatus(await ctx.call('issueTapToPayToken', { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
+  return { customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId };
+}
+
+/** Every operation that addresses one of A's records, as merchant B calls it. */
+function attempts(r: Records): [string, CallOptions][] {
+  const customer = { customerId: r.customerId };
+  const method = { ...customer, paymentMethodId: r.paymentMethodId };
+  const invoice = { invoiceId: r.invoiceId };
+  return [
+    ['getCustomer', { path: customer }],
+    ['updateCustomer', { path: customer, body: { firstName: 'Mallory', lastName: 'Mallory' } }],
+    ['listPaymentMethods', { path: customer }],
+    ['addCardPaymentMethod', { path: customer, body: { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3 } }],
+    ['addAchPaymentMethod', { path: customer, body: { accountNumber: '123456789', routingNumber: '021000021', accountType: 1, accountHolderType: 2 } }],
+    ['updatePaymentMethod', { path: method, body: { name: 'Mallory' } }],
+    ['makeDefaultPaymentMethod', { path: method }],
+    ['deletePaymentMethod', { path: method }],
+    ['getInvoice', { path: invoice }],
+    ['updateInvoice', { path: invoice, body: { customer: { firstName: 'M', lastName: 'M' }, lineItems: [{ lineItemId: null, productName: 'x', unitTypeId: 1, unitPrice: 1, quantity: 1 }] } }],
+    ['getInvoiceCalculations', { path: invoice }],
+    ['cancelInvoice', { path: invoice }],
+    ['markInvoiceAsPaid', { path: invoice, body: {} }],
+    ['sendInvoiceEmailNotification', { path: invoice, body: { phoneNumber: '+15555550123', customerConsent: true } }],
+    ['sendInvoiceSmsNotification', { path: invoice, body: { receiverEmail: 'm@example.com', customerConsent: true } }],
+    ['downloadInvoicePdf', { path: invoice }],
+    ['deleteInvoice', { path: invoice }],
+    ['getInvoiceSettings', { path: { merchantId: r.merchantId } }],
+    ['updateInvoiceSettings', { path: { merchantId: r.merchantId }, body: { notes: 'Mallory' } }],
+    ['deleteApiKey', { path: { clientId: r.clientId } }],
+    ['getDevice', { path: { deviceId: r.deviceId } }],
+    ['activateTapToPayDevice', { path: { deviceId: r.deviceId } }],
+    ['deleteCustomer', { path: customer }],
+  ];
+}
+
+export const tenancyChecks: Check[] = [
+  {
+    id: 'tenancy/every_operation_with_an_id', group: 'tenancy', designed: true,
+    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices'],
+    title: 'Merchant B gets 404 on every operation that addresses one of merchant A\'s records, which stay unchanged',
+    async run(ctx) {
+      const r = await recordsOfA(ctx);
+      const before = {
+        customer: JSON.stringify(bodyOf(await ctx.call('getCustomer', { path: { customerId: r.customerId } }))),
+        invoice: JSON.stringify({ ...bodyOf(await ctx.call('getInvoice', { path: { invoiceId: r.invoiceId } })), history: null }),
+        settings: JSON.stringify(bodyOf(await ctx.call('getInvoiceSettings', { path: { merchantId: r.merchantId } }))),
+        device: JSON.stringify(bodyOf(await ctx.call('getDevice', { path: { deviceId: r.deviceId } }))),
+      };
+      for (const [operationId, options] of attempts(r)) {
+        expectStatus(await ctx.call(operationId, { ...options, as: 'B' }), 404, `${operationId} of merchant A's record with merchant B's token`);
+      }
+      const after = {
+        customer: JSON.stringify(bodyOf(await ctx.call('getCustomer', { path: { customerId: r.customerId } }))),
+        invoice: JSON.stringify({ ...bodyOf(await ctx.call('getInvoice', { path: { invoiceId: r.invoiceId } })), history: null }),
+        settings: JSON.stringify(bodyOf(await ctx.call('getInvoiceSettings', { path: { merchantId: r.merchantId } }))),
+        device: JSON.stringify(bodyOf(await ctx.call('getDevice', { path: { deviceId: r.deviceId } }))),
+      };
+      for (const key of Object.keys(before) as (keyof typeof before)[]) {
+        expectThat(after[key] === before[key], `merchant A's ${key} is unchanged after merchant B's attempts`);
+      }
+      const keys = await ctx.call('listApiKeys', { query: { search: r.clientId } });
+      expectThat(JSON.stringify(bodyOf(keys)).includes(`"clientId":"${r.clientId}","name"`) && !JSON.stringify(bodyOf(keys)).includes('"isActive":false'),
+        'merchant A\'s API key is still active', keys);
+    },
+  },
+];
