@@ -2,7 +2,7 @@
 // reader of the text of an uncompressed PDF.
 import request from 'supertest';
 import { expect } from 'vitest';
-import type { TestServer } from '../harness.ts';
+import type { ErrorBody, TestServer } from '../harness.ts';
 
 export const INVOICES = '/pay-int-api/invoices';
 export const UNKNOWN = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -117,3 +117,12 @@ export function pdfText(pdf: Buffer): string[] {
   }
   return shown;
 }
+
+/** The outbox events of a type whose data is the record with this id. */
+export async function eventsOf(s: TestServer, type: string, id: string): Promise<unknown[]> {
+  const rows = (await s.db('outbox_events').where({ type }).orderBy('occurred_on')) as { payload: string }[];
+  return rows.map((r) => JSON.parse(r.payload) as { id: string }).filter((data) => data.id === id);
+}
+
+/** A response's status and errorCode, for one assertion. */
+export const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];

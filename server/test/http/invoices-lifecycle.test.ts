@@ -3,7 +3,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { INVOICES, UNKNOWN, customer, daysFrom, invoiceBody, invoiceCalls, manualLine } from './invoice-helpers.ts';
+import { INVOICES, UNKNOWN, customer, daysFrom, invoiceBody, invoiceCalls, manualLine, eventsOf, errorOf } from './invoice-helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -14,11 +14,7 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
 
   const as = (who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>> => s.as(who, acting);
   const calls = invoiceCalls(() => s);
-  const events = async (type: string, id: string): Promise<unknown[]> => {
-    const rows = (await s.db('outbox_events').where({ type }).orderBy('occurred_on')) as { payload: string }[];
-    return rows.map((r) => JSON.parse(r.payload) as { id: string }).filter((data) => data.id === id);
-  };
-  const error = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
+  const events = (type: string, id: string): Promise<unknown[]> => eventsOf(s, type, id);
 
   describe('create and read', () => {
     it('creates a draft, with the settings defaults, and sends invoice.created with the record', async () => {
@@ -175,7 +171,7 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
       const item = await calls.createItem(h, { productName: 'Fixed price item', unitPrice: 20 });
       const overridden = invoiceBody({ lineItems: [{ lineItemId: item, quantity: 1, unitPrice: 25 }] });
       const refused = await request(s.app).post(INVOICES).set(h).send(overridden);
-      expect([...error(refused), fieldsOf(refused.body)]).toEqual([400, 'line_item_price_override_not_allowed', ['lineItems[0].unitPrice']]);
+      expect([...errorOf(refused), fieldsOf(refused.body)]).toEqual([400, 'line_item_price_override_not_allowed', ['lineItems[0].unitPrice']]);
       const allowed = await calls.get(h, await calls.create(h, { ...overridden, canPriceBeForceOverrided: true }));
       expect(allowed.lineItems[0]).toMatchObject({ lineItemId: item, unitPrice: 25, totalAmount: 25 });
       expect(allowed.isLineItemsUpdated).toBe(true);
@@ -183,11 +179,11 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
       expect((await calls.get(h, await calls.create(h, invoiceBody({ lineItems: [{ lineItemId: item, quantity: 1, unitPrice: 20 }] })))).isLineItemsUpdated).toBe(false);
       await calls.settings(h, 1, { canOverWriteInvoiceLineItemPrice: false, allowManuallyEnterLineItems: false });
       try {
-        expect(error(await request(s.app).post(INVOICES).set(h).send({ ...overridden, canPriceBeForceOverrided: true })))
+        expect(errorOf(await request(s.app).post(INVOICES).set(h).send({ ...overridden, canPriceBeForceOverrided: true })))
           .toEqual([400, 'line_item_price_override_not_allowed']);
         const manual = await request(s.app).post(INVOICES).set(h).send(invoiceBody());
-        expect([...error(manual), fieldsOf(manual.body)]).toEqual([400, 'line_item_manual_entry_not_allowed', ['lineItems[0].lineItemId']]);
-        expect(error(await request(s.app).post(`${INVOICES}/publish`).set(h).send(invoiceBody()))).toEqual([400, 'line_item_manual_entry_not_allowed']);
+        expect([...errorOf(manual), fieldsOf(manual.body)]).toEqual([400, 'line_item_manual_entry_not_allowed', ['lineItems[0].lineItemId']]);
+        expect(errorOf(await request(s.app).post(`${INVOICES}/publish`).set(h).send(invoiceBody()))).toEqual([400, 'line_item_manual_entry_not_allowed']);
         await calls.create(h, invoiceBody({ lineItems: [{ lineItemId: item, quantity: 3 }] }));
       } finally {
         await calls.settings(h, 1, { canOverWriteInvoiceLineItemPrice: true, allowManuallyEnterLineItems: true });
@@ -268,12 +264,12 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
       const h = await as(0);
       const id = await calls.create(h);
       const past = await request(s.app).post(`${INVOICES}/publish`).set(h).send({ ...invoiceBody({ dueDate: '2020-01-01T00:00:00Z' }), id });
-      expect([...error(past), fieldsOf(past.body)]).toEqual([400, 'validation_failed', ['dueDate']]);
+      expect([...errorOf(past), fieldsOf(past.body)]).toEqual([400, 'validation_failed', ['dueDate']]);
       expect(await calls.get(h, id)).toMatchObject({ status: 1, number: null, dueDate: null });
-      expect(error(await request(s.app).post(`${INVOICES}/publish`).set(h).send({ ...invoiceBody(), id: UNKNOWN }))).toEqual([404, 'not_found']);
+      expect(errorOf(await request(s.app).post(`${INVOICES}/publish`).set(h).send({ ...invoiceBody(), id: UNKNOWN }))).toEqual([404, 'not_found']);
       await calls.publish(h, { ...invoiceBody(), id });
       const again = await request(s.app).post(`${INVOICES}/publish`).set(h).send({ ...invoiceBody(), id });
-      expect([...error(again), (again.body as ErrorBody).entityId]).toEqual([400, 'invoice_not_draft', id]);
+      expect([...errorOf(again), (again.body as ErrorBody).entityId]).toEqual([400, 'invoice_not_draft', id]);
     });
   });
 });

@@ -3,7 +3,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { INVOICES, UNKNOWN, customer, invoiceBody, invoiceCalls, manualLine, pdfText } from './invoice-helpers.ts';
+import { INVOICES, UNKNOWN, customer, invoiceBody, invoiceCalls, manualLine, pdfText, errorOf } from './invoice-helpers.ts';
 
 interface NotificationRow {
   id: string; merchant_id: string; invoice_id: string; channel_id: number; template_type_id: number; target: string;
@@ -17,7 +17,6 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
 
   const as = (who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>> => s.as(who, acting);
   const calls = invoiceCalls(() => s);
-  const error = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
   const notificationsOf = async (invoiceId: string): Promise<NotificationRow[]> =>
     (await s.db('notifications').where({ invoice_id: invoiceId }).orderBy('created_on')) as NotificationRow[];
   const toPhone = (id: string, h: Record<string, string>, body: object) => request(s.app).post(`${INVOICES}/${id}/send-email-notification`).set(h).send(body);
@@ -69,13 +68,13 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       const h = await as(0);
       const id = await calls.publish(h, invoiceBody({ customer: customer({ email: null, mobilePhoneNumber: null, isMobileNumberSmsNotificationsEnabled: false }) }));
       const consent = await toPhone(id, h, { phoneNumber: '+15125550199', customerConsent: false });
-      expect([...error(consent), fieldsOf(consent.body)]).toEqual([400, 'consent_required', ['customerConsent']]);
-      expect(error(await toEmail(id, h, { receiverEmail: 'a@b.example', customerConsent: false }))).toEqual([400, 'consent_required']);
+      expect([...errorOf(consent), fieldsOf(consent.body)]).toEqual([400, 'consent_required', ['customerConsent']]);
+      expect(errorOf(await toEmail(id, h, { receiverEmail: 'a@b.example', customerConsent: false }))).toEqual([400, 'consent_required']);
       const noPhone = await toPhone(id, h, { phoneNumber: null, customerConsent: true });
-      expect([...error(noPhone), fieldsOf(noPhone.body)]).toEqual([400, 'notification_target_missing', ['phoneNumber']]);
-      expect(error(await toPhone(id, h, { phoneNumber: 'null', customerConsent: true }))).toEqual([400, 'notification_target_missing']);
+      expect([...errorOf(noPhone), fieldsOf(noPhone.body)]).toEqual([400, 'notification_target_missing', ['phoneNumber']]);
+      expect(errorOf(await toPhone(id, h, { phoneNumber: 'null', customerConsent: true }))).toEqual([400, 'notification_target_missing']);
       const noEmail = await toEmail(id, h, { customerConsent: true });
-      expect([...error(noEmail), fieldsOf(noEmail.body)]).toEqual([400, 'notification_target_missing', ['receiverEmail']]);
+      expect([...errorOf(noEmail), fieldsOf(noEmail.body)]).toEqual([400, 'notification_target_missing', ['receiverEmail']]);
       // The router's checks: the phone pattern, the e-mail format, the required consent.
       expect(fieldsOf((await toPhone(id, h, { phoneNumber: '555-0199', customerConsent: true })).body)).toEqual(['phoneNumber']);
       expect(fieldsOf((await toEmail(id, h, { receiverEmail: 'not an address', customerConsent: true })).body)).toEqual(['receiverEmail']);
@@ -84,8 +83,8 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       const typed = await toPhone(id, h, { phoneNumber: null, customerConsent: 'yes' });
       expect([typed.status, Object.keys((typed.body as { errors: Record<string, string> }).errors)]).toEqual([400, ['$.customerConsent']]);
       const draft = await calls.create(h);
-      expect(error(await toPhone(draft, h, { phoneNumber: '+15125550199', customerConsent: true }))).toEqual([400, 'invoice_not_open']);
-      expect(error(await toEmail(UNKNOWN, h, { customerConsent: true }))).toEqual([404, 'not_found']);
+      expect(errorOf(await toPhone(draft, h, { phoneNumber: '+15125550199', customerConsent: true }))).toEqual([400, 'invoice_not_open']);
+      expect(errorOf(await toEmail(UNKNOWN, h, { customerConsent: true }))).toEqual([404, 'not_found']);
       expect(await notificationsOf(id)).toEqual([]);
       expect(await notificationsOf(draft)).toEqual([]);
       expect((await calls.get(h, id)).history.map((e) => e.typeName)).toEqual(['Created', 'Published']);
@@ -147,7 +146,7 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
         const dual = await calls.publish(h, example());
         const dualRes = (await request(s.app).get(`${INVOICES}/${dual}/calculations`).set(h)).body as { surchargePercentage: number | null };
         expect(dualRes.surchargePercentage).toBe(3.5);
-        expect(error(await request(s.app).get(`${INVOICES}/${UNKNOWN}/calculations`).set(h))).toEqual([404, 'not_found']);
+        expect(errorOf(await request(s.app).get(`${INVOICES}/${UNKNOWN}/calculations`).set(h))).toEqual([404, 'not_found']);
       } finally {
         await setOption(1, 0);
       }
@@ -163,7 +162,7 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       ] });
       const draft = await calls.create(h, body);
       const refused = await request(s.app).get(`${INVOICES}/${draft}/download-pdf`).set(h);
-      expect([...error(refused), (refused.body as ErrorBody).entityId]).toEqual([400, 'invoice_not_published', draft]);
+      expect([...errorOf(refused), (refused.body as ErrorBody).entityId]).toEqual([400, 'invoice_not_published', draft]);
       const id = await calls.publish(h, body);
       const invoice = await calls.get(h, id);
       const res = await request(s.app).get(`${INVOICES}/${id}/download-pdf`).set(h);
@@ -190,7 +189,7 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       await request(s.app).put(`${INVOICES}/${id}/mark-as-paid`).set(h).expect(200);
       const paid = pdfText(Buffer.from((await request(s.app).get(`${INVOICES}/${id}/download-pdf`).set(h).expect(200)).body as string, 'base64'));
       expect(paid).toContain('Status: Paid');
-      expect(error(await request(s.app).get(`${INVOICES}/${UNKNOWN}/download-pdf`).set(h))).toEqual([404, 'not_found']);
+      expect(errorOf(await request(s.app).get(`${INVOICES}/${UNKNOWN}/download-pdf`).set(h))).toEqual([404, 'not_found']);
     });
   });
 

@@ -4,7 +4,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { INVOICES, daysFrom, invoiceBody, invoiceCalls } from './invoice-helpers.ts';
+import { INVOICES, daysFrom, invoiceBody, invoiceCalls, eventsOf, errorOf } from './invoice-helpers.ts';
 
 describe.each(engines())('invoice transitions (%s)', (engine) => {
   let s: TestServer;
@@ -13,11 +13,7 @@ describe.each(engines())('invoice transitions (%s)', (engine) => {
 
   const as = (who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>> => s.as(who, acting);
   const calls = invoiceCalls(() => s);
-  const events = async (type: string, id: string): Promise<unknown[]> => {
-    const rows = (await s.db('outbox_events').where({ type }).orderBy('occurred_on')) as { payload: string }[];
-    return rows.map((r) => JSON.parse(r.payload) as { id: string }).filter((data) => data.id === id);
-  };
-  const error = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
+  const events = (type: string, id: string): Promise<unknown[]> => eventsOf(s, type, id);
 
   describe('cancel and mark as paid', () => {
     it('cancels a Due invoice', async () => {
@@ -127,7 +123,7 @@ describe.each(engines())('invoice transitions (%s)', (engine) => {
         // The partner acting on the other merchant.
         ['partner', request(s.app).get(`${INVOICES}/${draft}`).set(await as('partner', 1))],
       ];
-      for (const [name, attempt] of attempts) expect(error(await attempt), name).toEqual([404, 'not_found']);
+      for (const [name, attempt] of attempts) expect(errorOf(await attempt), name).toEqual([404, 'not_found']);
       expect((await calls.get(owner, draft)).status).toBe(1);
       expect((await calls.get(owner, published)).history.map((e) => e.typeName)).toEqual(['Created', 'Published']);
     });
