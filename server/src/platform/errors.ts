@@ -36,6 +36,9 @@ const registry = {
 
 export type ErrorCode = keyof typeof registry;
 
+/** Every error code the server answers with. */
+export const errorCodes = Object.keys(registry) as ErrorCode[];
+
 export interface ErrorContext {
   /** Replaces the registry's message as `details`. */
   details?: string;
