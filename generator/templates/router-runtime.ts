@@ -160,15 +160,23 @@ type Locals = Record<symbol, unknown>;
 
 /** The router: mount it at the root of an Express app, after any routes the document does not describe. */
 export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router {
-  const router = express.Router();
+  // Case-sensitive, like the context step's matcher: `/PAY-API/...` is not `/pay-api/...` (a router that matched
+  // paths without case would reach handlers the context step never authenticated).
+  const router = express.Router({ caseSensitive: true });
   const routes = [...options.routes].sort(routeOrder);
-  const matchers = routes.map((route) => ({ route, pattern: matcher(route) }));
+  const matchers = routes.map((route) => ({ route, pattern: matcher(route), anyCase: new RegExp(matcher(route).source, 'i') }));
   const limit = options.bodyLimit ?? '1mb';
 
   const contextStep: RequestHandler = (req, res, next) => {
     const method = req.method.toLowerCase();
     const found = matchers.find((m) => m.route.method === method && m.pattern.test(req.path));
     if (!found) {
+      // A path that differs from a route only in letter case is not that route; the validator would match it
+      // without regard to case, so it is refused here, as an unknown path, before the validator sees it.
+      if (!matchers.some((m) => m.pattern.test(req.path)) && matchers.some((m) => m.anyCase.test(req.path))) {
+        next(Object.assign(new Error(`not found: ${req.path}`), { status: 404, path: req.path, errors: [] }));
+        return;
+      }
       next();
       return;
     }
@@ -219,6 +227,11 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
         headers: pickHeaders(req, route.headerParams),
         body: route.requestContentTypes.length > 0 ? (req.body as unknown) : undefined,
       };
+      if (!(CONTEXT in (res.locals as Locals))) {
+        // Fail closed: a handler never runs without the context step (authentication) having run.
+        next(new Error(`no context for ${route.operationId}: the context step did not match this request`));
+        return;
+      }
       const context = (res.locals as Locals)[CONTEXT] as Ctx;
       options
         .dispatch(route.operationId, input, context)

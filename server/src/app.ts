@@ -10,6 +10,7 @@ import type { Database } from './db/knex.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { contextFactory, type Services } from './platform/context.ts';
+import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import type { Logger } from './platform/log.ts';
 import { correlation, correlationIdOf } from './platform/request-context.ts';
@@ -89,6 +90,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
   });
   app.use(invoicePages(services));
   app.use(createApiRouter({ handlers: handlers(), context: contextFactory(services) }));
+  // Anything no route answered (the router is case-sensitive: `/PAY-API/…` ends here) is an unknown route.
+  app.use((_req, _res, next) => { next(new ApiError('route_not_found')); });
   app.use(errorHandler(options.log));
   return app;
 }

@@ -52,6 +52,15 @@ describe.each(engines())('platform (%s)', (engine) => {
       expect(String(method.headers.allow).split(', ').sort()).toEqual(['GET', 'POST']);
     });
 
+    it('serves no route under another letter case, with or without a token (no authentication bypass)', async () => {
+      for (const path of ['/PAY-API/v1/lookups/countries', '/PAY-INT-API/line-items/unit-types', '/pay-int-api/Categories', '/Pay-Api/v1/customers']) {
+        const anonymous = await request(s.app).get(path);
+        expect([path, anonymous.status, (anonymous.body as ErrorBody).errorCode]).toEqual([path, 404, 'route_not_found']);
+        const authenticated = await request(s.app).get(path).set(await s.auth(0));
+        expect([path, authenticated.status]).toEqual([path, 404]);
+      }
+    });
+
     it('refuses an x-api-version it does not know on the /pay-int-api family', async () => {
       const res = await request(s.app).get('/pay-int-api/line-items/unit-types').set(await s.auth(0)).set('x-api-version', '9');
       expect([res.status, (res.body as ErrorBody).errorCode]).toEqual([400, 'invalid_api_version']);
