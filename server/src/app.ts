@@ -1,5 +1,6 @@
 // The Express application: correlation ids and access logs, health, the spec and its docs, the generated
 // router over the handlers, and the one error handler.
+import { hkdfSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,12 +64,14 @@ function docsPage(): string | undefined {
 
 export async function createApp(options: AppOptions): Promise<Express> {
   const clock = options.clock ?? systemClock;
+  const key = await signingKey(options.db, options.config.environment, clock);
   const services: Services = {
     db: options.db,
     log: options.log,
     config: options.config,
     clock,
-    tokens: new TokenService(options.config.environment, await signingKey(options.db, options.config.environment, clock), () => clock.now().getTime()),
+    tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
+    hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -25,6 +25,8 @@ export interface Services {
   readonly config: ServerConfig;
   readonly clock: Clock;
   readonly tokens: TokenService;
+  /** The key of the server's keyed hashes of request data (derived from the environment's signing key). */
+  readonly hashKey: Buffer;
 }
 
 export interface ServerContext extends Services {

@@ -2,7 +2,7 @@
 // request replays the first response (`Idempotent-Replayed: true`); the same key with another request
 // answers 422; a repeat while the first is still running answers 409. Safe under concurrent duplicates:
 // the first request claims the key with an insert the database serialises.
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { routes, type OperationInput, type OperationResult } from '../../../generated/index.ts';
 import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from './context.ts';
@@ -31,9 +31,12 @@ interface KeyRow {
 
 type Operation = (input: OperationInput, context: ServerContext) => Promise<OperationResult>;
 
-function requestHash(operationId: string, input: OperationInput, context: ServerContext): string {
-  const acting = context.scope.length === 1 ? context.scope[0] : null;
-  return createHash('sha256')
+/**
+ * The request's fingerprint: an HMAC under the server's key, never a plain hash, since the request may hold a
+ * card number and security code that a plain hash beside the stored panMask would let anyone recover.
+ */
+export function requestHash(key: Buffer, operationId: string, input: OperationInput, acting: string | null): string {
+  return createHmac('sha256', key)
     .update(JSON.stringify({ operationId, acting, path: input.path, query: input.query, body: input.body ?? null }))
     .digest('hex');
 }
@@ -61,7 +64,7 @@ function idempotent(operationId: string, operation: Operation): Operation {
   return async (input, context) => {
     const key = input.headers['idempotency-key'];
     if (key === undefined || key === '') return operation(input, context);
-    const hash = requestHash(operationId, input, context);
+    const hash = requestHash(context.hashKey, operationId, input, context.scope.length === 1 ? (context.scope[0] ?? null) : null);
     const existing = await claim(context, key, hash);
     if (existing) {
       if (existing.request_hash !== hash) throw new ApiError('idempotency_key_reused');
