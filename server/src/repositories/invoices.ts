@@ -331,6 +331,9 @@ export async function historyOf(db: Knex, invoiceId: string): Promise<HistoryRec
 
 /** Appends a history entry. Run it in the transaction of the change it records. */
 export async function addHistory(db: Knex, id: string, invoiceId: string, entry: HistoryValue): Promise<void> {
+  // Lock the invoice row first (a no-op update): concurrent appends to one history take their positions in
+  // turn on PostgreSQL, instead of both reading the same max(position). Call it inside a transaction.
+  await db('invoices').where({ id: invoiceId }).update({ id: invoiceId });
   const last = (await db('invoice_history').where({ invoice_id: invoiceId }).max({ position: 'position' }).first()) as { position: number | string | null } | undefined;
   await db('invoice_history').insert({
     id,

@@ -19,6 +19,9 @@ export async function createKey(db: Knex, clock: Clock, merchantId: string, name
 
 export async function deleteKey(db: Knex, clock: Clock, merchantId: string, clientId: string): Promise<void> {
   await db.transaction(async (trx) => {
+    // Lock the merchant row first (a no-op update): two concurrent deletes cannot both see another active key
+    // and leave the merchant with none (PostgreSQL runs them in parallel; SQLite serialises anyway).
+    await trx('merchants').where({ id: merchantId }).update({ id: merchantId });
     const key = await repo.findApiKey(trx, merchantId, clientId);
     if (!key) throw notFound(clientId, 'API key');
     if (!key.isActive) return; // already deleted: nothing changes

@@ -64,6 +64,16 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       expect((await notificationsOf(id)).map((n) => n.target)).toEqual(['accounts@doe.example', 'jane.doe@example.com', 'jane.doe@example.com']);
     });
 
+    it('records concurrent notifications of one invoice, each once, in order', async () => {
+      const h = await s.as(0);
+      const id = await calls.publish(h);
+      const results = await Promise.all(Array.from({ length: 6 }, () =>
+        request(s.app).post(`${INVOICES}/${id}/send-email-notification`).set(h).send({ phoneNumber: '+15555550123', customerConsent: true })));
+      expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const invoice = (await request(s.app).get(`${INVOICES}/${id}`).set(h)).body as { history: { notificationTarget: string | null }[] };
+      expect(invoice.history.filter((e) => e.notificationTarget === '+15555550123')).toHaveLength(6);
+    });
+
     it('needs consent, a target, a valid body and an open invoice; a refusal records nothing', async () => {
       const h = await as(0);
       const id = await calls.publish(h, invoiceBody({ customer: customer({ email: null, mobilePhoneNumber: null, isMobileNumberSmsNotificationsEnabled: false }) }));

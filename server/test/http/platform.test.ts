@@ -220,6 +220,21 @@ describe.each(engines())('platform (%s)', (engine) => {
       expect(log).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
     });
   });
+
+  // Last: it deletes one of merchant 1's keys, whichever loses the race.
+  describe('races', () => {
+    it('keeps one active key when a merchant\'s last two are deleted at the same time', async () => {
+      const partner = { ...(await s.auth('partner')), 'x-merchant-id': merchant(1).merchantId };
+      const active = async (): Promise<string[]> =>
+        (await s.db('api_keys').where({ merchant_id: merchant(1).merchantId, is_active: true }).select<{ client_id: string }[]>('client_id')).map((r) => r.client_id);
+      // Down to two active keys, then both deleted at once.
+      while ((await active()).length < 2) await request(s.app).post(KEYS).set(partner).send({ name: 'Spare' });
+      for (const id of (await active()).slice(2)) await request(s.app).delete(`${KEYS}/${id}`).set(partner);
+      const results = await Promise.all((await active()).map((id) => request(s.app).delete(`${KEYS}/${id}`).set(partner)));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(await active()).toHaveLength(1);
+    });
+  });
 });
 
 describe('a server fault', () => {
