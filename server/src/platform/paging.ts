@@ -41,8 +41,8 @@ export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: Li
       for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
     });
   }
-  if (list.dateFrom) void query.where(spec.dateColumn, '>=', normalizeDateTime(list.dateFrom));
-  if (list.dateTo) void query.where(spec.dateColumn, '<=', normalizeDateTime(list.dateTo));
+  if (list.dateFrom) void query.where(spec.dateColumn, '>=', normalizeDateTime(list.dateFrom, 'dateFrom'));
+  if (list.dateTo) void query.where(spec.dateColumn, '<=', normalizeDateTime(list.dateTo, 'dateTo'));
   return query;
 }
 

@@ -1,4 +1,5 @@
 // Time: one clock for the server (tests move it), and ISO 8601 UTC text of fixed width for the database.
+import { invalid } from './errors.ts';
 
 export interface Clock {
   now(): Date;
@@ -9,5 +10,12 @@ export const systemClock: Clock = { now: () => new Date() };
 /** `2026-01-02T03:04:05.678Z`: the stored form of every date-time. */
 export const iso = (date: Date): string => date.toISOString();
 
-/** A date-time of a request (any ISO 8601 offset) in the stored form. */
-export const normalizeDateTime = (text: string): string => new Date(text).toISOString();
+/**
+ * A date-time of a request (any ISO 8601 offset) in the stored form. One the format admits but a Date cannot
+ * hold (a leap second, 23:59:60) is a 400 naming the field, not a fault.
+ */
+export function normalizeDateTime(text: string, field: string): string {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw invalid(field, 'is not a date-time this server can represent (a leap second?)');
+  return date.toISOString();
+}

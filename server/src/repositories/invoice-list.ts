@@ -67,10 +67,10 @@ function applyStatus(query: Knex.QueryBuilder, status: InvoiceListFilter['status
   else void query.where('i.status_id', status);
 }
 
-function applyRange(query: Knex.QueryBuilder, column: string, from: string | undefined, to: string | undefined): void {
+function applyRange(query: Knex.QueryBuilder, column: string, field: string, from: string | undefined, to: string | undefined): void {
   // A null date matches no range: the comparisons are false for null.
-  if (from !== undefined) void query.where(column, '>=', normalizeDateTime(from));
-  if (to !== undefined) void query.where(column, '<=', normalizeDateTime(to));
+  if (from !== undefined) void query.where(column, '>=', normalizeDateTime(from, `${field}From`));
+  if (to !== undefined) void query.where(column, '<=', normalizeDateTime(to, `${field}To`));
 }
 
 export async function listInvoices(db: Knex, merchantId: string, list: ListQuery, filter: InvoiceListFilter, now: string): Promise<{ items: InvoiceListRecord[]; total: number }> {
@@ -78,9 +78,9 @@ export async function listInvoices(db: Knex, merchantId: string, list: ListQuery
     'i.id', 'i.number', 'i.customer_first_name', 'i.customer_last_name', 'i.issue_date', 'i.due_date', 'i.payment_date', 'i.total_cents', 'i.status_id',
   );
   applyStatus(query, filter.status, now);
-  applyRange(query, 'i.issue_date', filter.issueDateFrom, filter.issueDateTo);
-  applyRange(query, 'i.due_date', filter.dueDateFrom, filter.dueDateTo);
-  applyRange(query, 'i.payment_date', filter.paymentDateFrom, filter.paymentDateTo);
+  applyRange(query, 'i.issue_date', 'issueDate', filter.issueDateFrom, filter.issueDateTo);
+  applyRange(query, 'i.due_date', 'dueDate', filter.dueDateFrom, filter.dueDateTo);
+  applyRange(query, 'i.payment_date', 'paymentDate', filter.paymentDateFrom, filter.paymentDateTo);
   // The date ranges are applied above; the common dateFrom/dateTo of the paging do not apply here.
   const { rows, total } = await pageOf(query, { ...list, dateFrom: undefined, dateTo: undefined }, listSpec(now));
   return {

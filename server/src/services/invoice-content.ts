@@ -3,6 +3,7 @@
 // (customer, contact address, processors) checked against the merchant's records, amounts in cents.
 import type { Knex } from 'knex';
 import { ApiError } from '../platform/errors.ts';
+import { normalizeDateTime } from '../platform/time.ts';
 import { toCents } from '../platform/money.ts';
 import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
 import { processorType } from '../repositories/invoice-settings.ts';
@@ -229,7 +230,7 @@ export async function settleContent(db: Knex, merchantId: string, input: Invoice
   };
   const result = calculateInvoice(calcInputOf({ lines, ...amounts }, terms));
   return {
-    dueDate: input.dueDate === undefined || input.dueDate === null ? null : new Date(input.dueDate).toISOString(),
+    dueDate: input.dueDate === undefined || input.dueDate === null ? null : normalizeDateTime(input.dueDate, 'dueDate'),
     cardProcessorId: refs.cardProcessorId,
     achProcessorId: refs.achProcessorId,
     additionalNotes: input.additionalNotes ?? defaults.additionalNotes,

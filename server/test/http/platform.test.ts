@@ -61,6 +61,17 @@ describe.each(engines())('platform (%s)', (engine) => {
       }
     });
 
+    it('answers a date-time it cannot represent (a leap second) with 400 naming the field, not a fault', async () => {
+      const auth = await s.auth(0);
+      const list = await request(s.app).get('/pay-api/v1/customers?dateFrom=2026-12-31T23:59:60Z').set(auth);
+      expect([list.status, Object.keys((list.body as ErrorBody).errors ?? {})]).toEqual([400, ['dateFrom']]);
+      const invoice = await request(s.app).post('/pay-int-api/invoices').set(auth).send({
+        dueDate: '2030-12-31T23:59:60Z', customer: { firstName: 'Leap', lastName: 'Second' },
+        lineItems: [{ lineItemId: null, productName: 'x', unitTypeId: 1, unitPrice: 1, quantity: 1 }],
+      });
+      expect([invoice.status, Object.keys((invoice.body as ErrorBody).errors ?? {})]).toEqual([400, ['dueDate']]);
+    });
+
     it('refuses an x-api-version it does not know on the /pay-int-api family', async () => {
       const res = await request(s.app).get('/pay-int-api/line-items/unit-types').set(await s.auth(0)).set('x-api-version', '9');
       expect([res.status, (res.body as ErrorBody).errorCode]).toEqual([400, 'invalid_api_version']);
