@@ -2795,7 +2795,7 @@ export interface components {
         /**
          * AchTransactionStatus
          * Format: int32
-         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded.
+         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
          * @enum {integer}
          */
         AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28;
@@ -3109,7 +3109,7 @@ export interface components {
         /**
          * CardTransactionStatus
          * Format: int32
-         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending.
+         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
          * @enum {integer}
          */
         CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
@@ -4376,7 +4376,7 @@ export interface components {
          *     }
          */
         DeviceTapToPayToken: {
-            /** @description The token (a JWT); the bundled server always issues one, so it is not null there. */
+            /** @description The token (a JWT); the bundled server always issues one, so it is not null there, except in the replay of a request with the same Idempotency-Key: a bearer credential is never stored, so the replay answers null (request a new token instead). */
             jwtToken: string | null;
             /**
              * Format: date-time
@@ -4656,7 +4656,7 @@ export interface components {
         /**
          * InvoiceStatus
          * Format: int32
-         * @description Status of an invoice. 1 Draft, 2 Due (published, not yet due), 3 PastDue (published, the due date has passed), 4 Paid, 5 Cancelled.
+         * @description Status of an invoice. 1 Draft, 2 Due (published, not yet due), 3 PastDue (published, the due date has passed), 4 Paid, 5 Cancelled. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
          * @enum {integer}
          */
         InvoiceStatus: 1 | 2 | 3 | 4 | 5;
@@ -6429,7 +6429,9 @@ export interface components {
              */
             merchantId: string;
             /** @description The resource the event concerns, as the API returns it (each event type names its schema). */
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         /**
          * WebhookSettlementBatch

@@ -7,6 +7,7 @@ import { readModel, type ApiModel, type JsonObject } from './model.ts';
 import { transformClient } from './transform/client.ts';
 import { transformOperations } from './transform/operation-object.ts';
 import { transformRouter } from './transform/router.ts';
+import { transformStateMachines } from './transform/state-machines.ts';
 import { transformTags } from './transform/tag-object.ts';
 import { transformTypes } from './transform/types.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
@@ -52,6 +53,7 @@ export async function generate(doc: JsonObject): Promise<Generation> {
     transformRouter(model, printer),
     transformClient(model, printer),
     transformWebhooks(model, printer),
+    ...[transformStateMachines(doc, printer)].filter((f): f is GeneratedFile => f !== undefined),
     specModule(printer),
     indexModule(printer),
     ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),

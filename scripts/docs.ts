@@ -1,18 +1,55 @@
-// Builds docs/index.html: one self-contained Redoc page (scripts inlined) that renders offline.
-import { existsSync } from 'node:fs';
+// Builds docs/index.html: one self-contained Redoc page (scripts inlined) that renders offline. The state
+// machines the spec declares (x-state-machine on status schemas) are published as tables in a "State
+// machines" section of the page, written from the bundled document at build time.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readStateMachines, type StateMachineModel } from '../generator/transform/state-machines.ts';
 import { root, runBin } from './lib/run.ts';
 
 const output = path.join(root, 'docs', 'index.html');
-// `--if-missing` (used before `npm start`): keep a page that is already built.
-if (process.argv.includes('--if-missing') && existsSync(output)) process.exit(0);
-runBin('tsx', ['scripts/bundle.ts']);
-runBin('redocly', [
-  'build-docs',
-  'spec/dist/openapi.json',
-  '--inlineBundle',
-  '--output',
-  output,
-  '--title',
-  'Payment Gateway API',
-]);
+
+const cell = (text: string): string => text.replaceAll('|', '\\|');
+
+/** One machine as Markdown: its rows (status names, not ids), then its network and time triggers. */
+export function stateMachineMarkdown(machine: StateMachineModel): string {
+  const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
+  const status = (id: number | null | 'removed'): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)' : `${names.get(id) ?? ''} (${String(id)})`);
+  const refusal = machine.refusal.kind === 'responseCode'
+    ? `A trigger with no row for the status answers HTTP 200 with responseCode \`${String(machine.refusal.responseCode)}\` and changes nothing.`
+    : 'A trigger with no row for the status answers 400 with its errorCode and changes nothing.';
+  const lines = [
+    `### ${machine.name === 'ach' ? 'ACH' : machine.name.charAt(0).toUpperCase() + machine.name.slice(1)} (${machine.schema})`,
+    '',
+    refusal,
+    '',
+    '| From | Trigger | To | Response code | Event | Provenance |',
+    '|---|---|---|---|---|---|',
+    ...machine.rows.map((r) =>
+      `| ${status(r.from)} | \`${r.trigger}\` | ${status(r.to)} | ${r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged'} | ${r.event === null ? '-' : `\`${r.event}\``} | ${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`} |`),
+    '',
+    ...machine.triggers.map(([name, text]) => `- \`${name}\`: ${text}`),
+  ];
+  return lines.join('\n');
+}
+
+function main(): void {
+  // `--if-missing` (used before `npm start`): keep a page that is already built.
+  if (process.argv.includes('--if-missing') && existsSync(output)) return;
+  runBin('tsx', ['scripts/bundle.ts']);
+  const doc = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as { info: { description?: string } };
+  const machines = readStateMachines(doc);
+  if (machines.length > 0) {
+    doc.info.description = `${doc.info.description ?? ''}\n\n## State machines\n\nEach status enumeration declares its transitions (spec: \`x-state-machine\`); the server runs every change through these tables and the conformance suite walks them.\n\n${machines.map(stateMachineMarkdown).join('\n\n')}\n`;
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgw-docs-'));
+  try {
+    const input = path.join(dir, 'openapi.json');
+    writeFileSync(input, JSON.stringify(doc));
+    runBin('redocly', ['build-docs', input, '--inlineBundle', '--output', output, '--title', 'Payment Gateway API']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();

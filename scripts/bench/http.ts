@@ -1,6 +1,7 @@
-// HTTP benchmark (autocannon on loopback): customer create and customer read on the bundled server
-// (SQLite file in WAL mode, access logs on), each beside an Express hello-world measured in the same run,
-// printed as a ratio. Prints the figures; asserts nothing.
+// HTTP benchmark (autocannon on loopback): customer read and create, ACH debit create and card sale on the
+// bundled server (SQLite file in WAL mode, access logs on), each beside an Express hello-world measured in
+// the same run, printed as a ratio; then how long one sandbox clock advance takes over 10,000 due ACH
+// debits. Prints the figures; asserts nothing.
 // BENCH_SECONDS (default 8) and BENCH_CONNECTIONS (default 10) set the load.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
     await waitFor(`${base}/healthz`, gateway);
     await waitFor(`${helloBase}/hello`, hello);
 
-    const merchant = (JSON.parse(readFileSync(credentials, 'utf8')) as { merchants: { clientId: string; clientSecret: string }[] }).merchants[0];
+    const merchant = (JSON.parse(readFileSync(credentials, 'utf8')) as { merchants: { clientId: string; clientSecret: string; achProcessorId: string }[] }).merchants[0];
     if (!merchant) throw new Error('no demo merchant');
     const token = (await (await fetch(`${base}/oauth2/token`, {
       method: 'POST',
@@ -92,12 +93,49 @@ async function main(): Promise<void> {
     const writeBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: customer });
     const write = await load({ url: `${base}/pay-api/v1/customers`, method: 'POST', headers: auth, body: customer });
     rows.push(['customer create (POST)', write, writeBase]);
+    const achDebit = JSON.stringify({
+      amount: 125.5, paymentProcessorId: merchant.achProcessorId, secCode: 1, requesterIPaddress: '203.0.113.24',
+      routingNumber: '021000021', accountNumber: '000123456789', accountType: 1, accountHolderType: 2,
+      billingAddress: { city: 'Austin', countryId: 1, line1: '100 Congress Ave', postalCode: '78701', stateId: 44 },
+      contactInfo: { firstName: 'Jane', lastName: 'Doe', email: 'jane.doe@example.com' },
+    });
+    const achBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: achDebit });
+    const ach = await load({ url: `${base}/pay-api/v1/transactions/ach/payment`, method: 'POST', headers: auth, body: achDebit });
+    rows.push(['ACH debit create (POST)', ach, achBase]);
+    const sale = JSON.stringify({
+      amount: 54.25, card: { pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' },
+      billingAddress: { line1: '100 Congress Ave', postalCode: '78701' },
+    });
+    const saleBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: sale });
+    const cardSale = await load({ url: `${base}/pay-api/v1/transactions/card/sale`, method: 'POST', headers: auth, body: sale });
+    rows.push(['card sale (POST)', cardSale, saleBase]);
     for (const [label, measured, baseline] of rows) {
       console.log(label);
       console.log(line('payment gateway', measured));
       console.log(line('express hello-world', baseline));
       console.log(`  ratio (gateway / baseline)  ${(measured.rps / baseline.rps).toFixed(3)} of the baseline's throughput`);
     }
+
+    // The clock advance: 10,000 debits fall due (submission, then clearing) within the two days it moves.
+    const due = 10_000;
+    const pending = (await (await fetch(`${base}/sandbox/v1/clock`, { headers: auth })).json()) as { offsetSeconds: number };
+    let made = 0;
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      while (made < due) {
+        made += 1;
+        const res = await fetch(`${base}/pay-api/v1/transactions/ach/payment`, { method: 'POST', headers: auth, body: achDebit });
+        if (res.status !== 200) throw new Error(`ACH debit answered ${String(res.status)}`);
+        await res.arrayBuffer();
+      }
+    }));
+    const createdIn = (Date.now() - started) / 1000;
+    const before = Date.now();
+    const advance = await fetch(`${base}/sandbox/v1/clock/advance`, { method: 'POST', headers: auth, body: JSON.stringify({ seconds: 2 * 86_400 }) });
+    const took = (Date.now() - before) / 1000;
+    const ran = ((await advance.json()) as { ran?: Record<string, number> }).ran ?? {};
+    console.log(`clock advance over due ACH debits (${String(due)} made in ${createdIn.toFixed(1)} s, clock at +${String(pending.offsetSeconds)} s before)`);
+    console.log(`  advance by 2 days           ${took.toFixed(2)} s   ran: ${JSON.stringify(ran)}`);
   } finally {
     for (const child of children) child.kill();
     rmSync(dir, { recursive: true, force: true });

@@ -69,7 +69,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     db: options.db,
     log: options.log,
     config: options.config,
-    clock,
+    wall: clock,
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
   };
@@ -92,6 +92,9 @@ export async function createApp(options: AppOptions): Promise<Express> {
     res.type('html').send(page);
   });
   app.use(invoicePages(services));
+  // The sandbox controls exist only in the sandbox: a production server answers 404 there, before any token
+  // is asked for (as it does for any path it does not serve).
+  if (options.config.environment !== 'sandbox') app.use('/sandbox', (_req, _res, next) => { next(new ApiError('route_not_found')); });
   app.use(createApiRouter({ handlers: handlers(), context: contextFactory(services) }));
   // Anything no route answered (the router is case-sensitive: `/PAY-API/…` ends here) is an unknown route.
   app.use((_req, _res, next) => { next(new ApiError('route_not_found')); });

@@ -13,6 +13,8 @@ export interface ServerConfig {
   /** The public base URL (token services and invoice links are built from it). */
   readonly baseUrl: string;
   readonly logLevel: string;
+  /** How often the worker looks for due work (ms); 0 runs no worker (tests call runDue themselves). */
+  readonly workerIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -29,6 +31,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
   }
+  const workerIntervalMs = Number(env.PGW_WORKER_INTERVAL_MS ?? 1000);
+  if (!Number.isInteger(workerIntervalMs) || workerIntervalMs < 0) throw new ConfigError(`PGW_WORKER_INTERVAL_MS must be a whole number of milliseconds, not ${String(env.PGW_WORKER_INTERVAL_MS)}`);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     port,
@@ -38,5 +42,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     credentialsFile: path.resolve(cwd, env.PGW_CREDENTIALS_FILE ?? path.join('data', 'sandbox-credentials.json')),
     baseUrl: (env.PGW_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${String(port)}`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
+    workerIntervalMs,
   };
 }

@@ -7,6 +7,7 @@ import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials } from './db/seed.ts';
 import { createLogger } from './platform/log.ts';
 import { systemClock } from './platform/time.ts';
+import { Worker } from './worker/worker.ts';
 
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -55,9 +56,14 @@ async function main(): Promise<void> {
     `get a token: curl -s -X POST ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=offline_access ` +
       `-d client_id="$(jq -r '.merchants[0].clientId' ${config.credentialsFile})" -d client_secret="$(jq -r '.merchants[0].clientSecret' ${config.credentialsFile})"`,
   );
+  // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
+  const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs);
+  if (config.workerIntervalMs > 0) worker.start();
+  // SIGTERM: stop taking requests and starting runs, let what is in flight finish, then close the database.
   const stop = (): void => {
+    log.info('stopping: draining requests and the worker');
     server.close(() => {
-      void db.destroy().then(() => process.exit(0));
+      void worker.stop().then(() => db.destroy()).then(() => process.exit(0));
     });
   };
   process.once('SIGINT', stop);

@@ -83,6 +83,16 @@ describe.skipIf(!available)('the documentation page', () => {
     for (const expected of wanted) expect(text).toContain(expected);
   });
 
+  it('publishes the state machine tables the spec declares', async () => {
+    const text = await renderedSection('section/state-machines', ['State machines', 'holdAchTransaction', 'refundCardTransaction', 'publishInvoice']);
+    expect(text).toContain('State machines');
+    // A row of each table, as the intro renders it: from, trigger, to, code, event.
+    expect(text).toMatch(/Scheduled \(21\)\s+holdAchTransaction\s+Held \(26\)\s+000\s+payment\.ach\.held/);
+    expect(text).toMatch(/Settled \(4\)\s+refundCardTransaction\s+Refunded \(7\)\s+000\s+payment\.card\.refunded/);
+    expect(text).toMatch(/Draft \(1\)\s+publishInvoice\s+Due \(2\)/);
+    expect(text).toContain('network.submit');
+  });
+
   it('needs nothing from the network to render', () => {
     // Whatever the page asked for was refused, and it rendered all the same; none of it was a script.
     expect(external.filter((url) => /\.m?js(\?|$)/.test(url))).toEqual([]);

@@ -2,18 +2,17 @@
 import type { ApiKeysHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
-import { listApiKeys } from '../repositories/api-keys.ts';
-import { createKey, deleteKey } from '../services/api-keys.ts';
+import { createKey, deleteKey, listKeys } from '../services/api-keys.ts';
 
 export const apiKeysHandlers = {
   async listApiKeys(input: op.ListApiKeysInput, context: ServerContext): Promise<op.ListApiKeysResult> {
-    return { status: 200, body: await listApiKeys(context.db, context.merchantId(), input.query) };
+    return { status: 200, body: await listKeys(context, context.merchantId(), input.query) };
   },
   async createApiKey(input: op.CreateApiKeyInput, context: ServerContext): Promise<op.CreateApiKeyResult> {
-    return { status: 200, body: await createKey(context.db, context.clock, context.merchantId(), input.body.name) };
+    return { status: 200, body: await createKey(context, context.merchantId(), input.body.name) };
   },
   async deleteApiKey(input: op.DeleteApiKeyInput, context: ServerContext): Promise<op.DeleteApiKeyResult> {
-    await deleteKey(context.db, context.clock, context.merchantId(), input.path.clientId);
+    await deleteKey(context, context.merchantId(), input.path.clientId);
     return { status: 200 };
   },
 } satisfies ApiKeysHandlers<ServerContext>;

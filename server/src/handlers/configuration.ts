@@ -3,6 +3,7 @@ import type { ConfigurationHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
 import { notFound } from '../platform/errors.ts';
+import { fromCents } from '../platform/money.ts';
 import { enumeration, enumerationItems } from '../platform/spec-data.ts';
 import { contactInfosOf, findMerchant, merchantSettings, processorsOf } from '../repositories/merchants.ts';
 
@@ -38,7 +39,7 @@ export const configurationHandlers = {
         mccCodeDescription: merchant.mcc_description,
         currencyId: 1,
         currencyIsoCode: 'USD',
-        maxTransactionAmount: settings.maxTransactionAmount,
+        maxTransactionAmount: settings.maxTransactionAmountCents === null ? null : fromCents(settings.maxTransactionAmountCents),
       },
     };
   },

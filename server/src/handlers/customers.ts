@@ -3,6 +3,7 @@ import type { CustomersHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { components } from '../../../generated/types.ts';
 import type { ServerContext } from '../platform/context.ts';
+import { fromCents } from '../platform/money.ts';
 import type { AddressValue, CustomerRecord } from '../repositories/customers.ts';
 import type { StoredBankAccount, StoredCard, StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import { maskAccountNumber } from '../services/bank-accounts.ts';
@@ -51,6 +52,9 @@ const achAccountOf = (account: StoredBankAccount, customer: CustomerRecord): Sch
   taxId: account.taxId,
 });
 
+const lastAmount = (customer: CustomerRecord): number | null =>
+  (customer.lastTransactionAmountCents === null ? null : fromCents(customer.lastTransactionAmountCents));
+
 function customerOf(customer: CustomerRecord, paymentMethods: StoredPaymentMethod[]): Schemas['Customer'] {
   const billingAddress = addressOf(customer.billingAddress);
   return {
@@ -72,8 +76,8 @@ function customerOf(customer: CustomerRecord, paymentMethods: StoredPaymentMetho
     // Kept on the customer's row by the payment operations (zero and null until a payment is approved).
     lastTransactionDate: customer.lastTransactionDate,
     transactionsCount: customer.transactionsCount,
-    transactionsVolume: customer.transactionsVolume,
-    lastTransactionAmount: customer.lastTransactionAmount,
+    transactionsVolume: fromCents(customer.transactionsVolumeCents),
+    lastTransactionAmount: lastAmount(customer),
     // The spec: 0 while this API has no subscription operations.
     numberOfSubscriptions: 0,
     cards: paymentMethods.filter((m): m is StoredCard => m.kind === 'card').map((card) => cardOf(card, customer)),
@@ -94,7 +98,7 @@ export const customersHandlers = {
           createdOn: customer.createdOn,
           modifiedOn: customer.modifiedOn,
           lastTransactionDate: customer.lastTransactionDate,
-          lastTransactionAmount: customer.lastTransactionAmount,
+          lastTransactionAmount: lastAmount(customer),
           // The spec: 0 while this API has no subscription operations.
           activeSubscriptionsAmount: 0,
           contactName: service.contactName(customer),

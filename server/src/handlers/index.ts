@@ -12,14 +12,16 @@ import { invoicesHandlers } from './invoices.ts';
 import { lineItemsHandlers } from './line-items.ts';
 import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
+import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
+import { sandboxHandlers } from './sandbox.ts';
 import { unavailable } from './unavailable.ts';
 
 export function handlers(): Handlers<ServerContext> {
   return withIdempotency({
     authentication: authenticationHandlers,
-    transactions: unavailable('transactions'),
-    achPayments: unavailable('achPayments'),
-    cardPayments: unavailable('cardPayments'),
+    transactions: transactionsHandlers,
+    achPayments: achPaymentsHandlers,
+    cardPayments: cardPaymentsHandlers,
     customers: customersHandlers,
     paymentMethods: paymentMethodsHandlers,
     configuration: configurationHandlers,
@@ -30,6 +32,6 @@ export function handlers(): Handlers<ServerContext> {
     invoices: invoicesHandlers,
     webhooks: unavailable('webhooks'),
     lookups: lookupsHandlers,
-    sandbox: unavailable('sandbox'),
+    sandbox: sandboxHandlers,
   });
 }

@@ -3,6 +3,9 @@
 import express, { type Router } from 'express';
 import type { components } from '../../../generated/types.ts';
 import type { Services } from '../platform/context.ts';
+import type { Deps } from '../platform/deps.ts';
+import { offsetClock } from '../platform/time.ts';
+import { clockOffsetOf } from '../repositories/merchants.ts';
 import { usd } from '../services/invoice-pdf.ts';
 import * as service from '../services/invoices.ts';
 
@@ -65,22 +68,38 @@ ${invoice.additionalNotes === '' ? '' : `<p>${e(invoice.additionalNotes)}</p>`}
 `;
 }
 
+/**
+ * The dependencies of a page of one merchant's invoice. No token names the merchant here, so the business
+ * clock is read from the invoice's merchant: its sandbox offset (none in production).
+ */
+async function merchantDeps(services: Services, merchantId: string): Promise<Deps> {
+  const offset = services.config.environment === 'sandbox' ? await clockOffsetOf(services.db, merchantId) : 0;
+  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset) };
+}
+
+/** The invoice's page, or undefined for a draft's or none. */
+async function invoicePage(services: Services, id: string): Promise<string | undefined> {
+  const invoice = await service.findPublicInvoice(services, id);
+  if (!invoice) return undefined;
+  const found = await service.publicInvoice(await merchantDeps(services, invoice.merchantId), invoice);
+  return page(found.invoice, found.merchantName);
+}
+
 /** The router of the invoice pages; mount it before the API router. */
 export function invoicePages(services: Services): Router {
   const router = express.Router();
-  const deps = (): service.Deps => ({ db: services.db, clock: services.clock, baseUrl: services.config.baseUrl });
   router.get('/pay/invoices/:id', (req, res, next) => {
-    service.publicInvoice(deps(), req.params.id).then((found) => {
+    invoicePage(services, req.params.id).then((html) => {
       res.set('Cache-Control', 'no-store');
-      if (!found) {
+      if (html === undefined) {
         res.status(404).type('html').send(NOT_FOUND_PAGE);
         return;
       }
-      res.type('html').send(page(found.invoice, found.merchantName));
+      res.type('html').send(html);
     }, next);
   });
   router.get('/i/:code', (req, res, next) => {
-    service.pageOfShortCode(deps(), req.params.code).then((target) => {
+    service.pageOfShortCode(services, req.params.code).then((target) => {
       if (target === undefined) {
         res.status(404).type('html').send(NOT_FOUND_PAGE);
         return;

@@ -51,11 +51,11 @@ function body(context: ServerContext, settings: settingsService.InvoiceSettings)
 export const invoiceSettingsHandlers: Pick<InvoicesHandlers<ServerContext>, 'getInvoiceSettings' | 'updateInvoiceSettings'> = {
   async getInvoiceSettings(input: op.GetInvoiceSettingsInput, context: ServerContext): Promise<op.GetInvoiceSettingsResult> {
     const merchantId = addressed(context, input.path.merchantId);
-    return body(context, await settingsService.getSettings(context.db, merchantId, context.clock));
+    return body(context, await settingsService.getSettings(context, merchantId));
   },
   async updateInvoiceSettings(input: op.UpdateInvoiceSettingsInput, context: ServerContext): Promise<op.UpdateInvoiceSettingsResult> {
     const merchantId = addressed(context, input.path.merchantId);
-    await settingsService.updateSettings(context.db, merchantId, context.clock, input.body);
+    await settingsService.updateSettings(context, merchantId, input.body);
     return { status: 200 };
   },
 };

@@ -8,8 +8,6 @@ import * as notifications from '../services/invoice-notifications.ts';
 import * as service from '../services/invoices.ts';
 import { invoiceSettingsHandlers } from './invoice-settings.ts';
 
-const deps = (context: ServerContext): service.Deps => ({ db: context.db, clock: context.clock, baseUrl: context.config.baseUrl });
-
 const notYet = (operationId: string): Promise<never> =>
   Promise.reject(new ApiError('not_available', { details: `${operationId} is not available on this server yet.` }));
 
@@ -17,58 +15,58 @@ export const invoicesHandlers = {
   ...invoiceSettingsHandlers,
 
   async createInvoice(input: op.CreateInvoiceInput, context: ServerContext): Promise<op.CreateInvoiceResult> {
-    return { status: 200, body: { id: await service.createInvoice(deps(context), context.merchantId(), input.body) } };
+    return { status: 200, body: { id: await service.createInvoice(context, context.merchantId(), input.body) } };
   },
 
   async listInvoices(input: op.ListInvoicesInput, context: ServerContext): Promise<op.ListInvoicesResult> {
-    return { status: 200, body: await service.listInvoices(deps(context), context.merchantId(), input.query) };
+    return { status: 200, body: await service.listInvoices(context, context.merchantId(), input.query) };
   },
 
   async getInvoice(input: op.GetInvoiceInput, context: ServerContext): Promise<op.GetInvoiceResult> {
-    return { status: 200, body: await service.getInvoice(deps(context), context.merchantId(), input.path.invoiceId) };
+    return { status: 200, body: await service.getInvoice(context, context.merchantId(), input.path.invoiceId) };
   },
 
   async updateInvoice(input: op.UpdateInvoiceInput, context: ServerContext): Promise<op.UpdateInvoiceResult> {
-    await service.updateInvoice(deps(context), context.merchantId(), input.path.invoiceId, input.body);
+    await service.updateInvoice(context, context.merchantId(), input.path.invoiceId, input.body);
     return { status: 200 };
   },
 
   async deleteInvoice(input: op.DeleteInvoiceInput, context: ServerContext): Promise<op.DeleteInvoiceResult> {
-    await service.deleteInvoice(deps(context), context.merchantId(), input.path.invoiceId);
+    await service.deleteInvoice(context, context.merchantId(), input.path.invoiceId);
     return { status: 200 };
   },
 
   async publishInvoice(input: op.PublishInvoiceInput, context: ServerContext): Promise<op.PublishInvoiceResult> {
-    return { status: 200, body: { id: await service.publishInvoice(deps(context), context.merchantId(), input.body) } };
+    return { status: 200, body: { id: await service.publishInvoice(context, context.merchantId(), input.body) } };
   },
 
   async getInvoiceCalculations(input: op.GetInvoiceCalculationsInput, context: ServerContext): Promise<op.GetInvoiceCalculationsResult> {
-    return { status: 200, body: await service.getCalculations(deps(context), context.merchantId(), input.path.invoiceId) };
+    return { status: 200, body: await service.getCalculations(context, context.merchantId(), input.path.invoiceId) };
   },
 
   async cancelInvoice(input: op.CancelInvoiceInput, context: ServerContext): Promise<op.CancelInvoiceResult> {
-    await service.cancelInvoice(deps(context), context.merchantId(), input.path.invoiceId);
+    await service.cancelInvoice(context, context.merchantId(), input.path.invoiceId);
     return { status: 200 };
   },
 
   async markInvoiceAsPaid(input: op.MarkInvoiceAsPaidInput, context: ServerContext): Promise<op.MarkInvoiceAsPaidResult> {
     // The body may be left out (designed): another means of payment, such as cash.
-    await service.markInvoiceAsPaid(deps(context), context.merchantId(), input.path.invoiceId, input.body?.paymentMethodTypeId ?? null);
+    await service.markInvoiceAsPaid(context, context.merchantId(), input.path.invoiceId, input.body?.paymentMethodTypeId ?? null);
     return { status: 200 };
   },
 
   async sendInvoiceEmailNotification(input: op.SendInvoiceEmailNotificationInput, context: ServerContext): Promise<op.SendInvoiceEmailNotificationResult> {
-    await notifications.sendToPhone(deps(context), context.merchantId(), input.path.invoiceId, input.body);
+    await notifications.sendToPhone(context, context.merchantId(), input.path.invoiceId, input.body);
     return { status: 200 };
   },
 
   async sendInvoiceSmsNotification(input: op.SendInvoiceSmsNotificationInput, context: ServerContext): Promise<op.SendInvoiceSmsNotificationResult> {
-    await notifications.sendToEmail(deps(context), context.merchantId(), input.path.invoiceId, input.body);
+    await notifications.sendToEmail(context, context.merchantId(), input.path.invoiceId, input.body);
     return { status: 200 };
   },
 
   async downloadInvoicePdf(input: op.DownloadInvoicePdfInput, context: ServerContext): Promise<op.DownloadInvoicePdfResult> {
-    return { status: 200, body: await service.invoicePdfBase64(deps(context), context.merchantId(), input.path.invoiceId) };
+    return { status: 200, body: await service.invoicePdfBase64(context, context.merchantId(), input.path.invoiceId) };
   },
 
   // The payment of an invoice comes with the payments issue: until then, the project's honest not-yet answer.

@@ -3,6 +3,7 @@ import type { LineItemsHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { components } from '../../../generated/types.ts';
 import type { ServerContext } from '../platform/context.ts';
+import { fromCents } from '../platform/money.ts';
 import type { LineItemRecord } from '../repositories/catalogue.ts';
 import * as catalogue from '../services/catalogue.ts';
 
@@ -16,7 +17,7 @@ function toLineItem(item: LineItemRecord): components['schemas']['CatalogueLineI
     productName: item.productName,
     description: item.description,
     sku: item.sku,
-    unitPrice: item.unitPrice,
+    unitPrice: fromCents(item.unitPriceCents),
     categoryId: item.categoryId,
     categoryName: item.categoryName,
     categoryDefaultUnitTypeId: item.categoryDefaultUnitTypeId,
@@ -26,18 +27,18 @@ function toLineItem(item: LineItemRecord): components['schemas']['CatalogueLineI
 
 export const lineItemsHandlers = {
   async listLineItems(input: op.ListLineItemsInput, context: ServerContext): Promise<op.ListLineItemsResult> {
-    const { items, total } = await catalogue.listLineItems(context.db, context.merchantId(), input.query);
+    const { items, total } = await catalogue.listLineItems(context, context.merchantId(), input.query);
     return { status: 200, body: { items: items.map(toLineItem), total } };
   },
   async createLineItem(input: op.CreateLineItemInput, context: ServerContext): Promise<op.CreateLineItemResult> {
-    return { status: 200, body: { id: await catalogue.createLineItem(context.db, context.clock, context.merchantId(), input.body) } };
+    return { status: 200, body: { id: await catalogue.createLineItem(context, context.merchantId(), input.body) } };
   },
   async updateLineItem(input: op.UpdateLineItemInput, context: ServerContext): Promise<op.UpdateLineItemResult> {
-    await catalogue.updateLineItem(context.db, context.clock, context.merchantId(), input.path.lineItemId, input.body);
+    await catalogue.updateLineItem(context, context.merchantId(), input.path.lineItemId, input.body);
     return { status: 200 };
   },
   async deleteLineItem(input: op.DeleteLineItemInput, context: ServerContext): Promise<op.DeleteLineItemResult> {
-    await catalogue.deleteLineItem(context.db, context.merchantId(), input.path.lineItemId);
+    await catalogue.deleteLineItem(context, context.merchantId(), input.path.lineItemId);
     return { status: 200 };
   },
   // The same list for every merchant: a partner need not name one (as the lookups).

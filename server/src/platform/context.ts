@@ -7,7 +7,8 @@ import type { Database } from '../db/knex.ts';
 import { ApiError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { correlationIdOf } from './request-context.ts';
-import type { Clock } from './time.ts';
+import type { Deps } from './deps.ts';
+import { offsetClock, type Clock } from './time.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 
 /** Who calls: the API key behind the token. */
@@ -23,13 +24,14 @@ export interface Services {
   readonly db: Database;
   readonly log: Logger;
   readonly config: ServerConfig;
-  readonly clock: Clock;
+  /** Real time (tests move it): tokens, idempotency expiry, leases. */
+  readonly wall: Clock;
   readonly tokens: TokenService;
   /** The key of the server's keyed hashes of request data (derived from the environment's signing key). */
   readonly hashKey: Buffer;
 }
 
-export interface ServerContext extends Services {
+export interface ServerContext extends Services, Deps {
   readonly correlationId: string;
   /** Null on the token routes, which authenticate the client themselves. */
   readonly principal: Principal | null;
@@ -41,6 +43,8 @@ export interface ServerContext extends Services {
   merchantId(): string;
   /** The owner of the calling key: the scope of Idempotency-Keys. */
   readonly tenantKey: string;
+  /** The business clock of the merchant acted on (its sandbox offset read once per request); real time without one. */
+  readonly clock: Clock;
 }
 
 const ACCEPTED_API_VERSIONS = new Set(['1', '1.0', '1.0.0']);
@@ -66,9 +70,13 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   }
 }
 
-interface KeyRow { client_id: string; partner_id: string; merchant_id: string | null; name: string; is_active: boolean | number }
+interface KeyRow {
+  client_id: string; partner_id: string; merchant_id: string | null; name: string; is_active: boolean | number;
+  clock_offset_ms: number | string | null;
+}
 
-async function authenticate(services: Services, req: Request): Promise<Principal> {
+/** The caller, and the sandbox clock offset of a merchant key's merchant (read in the same query). */
+async function authenticate(services: Services, req: Request): Promise<Principal & { offsetMs: number }> {
   const header = req.headers.authorization;
   if (header === undefined || header === '') throw unauthorized();
   const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/.exec(header);
@@ -80,25 +88,35 @@ async function authenticate(services: Services, req: Request): Promise<Principal
     if (error instanceof InvalidTokenError) throw unauthorized(error.message);
     throw error;
   }
-  const key = (await services.db('api_keys').where({ client_id: clientId }).first()) as KeyRow | undefined;
+  const key = await services.db('api_keys')
+    .leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
+    .where('api_keys.client_id', clientId)
+    .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms');
   // A deleted (revoked) key's tokens stop working at once.
   if (!key || !key.is_active) throw unauthorized('The API key of this token was revoked.');
-  return { clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name };
+  return {
+    clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name,
+    offsetMs: Number(key.clock_offset_ms ?? 0),
+  };
 }
 
 /** The merchants of the request: a merchant's own, or the partner's (one, if named in x-merchant-id). */
-async function tenancy(services: Services, principal: Principal, req: Request): Promise<{ scope: string[]; acting: string | null }> {
-  if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId };
+async function tenancy(
+  services: Services, principal: Principal & { offsetMs: number }, req: Request,
+): Promise<{ scope: string[]; acting: string | null; offsetMs: number }> {
+  if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId, offsetMs: principal.offsetMs };
   const named = req.headers['x-merchant-id'];
-  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId }).select<{ id: string }[]>('id');
+  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId })
+    .select<{ id: string; clock_offset_ms: number | string }[]>('id', 'clock_offset_ms');
   const ids = merchants.map((m) => m.id);
   if (typeof named === 'string' && named !== '') {
-    if (!ids.includes(named)) {
+    const merchant = merchants.find((m) => m.id === named);
+    if (!merchant) {
       throw new ApiError('validation_failed', { errors: { 'x-merchant-id': ['names no merchant of this partner'] } });
     }
-    return { scope: [named], acting: named };
+    return { scope: [named], acting: named, offsetMs: Number(merchant.clock_offset_ms) };
   }
-  return { scope: ids, acting: null };
+  return { scope: ids, acting: null, offsetMs: 0 };
 }
 
 export function contextFactory(services: Services) {
@@ -111,6 +129,7 @@ export function contextFactory(services: Services) {
     if (route.security.length === 0) {
       return {
         ...services,
+        clock: services.wall,
         correlationId,
         principal: null,
         basic: basicCredentials(req.headers.authorization),
@@ -120,9 +139,11 @@ export function contextFactory(services: Services) {
       };
     }
     const principal = await authenticate(services, req);
-    const { scope, acting } = await tenancy(services, principal, req);
+    const { scope, acting, offsetMs } = await tenancy(services, principal, req);
     return {
       ...services,
+      // The sandbox offset only exists in the sandbox; production business time is real time.
+      clock: offsetClock(services.wall, services.config.environment === 'sandbox' ? offsetMs : 0),
       correlationId,
       principal,
       basic: null,

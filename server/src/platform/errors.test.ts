@@ -4,11 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApiError, errorCodes } from './errors.ts';
 
-/** Codes the spec documents for operations that come with later issues (payments, webhooks, sandbox). */
-const NOT_SERVED_YET = [
-  'simulation_not_allowed', 'invoice_amount_mismatch', 'ach_authorization_required', 'payment_method_not_available',
-  'webhook_delivery_not_failed', 'webhook_endpoint_unavailable',
-];
+/** Codes the spec documents for operations that come with a later issue (webhooks). */
+const NOT_SERVED_YET = ['webhook_delivery_not_failed', 'webhook_endpoint_unavailable'];
 /** Codes the registry needs that are not errors of the API's operations (server-side states). */
 const SERVER_ONLY = ['not_available', 'payload_too_large'];
 

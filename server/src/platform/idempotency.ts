@@ -1,7 +1,12 @@
 // Idempotency-Key on every POST (designed, after Stripe): per tenant, kept 24 hours. The same key and
 // request replays the first response (`Idempotent-Replayed: true`); the same key with another request
-// answers 422; a repeat while the first is still running answers 409. Safe under concurrent duplicates:
-// the first request claims the key with an insert the database serialises.
+// answers 422; a repeat while the first is still running answers 409 (PostgreSQL: it waits on the first's
+// row lock and then replays; SQLite runs transactions one at a time).
+//
+// The key, the operation's effects, its outbox events and the stored response are one transaction: the
+// operation runs inside it (services join it through withTransaction). After a crash at any point the key
+// is either absent (nothing happened: a retry acts) or done with its response (a retry replays); never
+// claimed with half the work done. An error rolls everything back, the key included.
 import { createHmac } from 'node:crypto';
 import { routes, type OperationInput, type OperationResult } from '../../../generated/index.ts';
 import type { Handlers } from '../../../generated/handlers.ts';
@@ -10,14 +15,25 @@ import { ApiError } from './errors.ts';
 import { iso } from './time.ts';
 
 const KEEP_MS = 24 * 3600 * 1000;
-/** Response fields never stored: a once-shown secret (createApiKey) replays as an empty string. */
-const NEVER_STORED = ['clientSecret'];
+/**
+ * Response fields never stored, with what a replay answers instead (the spec says so on each field): a
+ * once-shown secret (createApiKey's clientSecret) and bearer credentials (a device's tap-to-pay JWT).
+ */
+export const NEVER_STORED: ReadonlyMap<string, string | null> = new Map([
+  ['clientSecret', ''],
+  ['jwtToken', null],
+  ['access_token', null],
+  ['refresh_token', null],
+  ['signingSecret', ''],
+]);
 
-function storable(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  const copy = { ...(body as Record<string, unknown>) };
-  for (const field of NEVER_STORED) if (field in copy) copy[field] = '';
-  return copy;
+/** The body with every never-stored field, at any depth, replaced by its stand-in. */
+export function storable(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(storable);
+  if (typeof body !== 'object' || body === null) return body;
+  return Object.fromEntries(
+    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, NEVER_STORED.has(k) && typeof v === 'string' ? NEVER_STORED.get(k) : storable(v)]),
+  );
 }
 
 interface KeyRow {
@@ -41,23 +57,14 @@ export function requestHash(key: Buffer, operationId: string, input: OperationIn
     .digest('hex');
 }
 
-/** Claims the key; returns the existing record when another request holds it already. */
-async function claim(context: ServerContext, key: string, hash: string): Promise<KeyRow | undefined> {
-  const now = context.clock.now();
-  const table = (): ReturnType<ServerContext['db']> => context.db('idempotency_keys');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const inserted = (await table()
-      .insert({ tenant: context.tenantKey, key, request_hash: hash, state: 'running', created_on: iso(now), expires_on: iso(new Date(now.getTime() + KEEP_MS)) })
-      .onConflict(['tenant', 'key'])
-      .ignore()
-      .returning('key')) as unknown[];
-    if (inserted.length > 0) return undefined;
-    const existing = (await table().where({ tenant: context.tenantKey, key }).first()) as KeyRow | undefined;
-    if (existing && existing.expires_on > iso(now)) return existing;
-    // Expired (or gone meanwhile): free it and claim it again.
-    await table().where({ tenant: context.tenantKey, key }).andWhere('expires_on', '<=', iso(now)).delete();
-  }
-  throw new ApiError('idempotency_in_progress');
+function replay(existing: KeyRow, hash: string): OperationResult {
+  if (existing.request_hash !== hash) throw new ApiError('idempotency_key_reused');
+  if (existing.state !== 'done' || existing.response_status === null) throw new ApiError('idempotency_in_progress');
+  return {
+    status: existing.response_status,
+    ...(existing.response_body === null ? {} : { body: JSON.parse(existing.response_body) as unknown }),
+    headers: { ...(JSON.parse(existing.response_headers ?? '{}') as Record<string, string>), 'Idempotent-Replayed': 'true' },
+  };
 }
 
 function idempotent(operationId: string, operation: Operation): Operation {
@@ -65,31 +72,34 @@ function idempotent(operationId: string, operation: Operation): Operation {
     const key = input.headers['idempotency-key'];
     if (key === undefined || key === '') return operation(input, context);
     const hash = requestHash(context.hashKey, operationId, input, context.scope.length === 1 ? (context.scope[0] ?? null) : null);
-    const existing = await claim(context, key, hash);
-    if (existing) {
-      if (existing.request_hash !== hash) throw new ApiError('idempotency_key_reused');
-      if (existing.state !== 'done' || existing.response_status === null) throw new ApiError('idempotency_in_progress');
-      return {
-        status: existing.response_status,
-        ...(existing.response_body === null ? {} : { body: JSON.parse(existing.response_body) as unknown }),
-        headers: { ...(JSON.parse(existing.response_headers ?? '{}') as Record<string, string>), 'Idempotent-Replayed': 'true' },
-      };
-    }
-    let result: OperationResult;
-    try {
-      result = await operation(input, context);
-    } catch (error) {
-      // Nothing was done (an error rolls the work back): the key is free for a retry.
-      await context.db('idempotency_keys').where({ tenant: context.tenantKey, key }).delete();
-      throw error;
-    }
-    await context.db('idempotency_keys').where({ tenant: context.tenantKey, key }).update({
-      state: 'done',
-      response_status: result.status,
-      response_headers: JSON.stringify(result.headers ?? {}),
-      response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
+    const where = { tenant: context.tenantKey, key };
+    // A done key answers without opening a write transaction (the common replay).
+    const known = (await context.db('idempotency_keys').where(where).first()) as KeyRow | undefined;
+    const now = iso(context.wall.now());
+    if (known && known.expires_on > now) return replay(known, hash);
+    return context.db.transaction(async (tx) => {
+      if (known) await tx('idempotency_keys').where(where).andWhere('expires_on', '<=', now).delete();
+      // The insert takes the key; a concurrent request with the same key waits here on PostgreSQL until this
+      // transaction ends, and then finds the done row (or, after a rollback, takes the key itself).
+      const inserted = (await tx('idempotency_keys')
+        .insert({ ...where, request_hash: hash, state: 'running', created_on: now, expires_on: iso(new Date(Date.parse(now) + KEEP_MS)) })
+        .onConflict(['tenant', 'key'])
+        .ignore()
+        .returning('key')) as unknown[];
+      if (inserted.length === 0) {
+        const existing = (await tx('idempotency_keys').where(where).first()) as KeyRow | undefined;
+        if (!existing) throw new ApiError('idempotency_in_progress');
+        return replay(existing, hash);
+      }
+      const result = await operation(input, { ...context, db: tx });
+      await tx('idempotency_keys').where(where).update({
+        state: 'done',
+        response_status: result.status,
+        response_headers: JSON.stringify(result.headers ?? {}),
+        response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
+      });
+      return result;
     });
-    return result;
   };
 }
 

@@ -1,17 +1,22 @@
 // The transactional outbox: an event is written in the same transaction as the change it reports, and a
-// dispatcher (the webhooks issue) delivers it later. Nothing is lost if the process stops in between.
+// dispatcher (the webhooks issue) delivers it later. Nothing is lost if the process stops in between. The
+// payload is the generated type of the event's `data`, so a wrong record for an event type does not compile.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
 
-export interface OutboxEvent {
+/** The `data` of an event type, as the spec's payload schema types it. */
+export type EventData<T extends WebhookEventName> = Extract<WebhookEvent, { type: T }>['data'];
+
+export interface OutboxEvent<T extends WebhookEventName> {
   merchantId: string;
-  type: string;
+  type: T;
   /** The resource as the API returns it (the event's `data`). */
-  data: unknown;
+  data: EventData<T>;
   occurredOn: string;
 }
 
-export async function recordEvent(trx: Knex, event: OutboxEvent): Promise<string> {
+export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: OutboxEvent<T>): Promise<string> {
   const id = randomUUID();
   await trx('outbox_events').insert({
     id,

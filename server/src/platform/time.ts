@@ -1,4 +1,7 @@
-// Time: one clock for the server (tests move it), and ISO 8601 UTC text of fixed width for the database.
+// Time: two clocks. The wall clock (real time; tests move it) is for tokens, idempotency expiry and leases.
+// The business clock of a merchant is the wall clock plus the merchant's sandbox offset (0 in production):
+// every business date (createdOn, due dates, ACH batches, card expiry, webhook retries) reads it, so
+// advancing one merchant's sandbox clock never expires a token or touches another merchant.
 import { invalid } from './errors.ts';
 
 export interface Clock {
@@ -6,6 +9,12 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** The business clock `offsetMs` ahead of the wall clock. */
+export function offsetClock(wall: Clock, offsetMs: number): Clock {
+  if (offsetMs === 0) return wall;
+  return { now: () => new Date(wall.now().getTime() + offsetMs) };
+}
 
 /** `2026-01-02T03:04:05.678Z`: the stored form of every date-time. */
 export const iso = (date: Date): string => date.toISOString();

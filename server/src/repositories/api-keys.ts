@@ -2,13 +2,14 @@
 import type { Knex } from 'knex';
 import { pageOf, type ListQuery } from '../platform/paging.ts';
 
-export interface ApiKeyRecord {
+// A type literal, not an interface: it is also an event's data, whose generated type has an index signature.
+export type ApiKeyRecord = {
   clientId: string;
   name: string;
   createdOn: string;
   lastUsedAt: string | null;
   isActive: boolean;
-}
+};
 
 interface Row { client_id: string; name: string; created_on: string; last_used_at: string | null; is_active: boolean | number }
 

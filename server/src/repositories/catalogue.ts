@@ -1,7 +1,6 @@
-// The catalogue's categories and line items (Knex only). Prices convert between cents (stored) and USD
-// here; counts and bigints read from PostgreSQL as strings become numbers here.
+// The catalogue's categories and line items (Knex only). Prices stay in integer cents (`…Cents`): the
+// responses convert them to USD. Counts and bigints read from PostgreSQL as strings become numbers here.
 import type { Knex } from 'knex';
-import { fromCents } from '../platform/money.ts';
 import { pageOf, type ListQuery } from '../platform/paging.ts';
 
 export interface CategoryRecord {
@@ -21,8 +20,7 @@ export interface LineItemRecord {
   productName: string;
   description: string | null;
   sku: string | null;
-  /** USD. */
-  unitPrice: number;
+  unitPriceCents: number;
   unitTypeId: number;
   categoryId: string | null;
   categoryName: string | null;
@@ -65,7 +63,7 @@ const toLineItem = (row: LineItemRow): LineItemRecord => ({
   productName: row.product_name,
   description: row.description,
   sku: row.sku,
-  unitPrice: fromCents(Number(row.unit_price_cents)),
+  unitPriceCents: Number(row.unit_price_cents),
   unitTypeId: row.unit_type_id,
   categoryId: row.category_id,
   categoryName: row.category_name,

@@ -1,7 +1,8 @@
-// The customers table: rows in, records out (booleans, cents to dollars, JSON addresses converted here).
+// The customers table: rows in, records out (booleans, bigints and JSON addresses converted here). Amounts
+// stay in integer cents (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
-import { fromCents } from '../platform/money.ts';
 import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { lockRow } from '../platform/transaction.ts';
 
 export interface AddressValue {
   addressLine1: string | null;
@@ -35,11 +36,10 @@ export interface CustomerRecord extends CustomerFields {
   createdOn: string;
   modifiedOn: string;
   transactionsCount: number;
-  /** USD. */
-  transactionsVolume: number;
+  transactionsVolumeCents: number;
   lastTransactionDate: string | null;
-  /** USD, or null when there is no payment. */
-  lastTransactionAmount: number | null;
+  /** Null when there is no payment. */
+  lastTransactionAmountCents: number | null;
 }
 
 export interface CustomerListRecord extends CustomerRecord {
@@ -91,9 +91,9 @@ function toRecord(row: CustomerRow): CustomerRecord {
     createdOn: row.created_on,
     modifiedOn: row.modified_on,
     transactionsCount: Number(row.transactions_count),
-    transactionsVolume: fromCents(Number(row.transactions_volume_cents)),
+    transactionsVolumeCents: Number(row.transactions_volume_cents),
     lastTransactionDate: row.last_transaction_on,
-    lastTransactionAmount: row.last_transaction_amount_cents === null ? null : fromCents(Number(row.last_transaction_amount_cents)),
+    lastTransactionAmountCents: row.last_transaction_amount_cents === null ? null : Number(row.last_transaction_amount_cents),
   };
 }
 
@@ -127,12 +127,11 @@ export async function findCustomer(db: Knex, merchantId: string, id: string): Pr
 }
 
 /**
- * Locks the customer's row until the end of the transaction (an update that changes nothing: portable,
- * where `select for update` is not); false when the customer is not the merchant's.
+ * Locks the customer's row until the end of the transaction, so that two changes of one customer do not
+ * interleave; false when the customer is not the merchant's.
  */
-export async function lockCustomer(db: Knex, merchantId: string, id: string): Promise<boolean> {
-  const count = await db(TABLE).where({ id, merchant_id: merchantId }).update({ modified_on: db.ref('modified_on') });
-  return count > 0;
+export async function lockCustomer(tx: Knex.Transaction, merchantId: string, id: string): Promise<boolean> {
+  return (await lockRow(tx, TABLE, { id, merchant_id: merchantId })) !== undefined;
 }
 
 /** Marks the customer changed; false when it is not the merchant's. */
@@ -154,13 +153,11 @@ export async function setDefaults(db: Knex, id: string, defaults: { cardId?: str
   if (Object.keys(changes).length > 0) await db(TABLE).where({ id }).update(changes);
 }
 
-/** Deletes the customer with its payment methods; false when it is not the merchant's. */
+/** Deletes the customer with its payment methods; false when it is not the merchant's. Run it in a transaction. */
 export async function deleteCustomer(db: Knex, merchantId: string, id: string): Promise<boolean> {
-  return db.transaction(async (trx) => {
-    await trx('payment_methods').where({ customer_id: id, merchant_id: merchantId }).delete();
-    const count = await trx(TABLE).where({ id, merchant_id: merchantId }).delete();
-    return count > 0;
-  });
+  await db('payment_methods').where({ customer_id: id, merchant_id: merchantId }).delete();
+  const count = await db(TABLE).where({ id, merchant_id: merchantId }).delete();
+  return count > 0;
 }
 
 const CONTACT_NAME = "coalesce(c.first_name || ' ', '') || c.last_name";

@@ -3,6 +3,7 @@
 // addresses. Amounts stay in integer cents here (`…Cents`): the calculations work in cents, and the
 // responses convert them to USD.
 import type { Knex } from 'knex';
+import { lockRow } from '../platform/transaction.ts';
 
 /** Stored statuses; PastDue (3) is derived from the due date (see services/invoices.ts). */
 export type StoredStatus = 1 | 2 | 4 | 5;
@@ -329,11 +330,11 @@ export async function historyOf(db: Knex, invoiceId: string): Promise<HistoryRec
   return rows.map(toHistory);
 }
 
-/** Appends a history entry. Run it in the transaction of the change it records. */
-export async function addHistory(db: Knex, id: string, invoiceId: string, entry: HistoryValue): Promise<void> {
-  // Lock the invoice row first (a no-op update): concurrent appends to one history take their positions in
-  // turn on PostgreSQL, instead of both reading the same max(position). Call it inside a transaction.
-  await db('invoices').where({ id: invoiceId }).update({ id: invoiceId });
+/** Appends a history entry, in the transaction of the change it records. */
+export async function addHistory(db: Knex.Transaction, id: string, invoiceId: string, entry: HistoryValue): Promise<void> {
+  // Lock the invoice row first: concurrent appends to one history take their positions in turn on
+  // PostgreSQL, instead of both reading the same max(position).
+  await lockRow(db, 'invoices', { id: invoiceId });
   const last = (await db('invoice_history').where({ invoice_id: invoiceId }).max({ position: 'position' }).first()) as { position: number | string | null } | undefined;
   await db('invoice_history').insert({
     id,

@@ -1,6 +1,6 @@
-// Merchants, their payment processors and contact addresses (Knex only).
+// Merchants, their payment processors and contact addresses (Knex only). Amounts stay in integer cents
+// (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
-import { fromCents } from '../platform/money.ts';
 
 export interface MerchantRow {
   id: string;
@@ -39,8 +39,14 @@ export function merchantSettings(row: MerchantRow) {
     surchargeRate: numberOrNull(row.default_surcharge_rate),
     cashDiscountRate: numberOrNull(row.default_cash_discount_rate),
     dualPricingRate: numberOrNull(row.default_dual_pricing_rate),
-    maxTransactionAmount: row.max_transaction_amount_cents === null ? null : fromCents(Number(row.max_transaction_amount_cents)),
+    maxTransactionAmountCents: numberOrNull(row.max_transaction_amount_cents),
   };
+}
+
+/** The merchant's sandbox clock offset (ms ahead of real time); 0 for an unknown merchant. */
+export async function clockOffsetOf(db: Knex, merchantId: string): Promise<number> {
+  const row = await db('merchants').where({ id: merchantId }).first<{ clock_offset_ms: number | string } | undefined>('clock_offset_ms');
+  return Number(row?.clock_offset_ms ?? 0);
 }
 
 export async function processorsOf(db: Knex, merchantId: string): Promise<ProcessorRecord[]> {

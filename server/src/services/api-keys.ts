@@ -1,33 +1,39 @@
 // API key rules: the secret is shown once and stored hashed; deleting revokes; the last active key stays.
-import type { Knex } from 'knex';
+import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { recordEvent } from '../platform/outbox.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import { iso } from '../platform/time.ts';
 import { hashSecret, newApiKey } from '../platform/tokens.ts';
+import { lockRow, withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/api-keys.ts';
 
-export async function createKey(db: Knex, clock: Clock, merchantId: string, name: string) {
+export const listKeys = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.ApiKeyRecord[]; total: number }> =>
+  repo.listApiKeys(deps.db, merchantId, list);
+
+export async function createKey(deps: Deps, merchantId: string, name: string) {
   const key = newApiKey();
-  const createdOn = iso(clock.now());
-  await db.transaction(async (trx) => {
-    await repo.insertApiKey(trx, { clientId: key.clientId, partnerId: await repo.partnerOf(trx, merchantId), merchantId, name, secretHash: hashSecret(key.clientSecret), createdOn });
-    const created = await repo.findApiKey(trx, merchantId, key.clientId);
-    await recordEvent(trx, { merchantId, type: 'api_key.created', data: created, occurredOn: createdOn });
+  const createdOn = iso(deps.clock.now());
+  await withTransaction(deps.db, async (tx) => {
+    await repo.insertApiKey(tx, { clientId: key.clientId, partnerId: await repo.partnerOf(tx, merchantId), merchantId, name, secretHash: hashSecret(key.clientSecret), createdOn });
+    const created = await repo.findApiKey(tx, merchantId, key.clientId);
+    if (!created) throw new Error('the API key just inserted is not there');
+    await recordEvent(tx, { merchantId, type: 'api_key.created', data: created, occurredOn: createdOn });
   });
   return { clientId: key.clientId, clientSecret: key.clientSecret, name, createdOn };
 }
 
-export async function deleteKey(db: Knex, clock: Clock, merchantId: string, clientId: string): Promise<void> {
-  await db.transaction(async (trx) => {
-    // Lock the merchant row first (a no-op update): two concurrent deletes cannot both see another active key
-    // and leave the merchant with none (PostgreSQL runs them in parallel; SQLite serialises anyway).
-    await trx('merchants').where({ id: merchantId }).update({ id: merchantId });
-    const key = await repo.findApiKey(trx, merchantId, clientId);
+export async function deleteKey(deps: Deps, merchantId: string, clientId: string): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    // Lock the merchant row first: two concurrent deletes cannot both see another active key and leave the
+    // merchant with none (PostgreSQL runs them in parallel; SQLite serialises anyway).
+    await lockRow(tx, 'merchants', { id: merchantId });
+    const key = await repo.findApiKey(tx, merchantId, clientId);
     if (!key) throw notFound(clientId, 'API key');
     if (!key.isActive) return; // already deleted: nothing changes
-    if ((await repo.countActiveKeys(trx, merchantId)) <= 1) throw new ApiError('last_api_key', { entityId: clientId });
-    const now = iso(clock.now());
-    await repo.revokeApiKey(trx, clientId, now);
-    await recordEvent(trx, { merchantId, type: 'api_key.deleted', data: { ...key, isActive: false }, occurredOn: now });
+    if ((await repo.countActiveKeys(tx, merchantId)) <= 1) throw new ApiError('last_api_key', { entityId: clientId });
+    const now = iso(deps.clock.now());
+    await repo.revokeApiKey(tx, clientId, now);
+    await recordEvent(tx, { merchantId, type: 'api_key.deleted', data: { ...key, isActive: false }, occurredOn: now });
   });
 }

@@ -6,9 +6,11 @@ import { apiSpec } from '../../../generated/index.ts';
 import { responseExample } from '../platform/spec-data.ts';
 import type { components } from '../../../generated/types.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
+import type { Deps } from '../platform/deps.ts';
 import { toCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/catalogue.ts';
 
 export type UnitType = components['schemas']['CatalogueUnitType'];
@@ -99,36 +101,36 @@ async function guarded(name: string, write: () => Promise<void>): Promise<void> 
   }
 }
 
-export async function createCategory(db: Knex, clock: Clock, merchantId: string, body: CategoryRequest): Promise<string> {
+export async function createCategory(deps: Deps, merchantId: string, body: CategoryRequest): Promise<string> {
   const values = checkCategory(body);
   const id = randomUUID();
-  await guarded(values.name, () => db.transaction(async (trx) => {
-    await ensureNameFree(trx, merchantId, values.nameKey, values.name);
-    await repo.insertCategory(trx, { id, merchantId, ...values, now: iso(clock.now()) });
+  await guarded(values.name, () => withTransaction(deps.db, async (tx) => {
+    await ensureNameFree(tx, merchantId, values.nameKey, values.name);
+    await repo.insertCategory(tx, { id, merchantId, ...values, now: iso(deps.clock.now()) });
   }));
   return id;
 }
 
-export async function updateCategory(db: Knex, clock: Clock, merchantId: string, id: string, body: CategoryRequest): Promise<void> {
+export async function updateCategory(deps: Deps, merchantId: string, id: string, body: CategoryRequest): Promise<void> {
   const categoryId = id.toLowerCase();
-  await guarded(body.name?.trim() ?? '', () => db.transaction(async (trx) => {
-    if (!(await repo.findCategory(trx, merchantId, categoryId))) throw notFound(id, 'category');
+  await guarded(body.name?.trim() ?? '', () => withTransaction(deps.db, async (tx) => {
+    if (!(await repo.findCategory(tx, merchantId, categoryId))) throw notFound(id, 'category');
     const values = checkCategory(body);
-    await ensureNameFree(trx, merchantId, values.nameKey, values.name, categoryId);
-    await repo.updateCategory(trx, merchantId, categoryId, { ...values, now: iso(clock.now()) });
+    await ensureNameFree(tx, merchantId, values.nameKey, values.name, categoryId);
+    await repo.updateCategory(tx, merchantId, categoryId, { ...values, now: iso(deps.clock.now()) });
   }));
 }
 
-export async function deleteCategory(db: Knex, clock: Clock, merchantId: string, id: string): Promise<void> {
+export async function deleteCategory(deps: Deps, merchantId: string, id: string): Promise<void> {
   const categoryId = id.toLowerCase();
-  await db.transaction(async (trx) => {
-    if (!(await repo.findCategory(trx, merchantId, categoryId))) throw notFound(id, 'category');
-    await repo.deleteCategory(trx, merchantId, categoryId, iso(clock.now()));
+  await withTransaction(deps.db, async (tx) => {
+    if (!(await repo.findCategory(tx, merchantId, categoryId))) throw notFound(id, 'category');
+    await repo.deleteCategory(tx, merchantId, categoryId, iso(deps.clock.now()));
   });
 }
 
-export const listCategories = (db: Knex, merchantId: string, list: ListQuery): Promise<{ items: repo.CategoryListItem[]; total: number }> =>
-  repo.listCategories(db, merchantId, list);
+export const listCategories = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.CategoryListItem[]; total: number }> =>
+  repo.listCategories(deps.db, merchantId, list);
 
 // ---- line items
 
@@ -154,46 +156,46 @@ async function checkLineItem(db: Knex, merchantId: string, body: LineItemRequest
   };
 }
 
-export async function createLineItem(db: Knex, clock: Clock, merchantId: string, body: LineItemRequest): Promise<string> {
+export async function createLineItem(deps: Deps, merchantId: string, body: LineItemRequest): Promise<string> {
   const id = randomUUID();
-  await db.transaction(async (trx) => {
-    await repo.insertLineItem(trx, id, merchantId, await checkLineItem(trx, merchantId, body), iso(clock.now()));
+  await withTransaction(deps.db, async (tx) => {
+    await repo.insertLineItem(tx, id, merchantId, await checkLineItem(tx, merchantId, body), iso(deps.clock.now()));
   });
   return id;
 }
 
-export async function updateLineItem(db: Knex, clock: Clock, merchantId: string, id: string, body: LineItemRequest): Promise<void> {
+export async function updateLineItem(deps: Deps, merchantId: string, id: string, body: LineItemRequest): Promise<void> {
   const lineItemId = id.toLowerCase();
-  await db.transaction(async (trx) => {
-    if (!(await repo.findLineItem(trx, merchantId, lineItemId))) throw notFound(id, 'line item');
-    await repo.updateLineItem(trx, merchantId, lineItemId, await checkLineItem(trx, merchantId, body), iso(clock.now()));
+  await withTransaction(deps.db, async (tx) => {
+    if (!(await repo.findLineItem(tx, merchantId, lineItemId))) throw notFound(id, 'line item');
+    await repo.updateLineItem(tx, merchantId, lineItemId, await checkLineItem(tx, merchantId, body), iso(deps.clock.now()));
   });
 }
 
-export async function deleteLineItem(db: Knex, merchantId: string, id: string): Promise<void> {
-  if (!(await repo.deleteLineItem(db, merchantId, id.toLowerCase()))) throw notFound(id, 'line item');
+export async function deleteLineItem(deps: Deps, merchantId: string, id: string): Promise<void> {
+  if (!(await repo.deleteLineItem(deps.db, merchantId, id.toLowerCase()))) throw notFound(id, 'line item');
 }
 
 /** A catalogue line item of the merchant (invoices copy its values), or undefined. */
-export const findLineItem = (db: Knex, merchantId: string, id: string): Promise<repo.LineItemRecord | undefined> =>
-  repo.findLineItem(db, merchantId, id.toLowerCase());
+export const findLineItem = (deps: Deps, merchantId: string, id: string): Promise<repo.LineItemRecord | undefined> =>
+  repo.findLineItem(deps.db, merchantId, id.toLowerCase());
 
 export interface LineItemListQuery extends ListQuery {
   categoryId?: string;
   noCategory?: boolean;
 }
 
-export async function listLineItems(db: Knex, merchantId: string, query: LineItemListQuery): Promise<{ items: repo.LineItemRecord[]; total: number }> {
+export async function listLineItems(deps: Deps, merchantId: string, query: LineItemListQuery): Promise<{ items: repo.LineItemRecord[]; total: number }> {
   const { categoryId, noCategory, ...list } = query;
   if (categoryId !== undefined && noCategory !== undefined) {
     const message = 'categoryId and noCategory cannot be given together.';
     throw new ApiError('validation_failed', { errors: { categoryId: [message], noCategory: [message] } });
   }
   const category = categoryId?.toLowerCase();
-  if (category !== undefined && !(await repo.findCategory(db, merchantId, category))) {
+  if (category !== undefined && !(await repo.findCategory(deps.db, merchantId, category))) {
     throw invalid('categoryId', 'names no category of this merchant.');
   }
-  return repo.listLineItems(db, merchantId, list, {
+  return repo.listLineItems(deps.db, merchantId, list, {
     ...(category !== undefined ? { categoryId: category } : {}),
     ...(noCategory !== undefined ? { noCategory } : {}),
     unitTypeRank: unitTypeRank(),

@@ -1,22 +1,18 @@
 // Customer rules: the fields of a create or update, addresses checked against the states lookup, the
 // atomic create with cards and bank accounts, search, read, update and delete.
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/knex.ts';
+import { within, type Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { responseExample } from '../platform/spec-data.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import type { AddressValue, CustomerFields, CustomerListRecord, CustomerRecord } from '../repositories/customers.ts';
 import { paymentMethodsOf, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import { checkBankAccount, type BankAccountInput, type BankAccountToKeep } from './bank-accounts.ts';
 import { checkCard, type CardInput, type CardToKeep } from './cards.ts';
 import { storeBankAccount, storeCard } from './payment-methods.ts';
-
-export interface Deps {
-  db: Database;
-  clock: Clock;
-}
 
 export interface StateRef { id: number; code: string; name: string }
 export interface CountryRef { id: number; isoCode: string; name: string }
@@ -137,14 +133,15 @@ export async function createCustomer(deps: Deps, merchantId: string, input: Cust
   failIfAny(errors);
   const id = randomUUID();
   const createdOn = iso(now);
-  await deps.db.transaction(async (trx) => {
-    await customers.insertCustomer(trx, { id, merchantId, fields, createdOn });
+  await withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    await customers.insertCustomer(tx, { id, merchantId, fields, createdOn });
     let position = 0;
     const cardIds: string[] = [];
-    for (const card of cards) cardIds.push(await storeCard(trx, { merchantId, customerId: id, position: position++, createdOn }, card));
+    for (const card of cards) cardIds.push(await storeCard(t, { merchantId, customerId: id, position: position++, createdOn }, card));
     const accountIds: string[] = [];
-    for (const account of accounts) accountIds.push(await storeBankAccount(trx, { merchantId, customerId: id, position: position++, createdOn }, account));
-    await customers.setDefaults(trx, id, { cardId: cardIds[0] ?? null, achId: accountIds[0] ?? null });
+    for (const account of accounts) accountIds.push(await storeBankAccount(t, { merchantId, customerId: id, position: position++, createdOn }, account));
+    await customers.setDefaults(tx, id, { cardId: cardIds[0] ?? null, achId: accountIds[0] ?? null });
   });
   return id;
 }
@@ -166,8 +163,11 @@ export async function updateCustomer(deps: Deps, merchantId: string, id: string,
   if (!(await customers.updateCustomerFields(deps.db, merchantId, id, fields, iso(deps.clock.now())))) throw notFound(id, 'customer');
 }
 
+/** Deletes the customer with its payment methods. */
 export async function deleteCustomer(deps: Deps, merchantId: string, id: string): Promise<void> {
-  if (!(await customers.deleteCustomer(deps.db, merchantId, id))) throw notFound(id, 'customer');
+  await withTransaction(deps.db, async (tx) => {
+    if (!(await customers.deleteCustomer(tx, merchantId, id))) throw notFound(id, 'customer');
+  });
 }
 
 /** Customers of the given merchants (one, or all of a partner's). */

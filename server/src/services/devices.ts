@@ -8,9 +8,11 @@ import { apiSpec } from '../../../generated/index.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Environment } from '../config.ts';
+import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/devices.ts';
 
 export type TapToPayStatusId = components['schemas']['TapToPayStatus'];
@@ -97,23 +99,24 @@ export interface TapToPayToken {
 
 /**
  * Issues a tap-to-pay token for a device of the merchant: registers an unknown (or absent) id as Inactive,
- * refuses a Deactivated device, and records the login (time and the calling key's name).
+ * refuses a Deactivated device, and records the login (time and the calling key's name). The token's
+ * times are real time (a device checks them against its own clock); the login time is the merchant's.
  */
 export async function issueToken(
-  db: Knex, clock: Clock, environment: Environment, merchantId: string, apiKeyName: string, requestedId: string | null | undefined,
+  deps: Deps, merchantId: string, apiKeyName: string, requestedId: string | null | undefined,
 ): Promise<TapToPayToken> {
+  const environment = deps.config.environment;
   const deviceId = requestedId?.toLowerCase() ?? randomUUID();
-  const key = await tokenKey(db, environment);
-  const now = clock.now();
-  const issuedAt = Math.floor(now.getTime() / 1000);
+  const key = await tokenKey(deps.db, environment);
+  const issuedAt = Math.floor(deps.wall.now().getTime() / 1000);
   const expiresAt = issuedAt + TAP_TO_PAY_TOKEN_SECONDS;
-  const lastLoginAt = iso(now);
-  await db.transaction(async (trx) => {
-    await repo.registerDevice(trx, { merchantId, deviceId, statusId: statusId('Inactive'), lastLoginAt, apiKeyName });
-    const device = await repo.findDevice(trx, merchantId, deviceId);
+  const lastLoginAt = iso(deps.clock.now());
+  await withTransaction(deps.db, async (tx) => {
+    await repo.registerDevice(tx, { merchantId, deviceId, statusId: statusId('Inactive'), lastLoginAt, apiKeyName });
+    const device = await repo.findDevice(tx, merchantId, deviceId);
     if (!device) throw new Error(`device ${deviceId} vanished while registered`);
     if (!TOKEN_ALLOWED[statusName(device.statusId)]) throw deactivated(deviceId);
-    await repo.recordLogin(trx, merchantId, deviceId, lastLoginAt, apiKeyName);
+    await repo.recordLogin(tx, merchantId, deviceId, lastLoginAt, apiKeyName);
   });
   const jwtToken = await new SignJWT({ merchant_id: merchantId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -127,34 +130,35 @@ export async function issueToken(
   return { jwtToken, expiresAt: iso(new Date(expiresAt * 1000)), deviceId };
 }
 
-/** Verifies a tap-to-pay token of this environment (what a device-side check would do); throws if invalid. */
-export async function verifyToken(db: Knex, environment: Environment, token: string, at: Date): Promise<JWTPayload> {
-  const { payload } = await jwtVerify(token, await tokenKey(db, environment), {
+/** Verifies a tap-to-pay token of this environment at real time (what a device-side check would do); throws if invalid. */
+export async function verifyToken(deps: Deps, token: string): Promise<JWTPayload> {
+  const environment = deps.config.environment;
+  const { payload } = await jwtVerify(token, await tokenKey(deps.db, environment), {
     algorithms: ['HS256'],
     issuer: issuer(environment),
     audience: TAP_TO_PAY_AUDIENCE,
-    currentDate: at,
+    currentDate: deps.wall.now(),
     requiredClaims: ['sub', 'jti', 'exp', 'iat', 'merchant_id'],
   });
   return payload;
 }
 
-export async function activate(db: Knex, merchantId: string, id: string): Promise<void> {
+export async function activate(deps: Deps, merchantId: string, id: string): Promise<void> {
   const deviceId = id.toLowerCase();
-  await db.transaction(async (trx) => {
-    const device = await repo.findDevice(trx, merchantId, deviceId);
+  await withTransaction(deps.db, async (tx) => {
+    const device = await repo.findDevice(tx, merchantId, deviceId);
     if (!device) throw notFound(id, 'device');
     const next = ACTIVATION[statusName(device.statusId)];
     if (next === null) throw deactivated(deviceId);
-    if (statusId(next) !== device.statusId) await repo.setStatus(trx, merchantId, deviceId, statusId(next));
+    if (statusId(next) !== device.statusId) await repo.setStatus(tx, merchantId, deviceId, statusId(next));
   });
 }
 
-export async function getDevice(db: Knex, merchantId: string, id: string): Promise<repo.DeviceRecord> {
-  const device = await repo.findDevice(db, merchantId, id.toLowerCase());
+export async function getDevice(deps: Deps, merchantId: string, id: string): Promise<repo.DeviceRecord> {
+  const device = await repo.findDevice(deps.db, merchantId, id.toLowerCase());
   if (!device) throw notFound(id, 'device');
   return device;
 }
 
-export const listDevices = (db: Knex, merchantId: string, list: ListQuery): Promise<{ items: repo.DeviceRecord[]; total: number }> =>
-  repo.listDevices(db, merchantId, list);
+export const listDevices = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.DeviceRecord[]; total: number }> =>
+  repo.listDevices(deps.db, merchantId, list);

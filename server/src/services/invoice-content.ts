@@ -2,9 +2,10 @@
 // settings, lines from the catalogue or entered by hand (as the settings allow), the ids the body names
 // (customer, contact address, processors) checked against the merchant's records, amounts in cents.
 import type { Knex } from 'knex';
+import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { normalizeDateTime } from '../platform/time.ts';
-import { toCents } from '../platform/money.ts';
+import { fromCents, toCents } from '../platform/money.ts';
 import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
 import { processorType } from '../repositories/invoice-settings.ts';
 import type { InvoiceAddress, InvoiceContent, InvoiceCustomerValue, InvoiceLineValue, ZeroCostTerms } from '../repositories/invoices.ts';
@@ -109,7 +110,7 @@ interface LineOutcome {
   refusal?: ApiError;
 }
 
-async function lineOf(db: Knex, merchantId: string, input: InvoiceLineInput, index: number, overrideAllowed: boolean,
+async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, index: number, overrideAllowed: boolean,
   settings: InvoiceSettingsRecord, errors: Errors): Promise<LineOutcome> {
   const field = (name: string): string => `lineItems[${index}].${name}`;
   const discountPercentage = input.discountPercentage ?? 0;
@@ -137,12 +138,12 @@ async function lineOf(db: Knex, merchantId: string, input: InvoiceLineInput, ind
     }
     return { line };
   }
-  const item = await findLineItem(db, merchantId, input.lineItemId);
+  const item = await findLineItem(deps, merchantId, input.lineItemId);
   if (!item) {
     addError(errors, field('lineItemId'), 'names no catalogue line item of this merchant.');
     return {};
   }
-  const catalogueCents = toCents(item.unitPrice);
+  const catalogueCents = item.unitPriceCents;
   const unitPriceCents = input.unitPrice === undefined ? catalogueCents : toCents(input.unitPrice);
   const line = {
     lineItemId: item.id,
@@ -158,14 +159,15 @@ async function lineOf(db: Knex, merchantId: string, input: InvoiceLineInput, ind
   line.isModified = line.unitTypeId !== item.unitTypeId || line.productName !== item.productName || line.description !== item.description
     || line.sku !== item.sku || unitPriceCents !== catalogueCents;
   if (unitPriceCents !== catalogueCents && !overrideAllowed) {
+    const price = fromCents(catalogueCents);
     const why = settings.canOverWriteInvoiceLineItemPrice
       ? 'the request does not set canPriceBeForceOverrided'
       : 'the invoice settings do not allow it (canOverWriteInvoiceLineItemPrice is false)';
     return {
       line,
       refusal: new ApiError('line_item_price_override_not_allowed', {
-        details: `The unitPrice of line ${index} differs from its catalogue item's price (${item.unitPrice}) and ${why}.`,
-        errors: { [field('unitPrice')]: [`differs from the catalogue item's price ${item.unitPrice}, and ${why}.`] },
+        details: `The unitPrice of line ${index} differs from its catalogue item's price (${price}) and ${why}.`,
+        errors: { [field('unitPrice')]: [`differs from the catalogue item's price ${price}, and ${why}.`] },
         entityId: item.id,
       }),
     };
@@ -206,14 +208,14 @@ async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput
  * Checks an invoice request and settles it into the content to store. Validation problems (fields, ids)
  * answer 400 validation_failed together; a line that breaks a settings rule answers its own errorCode.
  */
-export async function settleContent(db: Knex, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, terms: ZeroCostTerms): Promise<InvoiceContent> {
+export async function settleContent(deps: Deps, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, terms: ZeroCostTerms): Promise<InvoiceContent> {
   const errors: Errors = {};
-  const refs = await checkReferences(db, merchantId, input, settings, errors);
+  const refs = await checkReferences(deps.db, merchantId, input, settings, errors);
   const overrideAllowed = (input.canPriceBeForceOverrided ?? false) && settings.canOverWriteInvoiceLineItemPrice;
   const lines: Omit<InvoiceLineValue, 'totalCents'>[] = [];
   let refusal: ApiError | undefined;
   for (const [index, lineInput] of input.lineItems.entries()) {
-    const outcome = await lineOf(db, merchantId, lineInput, index, overrideAllowed, settings, errors);
+    const outcome = await lineOf(deps, merchantId, lineInput, index, overrideAllowed, settings, errors);
     if (outcome.line) lines.push(outcome.line);
     refusal ??= outcome.refusal;
   }

@@ -3,14 +3,16 @@
 // SMS takes an e-mail address and sends an e-mail: the channel follows the body. Each send is recorded in
 // the invoice's history, in the transaction that records the message.
 import { randomUUID } from 'node:crypto';
+import { within, type Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import { addHistory } from '../repositories/invoices.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { findMerchant } from '../repositories/merchants.ts';
 import { invoiceUrls } from './invoice-view.ts';
-import { findOrFail, History, permit, type Deps } from './invoices.ts';
+import { findOrFail, History, permit } from './invoices.ts';
 import { notifierFor, type Channel } from './notifier.ts';
 
 const CHANNELS = {
@@ -45,8 +47,8 @@ function messageOf(kind: Kind, invoice: InvoiceRecord, merchantName: string, bas
 async function send(deps: Deps, merchantId: string, id: string, kind: Kind, given: string | null, consent: boolean): Promise<void> {
   const spec = CHANNELS[kind];
   const now = deps.clock.now();
-  await deps.db.transaction(async (trx) => {
-    const invoice = await findOrFail(trx, merchantId, id);
+  await withTransaction(deps.db, async (tx) => {
+    const invoice = await findOrFail(within(deps, tx), merchantId, id);
     if (!consent) {
       throw new ApiError('consent_required', {
         details: 'The customer must consent to the notification: send customerConsent true.',
@@ -63,12 +65,12 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
         entityId: invoice.id,
       });
     }
-    const merchant = await findMerchant(trx, merchantId);
-    const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', deps.baseUrl);
-    const notificationId = await notifierFor(trx).send({
+    const merchant = await findMerchant(tx, merchantId);
+    const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', deps.config.baseUrl);
+    const notificationId = await notifierFor(tx).send({
       merchantId, invoiceId: invoice.id, channel: spec.channel, template: 1, to, subject, text, createdOn: iso(now),
     });
-    await addHistory(trx, randomUUID(), invoice.id, {
+    await addHistory(tx, randomUUID(), invoice.id, {
       typeId: spec.history, notificationId, notificationTypeId: spec.channel, notificationTemplateTypeId: 1, notificationTarget: to, createdOn: iso(now),
     });
   });

@@ -3,9 +3,11 @@
 // must be the merchant's, of the right kind. Also the defaults a new invoice takes from the settings.
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types.ts';
+import { within, type Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { toCents } from '../platform/money.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/invoice-settings.ts';
 
 /** One merchant's invoice settings: the shipping fee in cents, percentages as given. */
@@ -34,14 +36,15 @@ const INITIAL = {
 } as const satisfies Omit<InvoiceSettings, 'merchantId' | 'cardPaymentProcessorId' | 'achPaymentProcessorId'>;
 
 /** The merchant's settings; the first call for a merchant stores the initial ones (its default processors). */
-export async function getSettings(db: Knex, merchantId: string, clock: Clock): Promise<InvoiceSettings> {
+export async function getSettings(deps: Deps, merchantId: string): Promise<InvoiceSettings> {
+  const { db } = deps;
   const existing = await repo.findSettings(db, merchantId);
   if (existing) return existing;
   await repo.insertSettings(db, merchantId, {
     ...INITIAL,
     cardPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, 1),
     achPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, 2),
-  }, iso(clock.now()));
+  }, iso(deps.clock.now()));
   const created = await repo.findSettings(db, merchantId);
   if (!created) throw new Error(`the invoice settings of merchant ${merchantId} were not stored`);
   return created;
@@ -87,11 +90,12 @@ async function changesOf(db: Knex, merchantId: string, body: InvoiceSettingsUpda
 }
 
 /** Applies an update (spec: InvoiceSettingsUpdateRequest); existing invoices keep their values. */
-export async function updateSettings(db: Knex, merchantId: string, clock: Clock, body: InvoiceSettingsUpdate): Promise<InvoiceSettings> {
-  return db.transaction(async (trx) => {
-    await getSettings(trx, merchantId, clock);
-    await repo.updateSettings(trx, merchantId, await changesOf(trx, merchantId, body), iso(clock.now()));
-    return getSettings(trx, merchantId, clock);
+export async function updateSettings(deps: Deps, merchantId: string, body: InvoiceSettingsUpdate): Promise<InvoiceSettings> {
+  return withTransaction(deps.db, async (tx) => {
+    const inTx = within(deps, tx);
+    await getSettings(inTx, merchantId);
+    await repo.updateSettings(tx, merchantId, await changesOf(tx, merchantId, body), iso(deps.clock.now()));
+    return getSettings(inTx, merchantId);
   });
 }
 

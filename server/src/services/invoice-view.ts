@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
 import { fromCents } from '../platform/money.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import { findCustomer, type AddressValue } from '../repositories/customers.ts';
@@ -26,8 +27,8 @@ export function effectiveStatus(record: Pick<InvoiceRecord, 'status' | 'dueDate'
 }
 
 /** The merchant's zero cost processing terms now (a draft's calculations use them; publication freezes them). */
-export async function merchantTerms(db: Knex, merchantId: string): Promise<ZeroCostTerms> {
-  const merchant = await findMerchant(db, merchantId);
+export async function merchantTerms(deps: Deps, merchantId: string): Promise<ZeroCostTerms> {
+  const merchant = await findMerchant(deps.db, merchantId);
   if (!merchant) return { optionId: 0, surchargeRate: null, cashDiscountRate: null, dualPricingRate: null };
   const rates = merchantSettings(merchant);
   const option = merchant.zero_cost_processing_option_id;
@@ -63,8 +64,8 @@ export function paymentTypeOf(calc: PaymentTypeCalc): Schemas['InvoicePaymentTyp
 }
 
 /** The calculations of the invoice: under its frozen terms once published, the merchant's current ones on a draft. */
-export async function calculationsOf(db: Knex, record: InvoiceRecord, lines: readonly InvoiceLineRecord[]) {
-  const terms = record.zeroCost ?? (await merchantTerms(db, record.merchantId));
+export async function calculationsOf(deps: Deps, record: InvoiceRecord, lines: readonly InvoiceLineRecord[]) {
+  const terms = record.zeroCost ?? (await merchantTerms(deps, record.merchantId));
   return { terms, result: calculateInvoice(calcInputOf({ ...record, lines }, terms)) };
 }
 
@@ -193,21 +194,16 @@ async function contactInfoOf(db: Knex, record: InvoiceRecord): Promise<Schemas['
   };
 }
 
-export interface ViewContext {
-  db: Knex;
-  baseUrl: string;
-  now: Date;
-}
-
-/** The full invoice record of the spec (Invoice). */
-export async function invoiceView(ctx: ViewContext, record: InvoiceRecord): Promise<Schemas['Invoice']> {
-  const lines = await linesOf(ctx.db, record.id);
-  const { result } = await calculationsOf(ctx.db, record, lines);
+/** The full invoice record of the spec (Invoice), as it stands at `now` on the merchant's business clock. */
+export async function invoiceView(deps: Deps, record: InvoiceRecord, now: Date = deps.clock.now()): Promise<Schemas['Invoice']> {
+  const { db } = deps;
+  const lines = await linesOf(db, record.id);
+  const { result } = await calculationsOf(deps, record, lines);
   const option = record.zeroCost?.optionId ?? null;
   return {
     id: record.id,
     number: record.number,
-    status: effectiveStatus(record, ctx.now),
+    status: effectiveStatus(record, now),
     issueDate: record.issueDate,
     dueDate: record.dueDate,
     paymentDate: record.paymentDate,
@@ -227,17 +223,17 @@ export async function invoiceView(ctx: ViewContext, record: InvoiceRecord): Prom
     paymentMethodTypeId: record.paymentMethodTypeId,
     merchantId: record.merchantId,
     merchantContactInfoId: record.merchantContactInfoId,
-    merchantContactInfo: await contactInfoOf(ctx.db, record),
+    merchantContactInfo: await contactInfoOf(db, record),
     customerId: record.customerId,
     customer: customerOf(record.customer),
     lineItems: lines.map(lineOf),
-    isCustomerUpdated: await isCustomerUpdated(ctx.db, record),
+    isCustomerUpdated: await isCustomerUpdated(db, record),
     isLineItemsUpdated: lines.some((l) => l.isModified),
-    ...invoiceUrls(ctx.baseUrl, record),
+    ...invoiceUrls(deps.config.baseUrl, record),
     markedAsPaid: record.markedAsPaid,
     transactionId: record.transactionId,
     achAllowFasterProcessing: record.achAllowFasterProcessing,
-    history: historyWithPastDue(record, await historyOf(ctx.db, record.id), ctx.now).map(historyItemOf),
+    history: historyWithPastDue(record, await historyOf(db, record.id), now).map(historyItemOf),
     zeroCostProcessingOptionId: option,
     // As the payment configuration names it: null for 0 None.
     zeroCostProcessingOption: option === null || option === 0 ? null : nameOf('ZeroCostProcessingOption', option),

@@ -4,11 +4,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types.ts';
+import { within, type Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { ListQuery } from '../platform/paging.ts';
-import { iso, type Clock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import { listInvoices as listPage, type InvoiceListFilter } from '../repositories/invoice-list.ts';
 import * as repo from '../repositories/invoices.ts';
 import { findMerchant } from '../repositories/merchants.ts';
@@ -19,13 +21,6 @@ import { invoicePdf } from './invoice-pdf.ts';
 import { calculationsOf, effectiveStatus, invoiceUrls, invoiceView, merchantTerms, type InvoiceStatus } from './invoice-view.ts';
 
 type Schemas = components['schemas'];
-
-export interface Deps {
-  db: Knex;
-  clock: Clock;
-  /** The public base URL: the invoice's page addresses are built from it. */
-  baseUrl: string;
-}
 
 // ---- the lifecycle
 
@@ -80,15 +75,15 @@ export function permit(operation: Operation, record: InvoiceRecord, now: Date): 
 }
 
 /** The invoice of the merchant, or 404. */
-export async function findOrFail(db: Knex, merchantId: string, id: string): Promise<InvoiceRecord> {
-  const record = await repo.findInvoice(db, merchantId, id.toLowerCase());
+export async function findOrFail(deps: Deps, merchantId: string, id: string): Promise<InvoiceRecord> {
+  const record = await repo.findInvoice(deps.db, merchantId, id.toLowerCase());
   if (!record) throw notFound(id, 'invoice');
   return record;
 }
 
 /** A concurrent change got there first: answer as if it had come before (it did). */
-async function raced(db: Knex, operation: Operation, merchantId: string, id: string, now: Date): Promise<never> {
-  permit(operation, await findOrFail(db, merchantId, id), now);
+async function raced(deps: Deps, operation: Operation, merchantId: string, id: string, now: Date): Promise<never> {
+  permit(operation, await findOrFail(deps, merchantId, id), now);
   throw new ApiError(LIFECYCLE[operation].refusal, { entityId: id });
 }
 
@@ -105,27 +100,33 @@ export const invoiceNumber = (sequence: number): string => `INV-${String(sequenc
 const DAY_MS = 24 * 3600 * 1000;
 
 // ---- operations
+// Each change runs in withTransaction; `t` is the same dependencies working in that transaction.
 
-async function record(trx: Knex, deps: Deps, invoice: InvoiceRecord, type: string, now: Date): Promise<void> {
-  const data = await invoiceView({ db: trx, baseUrl: deps.baseUrl, now }, invoice);
-  await recordEvent(trx, { merchantId: invoice.merchantId, type, data, occurredOn: iso(now) });
+async function record(t: Deps, invoice: InvoiceRecord, type: 'invoice.created' | 'invoice.paid', now: Date): Promise<void> {
+  const data = await invoiceView(t, invoice, now);
+  await recordEvent(t.db, { merchantId: invoice.merchantId, type, data, occurredOn: iso(now) });
 }
 
-async function insertDraft(trx: Knex, deps: Deps, merchantId: string, input: InvoiceInput, now: Date): Promise<string> {
-  const settings = await getSettings(trx, merchantId, deps.clock);
-  const content = await settleContent(trx, merchantId, input, settings, await merchantTerms(trx, merchantId));
+/** The content of a create, update or publish body under the merchant's settings and current terms. */
+async function contentOf(t: Deps, merchantId: string, input: InvoiceInput) {
+  return settleContent(t, merchantId, input, await getSettings(t, merchantId), await merchantTerms(t, merchantId));
+}
+
+async function insertDraft(tx: Knex.Transaction, t: Deps, merchantId: string, input: InvoiceInput, now: Date): Promise<string> {
+  const content = await contentOf(t, merchantId, input);
   const id = randomUUID();
-  await repo.insertDraft(trx, { id, merchantId, shortCode: newShortCode(), content, now: iso(now) }, randomUUID);
-  await repo.addHistory(trx, randomUUID(), id, { typeId: History.Created, createdOn: iso(now) });
+  await repo.insertDraft(tx, { id, merchantId, shortCode: newShortCode(), content, now: iso(now) }, randomUUID);
+  await repo.addHistory(tx, randomUUID(), id, { typeId: History.Created, createdOn: iso(now) });
   return id;
 }
 
 /** Creates a draft; invoice.created is sent. */
 export async function createInvoice(deps: Deps, merchantId: string, input: InvoiceInput): Promise<string> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (trx) => {
-    const id = await insertDraft(trx, deps, merchantId, input, now);
-    await record(trx, deps, await findOrFail(trx, merchantId, id), 'invoice.created', now);
+  return withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const id = await insertDraft(tx, t, merchantId, input, now);
+    await record(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
     return id;
   });
 }
@@ -133,22 +134,23 @@ export async function createInvoice(deps: Deps, merchantId: string, input: Invoi
 /** Replaces a draft's content. */
 export async function updateInvoice(deps: Deps, merchantId: string, id: string, input: InvoiceInput): Promise<void> {
   const now = deps.clock.now();
-  await deps.db.transaction(async (trx) => {
-    const invoice = await findOrFail(trx, merchantId, id);
+  await withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const invoice = await findOrFail(t, merchantId, id);
     permit('update', invoice, now);
-    const settings = await getSettings(trx, merchantId, deps.clock);
-    const content = await settleContent(trx, merchantId, input, settings, await merchantTerms(trx, merchantId));
-    if (!(await repo.replaceDraftContent(trx, merchantId, invoice.id, content, iso(now), randomUUID))) await raced(trx, 'update', merchantId, id, now);
-    await repo.addHistory(trx, randomUUID(), invoice.id, { typeId: History.Updated, createdOn: iso(now) });
+    const content = await contentOf(t, merchantId, input);
+    if (!(await repo.replaceDraftContent(tx, merchantId, invoice.id, content, iso(now), randomUUID))) await raced(t, 'update', merchantId, id, now);
+    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.Updated, createdOn: iso(now) });
   });
 }
 
 export async function deleteInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
   const now = deps.clock.now();
-  await deps.db.transaction(async (trx) => {
-    const invoice = await findOrFail(trx, merchantId, id);
+  await withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const invoice = await findOrFail(t, merchantId, id);
     permit('delete', invoice, now);
-    if (!(await repo.deleteDraft(trx, merchantId, invoice.id))) await raced(trx, 'delete', merchantId, id, now);
+    if (!(await repo.deleteDraft(tx, merchantId, invoice.id))) await raced(t, 'delete', merchantId, id, now);
   });
 }
 
@@ -159,42 +161,44 @@ export async function deleteInvoice(deps: Deps, merchantId: string, id: string):
 export async function publishInvoice(deps: Deps, merchantId: string, input: InvoiceInput & { id?: string | null }): Promise<string> {
   const now = deps.clock.now();
   const issueDate = iso(now);
-  return deps.db.transaction(async (trx) => {
+  return withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
     const draftId = input.id ?? null;
     let id: string;
     if (draftId === null) {
-      id = await insertDraft(trx, deps, merchantId, input, now);
+      id = await insertDraft(tx, t, merchantId, input, now);
     } else {
-      const draft = await findOrFail(trx, merchantId, draftId);
+      const draft = await findOrFail(t, merchantId, draftId);
       permit('publish', draft, now);
       id = draft.id;
-      const content = await settleContent(trx, merchantId, input, await getSettings(trx, merchantId, deps.clock), await merchantTerms(trx, merchantId));
-      if (!(await repo.replaceDraftContent(trx, merchantId, id, content, issueDate, randomUUID))) await raced(trx, 'publish', merchantId, id, now);
+      const content = await contentOf(t, merchantId, input);
+      if (!(await repo.replaceDraftContent(tx, merchantId, id, content, issueDate, randomUUID))) await raced(t, 'publish', merchantId, id, now);
     }
-    const settings = await getSettings(trx, merchantId, deps.clock);
-    let dueDate = (await findOrFail(trx, merchantId, id)).dueDate;
+    const settings = await getSettings(t, merchantId);
+    let dueDate = (await findOrFail(t, merchantId, id)).dueDate;
     if (dueDate === null) dueDate = iso(new Date(now.getTime() + (settings.dueDateAfterDays ?? 0) * DAY_MS));
     else if (dueDate < issueDate) throw invalid('dueDate', `must not be before the publication time (${issueDate}).`);
-    const sequence = await repo.nextInvoiceNumber(trx, merchantId);
-    const published = await repo.publishDraft(trx, merchantId, id, {
-      number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(trx, merchantId),
+    const sequence = await repo.nextInvoiceNumber(tx, merchantId);
+    const published = await repo.publishDraft(tx, merchantId, id, {
+      number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(t, merchantId),
     }, issueDate);
-    if (!published) await raced(trx, 'publish', merchantId, id, now);
-    await repo.addHistory(trx, randomUUID(), id, { typeId: History.Published, createdOn: issueDate });
-    if (draftId === null) await record(trx, deps, await findOrFail(trx, merchantId, id), 'invoice.created', now);
+    if (!published) await raced(t, 'publish', merchantId, id, now);
+    await repo.addHistory(tx, randomUUID(), id, { typeId: History.Published, createdOn: issueDate });
+    if (draftId === null) await record(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
     return id;
   });
 }
 
 export async function cancelInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
   const now = deps.clock.now();
-  await deps.db.transaction(async (trx) => {
-    const invoice = await findOrFail(trx, merchantId, id);
+  await withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const invoice = await findOrFail(t, merchantId, id);
     const transition = permit('cancel', invoice, now);
-    if (!(await repo.changeStatus(trx, merchantId, invoice.id, invoice.status, { status: transition.to as StoredStatus }, iso(now)))) {
-      await raced(trx, 'cancel', merchantId, id, now);
+    if (!(await repo.changeStatus(tx, merchantId, invoice.id, invoice.status, { status: transition.to as StoredStatus }, iso(now)))) {
+      await raced(t, 'cancel', merchantId, id, now);
     }
-    await repo.addHistory(trx, randomUUID(), invoice.id, { typeId: History.Cancelled, createdOn: iso(now) });
+    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.Cancelled, createdOn: iso(now) });
   });
 }
 
@@ -204,37 +208,37 @@ export async function cancelInvoice(deps: Deps, merchantId: string, id: string):
  */
 export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: string, paymentMethodTypeId: 1 | 2 | null): Promise<void> {
   const now = deps.clock.now();
-  await deps.db.transaction(async (trx) => {
-    const invoice = await findOrFail(trx, merchantId, id);
+  await withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const invoice = await findOrFail(t, merchantId, id);
     const transition = permit('markAsPaid', invoice, now);
-    const changed = await repo.changeStatus(trx, merchantId, invoice.id, invoice.status, {
+    const changed = await repo.changeStatus(tx, merchantId, invoice.id, invoice.status, {
       status: transition.to as StoredStatus, paymentDate: iso(now), paymentMethodTypeId, markedAsPaid: true, transactionId: null,
     }, iso(now));
-    if (!changed) await raced(trx, 'markAsPaid', merchantId, id, now);
-    await repo.addHistory(trx, randomUUID(), invoice.id, { typeId: History.MarkedAsPaid, paymentMethodTypeId, createdOn: iso(now) });
-    await record(trx, deps, await findOrFail(trx, merchantId, id), 'invoice.paid', now);
+    if (!changed) await raced(t, 'markAsPaid', merchantId, id, now);
+    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.MarkedAsPaid, paymentMethodTypeId, createdOn: iso(now) });
+    await record(t, await findOrFail(t, merchantId, id), 'invoice.paid', now);
   });
 }
 
 export async function getInvoice(deps: Deps, merchantId: string, id: string): Promise<Schemas['Invoice']> {
-  const invoice = await findOrFail(deps.db, merchantId, id);
-  return invoiceView({ db: deps.db, baseUrl: deps.baseUrl, now: deps.clock.now() }, invoice);
+  return invoiceView(deps, await findOrFail(deps, merchantId, id));
 }
 
 /** The PDF of a published invoice, base64-encoded. */
 export async function invoicePdfBase64(deps: Deps, merchantId: string, id: string): Promise<string> {
   const now = deps.clock.now();
-  const invoice = await findOrFail(deps.db, merchantId, id);
+  const invoice = await findOrFail(deps, merchantId, id);
   permit('downloadPdf', invoice, now);
   const merchant = await findMerchant(deps.db, merchantId);
-  const view = await invoiceView({ db: deps.db, baseUrl: deps.baseUrl, now }, invoice);
+  const view = await invoiceView(deps, invoice, now);
   return (await invoicePdf(view, merchant?.company_name ?? '', now)).toString('base64');
 }
 
 /** The credit card figures (the payment type that can carry a surcharge). */
 export async function getCalculations(deps: Deps, merchantId: string, id: string): Promise<Schemas['InvoiceCalculationsResponse']> {
-  const invoice = await findOrFail(deps.db, merchantId, id);
-  const { terms, result } = await calculationsOf(deps.db, invoice, await repo.linesOf(deps.db, invoice.id));
+  const invoice = await findOrFail(deps, merchantId, id);
+  const { terms, result } = await calculationsOf(deps, invoice, await repo.linesOf(deps.db, invoice.id));
   const credit = result.creditCard;
   return {
     id: invoice.id,
@@ -280,23 +284,27 @@ export async function listInvoices(deps: Deps, merchantId: string, query: Invoic
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHORT_CODE = /^[A-Za-z0-9]{8}$/;
 
-/** A published invoice (any status but Draft) by its id alone, for its page; undefined for a draft or none. */
-export async function publicInvoice(deps: Deps, id: string): Promise<{ invoice: Schemas['Invoice']; merchantName: string } | undefined> {
+/**
+ * A published invoice (any status but Draft) by its id alone, for its page; undefined for a draft or none.
+ * No token names the merchant here: the caller makes the invoice merchant's dependencies for publicInvoice.
+ */
+export async function findPublicInvoice(deps: Pick<Deps, 'db'>, id: string): Promise<InvoiceRecord | undefined> {
   if (!UUID.test(id)) return undefined;
   const invoice = await repo.findInvoiceById(deps.db, id.toLowerCase());
-  if (!invoice || invoice.status === Status.Draft) return undefined;
+  return !invoice || invoice.status === Status.Draft ? undefined : invoice;
+}
+
+/** The page of a published invoice; `deps` are its merchant's (the business clock decides PastDue). */
+export async function publicInvoice(deps: Deps, invoice: InvoiceRecord): Promise<{ invoice: Schemas['Invoice']; merchantName: string }> {
   const merchant = await findMerchant(deps.db, invoice.merchantId);
-  return {
-    invoice: await invoiceView({ db: deps.db, baseUrl: deps.baseUrl, now: deps.clock.now() }, invoice),
-    merchantName: merchant?.company_name ?? '',
-  };
+  return { invoice: await invoiceView(deps, invoice), merchantName: merchant?.company_name ?? '' };
 }
 
 /** The page address a short code stands for; undefined for an unknown code or a draft's. */
-export async function pageOfShortCode(deps: Deps, code: string): Promise<string | undefined> {
+export async function pageOfShortCode(deps: Pick<Deps, 'db' | 'config'>, code: string): Promise<string | undefined> {
   if (!SHORT_CODE.test(code)) return undefined;
   const id = await repo.findInvoiceIdByShortCode(deps.db, code);
   const invoice = id === undefined ? undefined : await repo.findInvoiceById(deps.db, id);
   if (!invoice || invoice.status === Status.Draft) return undefined;
-  return invoiceUrls(deps.baseUrl, invoice).fullUrl;
+  return invoiceUrls(deps.config.baseUrl, invoice).fullUrl;
 }

@@ -2,15 +2,16 @@
 // default), list, update, delete (a deleted default leaves none), and make one the default of its kind.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { within, type Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import * as methods from '../repositories/payment-methods.ts';
 import type { PaymentMethodChanges, StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import { checkBankAccount, type BankAccountInput, type BankAccountToKeep } from './bank-accounts.ts';
 import { checkCard, isExpired, type CardInput, type CardToKeep } from './cards.ts';
-import type { Deps } from './customers.ts';
 
 interface Placement {
   merchantId: string;
@@ -19,15 +20,15 @@ interface Placement {
   createdOn: string;
 }
 
-export async function storeCard(db: Knex, placement: Placement, card: CardToKeep): Promise<string> {
+export async function storeCard(deps: Deps, placement: Placement, card: CardToKeep): Promise<string> {
   const id = randomUUID();
-  await methods.insertCard(db, { id, ...placement }, card);
+  await methods.insertCard(deps.db, { id, ...placement }, card);
   return id;
 }
 
-export async function storeBankAccount(db: Knex, placement: Placement, account: BankAccountToKeep): Promise<string> {
+export async function storeBankAccount(deps: Deps, placement: Placement, account: BankAccountToKeep): Promise<string> {
   const id = randomUUID();
-  await methods.insertBankAccount(db, { id, ...placement }, account);
+  await methods.insertBankAccount(deps.db, { id, ...placement }, account);
   return id;
 }
 
@@ -43,19 +44,19 @@ function failIfAny(errors: Record<string, string[]>): void {
 async function changingCustomer<T>(deps: Deps, merchantId: string, customerId: string,
   change: (trx: Knex, now: string, touch: () => Promise<void>) => Promise<T>): Promise<T> {
   const now = iso(deps.clock.now());
-  return deps.db.transaction(async (trx) => {
-    if (!(await customers.lockCustomer(trx, merchantId, customerId))) throw notFound(customerId, 'customer');
-    return change(trx, now, async () => { await customers.touchCustomer(trx, merchantId, customerId, now); });
+  return withTransaction(deps.db, async (tx) => {
+    if (!(await customers.lockCustomer(tx, merchantId, customerId))) throw notFound(customerId, 'customer');
+    return change(tx, now, async () => { await customers.touchCustomer(tx, merchantId, customerId, now); });
   });
 }
 
 async function add(deps: Deps, merchantId: string, customerId: string, kind: StoredPaymentMethod['kind'],
-  store: (trx: Knex, placement: Placement) => Promise<string>): Promise<string> {
+  store: (t: Deps, placement: Placement) => Promise<string>): Promise<string> {
   return changingCustomer(deps, merchantId, customerId, async (trx, now, touch) => {
     await touch();
     const existing = await methods.paymentMethodsOf(trx, customerId);
     const position = (existing.at(-1)?.position ?? -1) + 1;
-    const id = await store(trx, { merchantId, customerId, position, createdOn: now });
+    const id = await store(within(deps, trx), { merchantId, customerId, position, createdOn: now });
     // The customer's first card (bank account) becomes its default card (bank account).
     if (!existing.some((m) => m.kind === kind)) {
       await customers.setDefaults(trx, customerId, kind === 'card' ? { cardId: id } : { achId: id });
@@ -70,7 +71,7 @@ export async function addCard(deps: Deps, merchantId: string, customerId: string
   await assertCustomer(deps, merchantId, customerId);
   failIfAny(errors);
   if (!card) throw new ApiError('internal_error');
-  return add(deps, merchantId, customerId, 'card', (trx, placement) => storeCard(trx, placement, card));
+  return add(deps, merchantId, customerId, 'card', (t, placement) => storeCard(t, placement, card));
 }
 
 export async function addBankAccount(deps: Deps, merchantId: string, customerId: string, input: BankAccountInput): Promise<string> {
@@ -79,7 +80,7 @@ export async function addBankAccount(deps: Deps, merchantId: string, customerId:
   await assertCustomer(deps, merchantId, customerId);
   failIfAny(errors);
   if (!account) throw new ApiError('internal_error');
-  return add(deps, merchantId, customerId, 'bankAccount', (trx, placement) => storeBankAccount(trx, placement, account));
+  return add(deps, merchantId, customerId, 'bankAccount', (t, placement) => storeBankAccount(t, placement, account));
 }
 
 /** 404 for an unknown customer comes before any complaint about the body. */

@@ -2,6 +2,8 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/platform/deps.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { verifyToken } from '../../src/services/devices.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 
@@ -60,10 +62,11 @@ describe.each(engines())('devices (%s)', (engine) => {
       const id = String(claims.sub);
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       // Signed by the gateway: the server's key verifies it; a changed payload does not.
-      await expect(verifyToken(s.db, 'sandbox', token.jwtToken, s.clock.now())).resolves.toMatchObject({ sub: id });
+      const deps: Deps = { db: s.db, log: createLogger('silent'), config: s.config, clock: s.clock, wall: s.clock };
+      await expect(verifyToken(deps, token.jwtToken)).resolves.toMatchObject({ sub: id });
       const [head, , signature] = token.jwtToken.split('.');
       const forged = `${String(head)}.${Buffer.from(JSON.stringify({ ...claims, merchant_id: merchantId(1) })).toString('base64url')}.${String(signature)}`;
-      await expect(verifyToken(s.db, 'sandbox', forged, s.clock.now())).rejects.toThrow();
+      await expect(verifyToken(deps, forged)).rejects.toThrow();
       expect(await device(h, id)).toEqual({
         deviceId: id, deviceName: null, lastLoginAt: expect.any(String) as string, apiKeyName: 'Acme Outdoor Supply key',
         tapToPayStatus: 'Inactive', tapToPayStatusId: 1, tapToPayEnabled: false, userProfiles: [],

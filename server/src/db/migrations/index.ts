@@ -5,6 +5,7 @@ import * as customers from './002_customers.ts';
 import * as catalogueDevices from './003_catalogue_devices.ts';
 import * as invoiceSettings from './004_invoice_settings.ts';
 import * as invoices from './005_invoices.ts';
+import * as transactions from './006_transactions.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -12,6 +13,7 @@ const migrations: Record<string, Knex.Migration> = {
   '003_catalogue_devices': catalogueDevices,
   '004_invoice_settings': invoiceSettings,
   '005_invoices': invoices,
+  '006_transactions': transactions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

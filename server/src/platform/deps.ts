@@ -1,0 +1,21 @@
+// The one dependency shape of every service: the database (the pool, or the transaction the service runs
+// in), the log, the configuration and the two clocks. The request context satisfies it, and so does the
+// worker's context for one merchant.
+import type { Knex } from 'knex';
+import type { ServerConfig } from '../config.ts';
+import type { Logger } from './log.ts';
+import type { Clock } from './time.ts';
+
+export interface Deps {
+  /** The pool, or the transaction this work runs in (an idempotent request's, or the worker's). */
+  readonly db: Knex;
+  readonly log: Logger;
+  readonly config: ServerConfig;
+  /** The business clock of the merchant acted on: its sandbox time (real time in production). */
+  readonly clock: Clock;
+  /** Real time: tokens, idempotency expiry, leases. */
+  readonly wall: Clock;
+}
+
+/** The same dependencies working in another database handle (a transaction). */
+export const within = <D extends Deps>(deps: D, db: Knex): D => ({ ...deps, db });

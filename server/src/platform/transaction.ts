@@ -1,0 +1,21 @@
+// The one transaction and row-lock helper. A service that changes state runs in withTransaction; when it
+// is already inside a transaction (an idempotent request runs whole in one), it joins that transaction
+// rather than nesting, so the key, the effects, the events and the stored response commit together.
+import type { Knex } from 'knex';
+import { isPostgres } from '../db/knex.ts';
+
+/** Runs `work` in a transaction: the caller's when `db` is one already, else a new one. */
+export function withTransaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db as Knex.Transaction);
+  return db.transaction(work);
+}
+
+/**
+ * Reads a row and locks it until the transaction ends: `SELECT … FOR UPDATE` on PostgreSQL. SQLite has one
+ * writer and this server keeps one connection, so a transaction there excludes every other already; the
+ * plain read is the lock.
+ */
+export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: Record<string, string | number>): Promise<Row | undefined> {
+  const query = tx(table).where(where).first();
+  return (await (isPostgres(tx) ? query.forUpdate() : query)) as Row | undefined;
+}

@@ -1,0 +1,219 @@
+// ACH payments: debit and credit (a stored bank account, or new account details for which a customer is
+// created), hold, unhold, void and refund, each through the ACH state machine of the spec. The network
+// side (submission at the processor's batch time slot, clearing, returns) is in ach-network.ts.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { achStateMachine } from '../../../generated/state-machines.ts';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError } from '../platform/errors.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import * as customers from '../repositories/customers.ts';
+import { findPaymentMethod } from '../repositories/payment-methods.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { checkBankAccount, magicAccountCode } from './bank-accounts.ts';
+import { stateRef } from './customers.ts';
+import { amountCents, countPayment, Creator, limitCents, lockOwn, processorFor, refusalText, sandboxed, Type, uncountPayment } from './payments.ts';
+import { nextBatchSlot } from './schedule.ts';
+import { achCommandResult, achResult, responseDescription, statusName } from './transaction-view.ts';
+import * as machine from './transitions.ts';
+
+type Schemas = components['schemas'];
+type AchRequest = Schemas['AchDebitRequest'] | Schemas['AchCreditRequest'];
+
+/** AchTransactionStatus ids. */
+export const AchStatus = { Scheduled: 21, Cancelled: 22, ChargedBack: 23, InProgress: 24, Settled: 25, Held: 26, Failed: 27, Refunded: 28 } as const;
+
+/** Return codes by which the customer disputes the entry (ChargedBack); every other return is Failed. */
+export const CHARGEBACK_CODES: ReadonlySet<string> = new Set(['R05', 'R07', 'R08', 'R10', 'R29']);
+const RETURN_CODES: ReadonlySet<string> = new Set(['R01', 'R02', 'R03', 'R04', 'R05', 'R06', 'R07', 'R08', 'R09', 'R10', 'R16', 'R20', 'R29']);
+
+/** The outcome a sandbox magic account code `NN` stands for: `RNN` (a listed return code), `096`, or none. */
+export function sandboxOutcomeOf(code: string | null): string | null {
+  if (code === null) return null;
+  if (code === '96') return '096';
+  return RETURN_CODES.has(`R${code}`) ? `R${code}` : null;
+}
+
+interface Account {
+  customerId: string | null;
+  paymentMethodId: string | null;
+  last4: string;
+  routingNumber: string;
+  magicCode: string | null;
+}
+
+type Problems = Record<string, string[]>;
+const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
+
+/** A stored bank account of the merchant's customer; 400 naming the field otherwise. */
+async function storedAccount(db: Knex, merchantId: string, body: AchRequest, errors: Problems): Promise<Account | undefined> {
+  const customerId = body.customerId?.toLowerCase() ?? null;
+  const paymentMethodId = (body.paymentMethodId ?? '').toLowerCase();
+  if (customerId === null) {
+    add(errors, 'customerId', 'is required with paymentMethodId');
+    return undefined;
+  }
+  if (!(await customers.findCustomer(db, merchantId, customerId))) {
+    add(errors, 'customerId', "is not one of the merchant's customers");
+    return undefined;
+  }
+  const method = await findPaymentMethod(db, customerId, paymentMethodId);
+  if (method?.kind !== 'bankAccount') {
+    add(errors, 'paymentMethodId', "is not a stored bank account of the customer");
+    return undefined;
+  }
+  return { customerId, paymentMethodId: method.id, last4: method.last4, routingNumber: method.routingNumber, magicCode: method.magicCode };
+}
+
+/** New account details: each required field, the ABA check and the account number's form. */
+function newAccount(body: AchRequest, errors: Problems): (Account & { body: AchRequest }) | undefined {
+  const before = Object.keys(errors).length;
+  for (const field of ['routingNumber', 'accountNumber', 'accountType', 'accountHolderType', 'billingAddress', 'contactInfo'] as const) {
+    if (body[field] === undefined || body[field] === null) add(errors, field, 'is required when no stored bank account is used');
+  }
+  if (body.routingNumber && body.accountNumber && body.accountType !== undefined && body.accountHolderType !== undefined) {
+    checkBankAccount({ routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType }, errors);
+  }
+  if (Object.keys(errors).length > before || !body.routingNumber || !body.accountNumber) return undefined;
+  return { customerId: null, paymentMethodId: null, last4: body.accountNumber.slice(-4), routingNumber: body.routingNumber, magicCode: magicAccountCode(body.accountNumber), body };
+}
+
+/** The customer record the interface generates for a payment from new account details. */
+async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, now: string): Promise<string> {
+  const contact = body.contactInfo;
+  const address = (a: AchRequest['billingAddress']): customers.AddressValue | null => (a ? {
+    addressLine1: a.line1, addressLine2: a.line2 ?? null, city: a.city, zip: a.postalCode,
+    stateName: a.stateName ?? stateRef(a.stateId)?.name ?? null, stateId: a.stateId, countryId: a.countryId,
+  } : null);
+  const id = randomUUID();
+  await customers.insertCustomer(db, {
+    id, merchantId, createdOn: now,
+    fields: {
+      firstName: contact?.firstName ?? null, lastName: contact?.lastName ?? '', companyName: contact?.companyName ?? null,
+      email: contact?.email ?? null, mobilePhoneNumber: contact?.mobilePhoneNumber ?? null,
+      smsNotificationsEnabled: contact?.smsNotification ?? false, useBillingAsShipping: false,
+      billingAddress: address(body.billingAddress), shippingAddress: address(body.shippingAddress ?? null),
+    },
+  });
+  return id;
+}
+
+export interface AchCreate {
+  typeId: typeof Type.AchDebit | typeof Type.AchRefund;
+  creatorTypeId?: number;
+  invoiceId?: string | null;
+}
+
+/**
+ * Creates an ACH debit or credit: Scheduled (000) for the processor's next batch time slot, or Failed
+ * (102) above the merchant's maxTransactionAmount. Runs in the caller's transaction when there is one.
+ */
+export async function createAch(deps: Deps, merchantId: string, body: AchRequest, create: AchCreate): Promise<TransactionRecord> {
+  const now = deps.clock.now();
+  const cents = amountCents(body.amount);
+  return withTransaction(deps.db, async (tx) => {
+    const errors: Problems = {};
+    let processor;
+    try {
+      processor = await processorFor(tx, merchantId, 2, body.paymentProcessorId);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
+      Object.assign(errors, error.context.errors);
+    }
+    const stored = body.paymentMethodId !== undefined && body.paymentMethodId !== null;
+    const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors);
+    if (Object.keys(errors).length > 0 || !account || !processor) throw new ApiError('validation_failed', { errors });
+    const at = iso(now);
+    const customerId = account.customerId ?? await generateCustomer(tx, merchantId, body, at);
+    const limit = await limitCents(tx, merchantId);
+    const code = limit !== null && cents > limit ? '102' : '000';
+    const approved = code === '000';
+    const record: TransactionRecord = {
+      id: randomUUID(), merchantId, paymentMethodTypeId: 2, typeId: create.typeId,
+      statusId: approved ? AchStatus.Scheduled : AchStatus.Failed,
+      processorId: processor.id, creatorTypeId: create.creatorTypeId ?? Creator.ApiToken,
+      amountCents: cents, tipAmountCents: 0, approvedAmountCents: null, processedAmountCents: approved ? cents : 0, refundedAmountCents: 0,
+      responseCode: code, responseDescription: responseDescription(code), authorizationCode: null, returnCode: null,
+      customerId, paymentMethodId: account.paymentMethodId, invoiceId: create.invoiceId ?? null,
+      panMask: null, cardType: null, avsResult: null, cvvResult: null,
+      accountLast4: account.last4, routingNumber: account.routingNumber, secCode: body.secCode,
+      isFasterProcessing: body.isFasterProcessing,
+      sandboxOutcome: sandboxed(deps) ? sandboxOutcomeOf(account.magicCode) : null,
+      orderNumber: null, description: null, createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null, expiresAt: null,
+      dueAction: approved ? 'submit' : null,
+      dueAt: approved ? iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) : null,
+      settlementBatchId: null,
+    };
+    await machine.create(tx, achStateMachine, record, create.typeId === Type.AchDebit ? 'createAchDebit' : 'createAchCredit', { responseCode: code });
+    if (approved && create.typeId === Type.AchDebit) await countPayment(tx, record, cents);
+    return record;
+  });
+}
+
+export async function createDebit(deps: Deps, merchantId: string, body: Schemas['AchDebitRequest']): Promise<Schemas['AchTransactionResult']> {
+  const record = await createAch(deps, merchantId, body, { typeId: Type.AchDebit });
+  return achResult(record, { typeId: Type.AchDebit, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
+}
+
+export async function createCredit(deps: Deps, merchantId: string, body: Schemas['AchCreditRequest']): Promise<Schemas['AchTransactionResult']> {
+  const record = await createAch(deps, merchantId, body, { typeId: Type.AchRefund });
+  return achResult(record, { typeId: Type.AchRefund, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
+}
+
+type Command = 'holdAchTransaction' | 'unholdAchTransaction' | 'voidAchTransaction';
+
+const COMMANDS: Record<Command, { typeId: number; verb: string }> = {
+  holdAchTransaction: { typeId: Type.AchHold, verb: 'held' },
+  unholdAchTransaction: { typeId: Type.AchUnHold, verb: 'released' },
+  voidAchTransaction: { typeId: Type.AchCancel, verb: 'voided' },
+};
+
+/** Hold, unhold or void: the row of the command, or 101 with nothing changed. */
+export async function command(deps: Deps, merchantId: string, id: string, trigger: Command): Promise<Schemas['AchCommandResult']> {
+  const { typeId, verb } = COMMANDS[trigger];
+  return withTransaction(deps.db, async (tx) => {
+    const record = await lockOwn(tx, merchantId, id, 2);
+    const now = deps.clock.now();
+    let changes: Partial<TransactionRecord> = { responseCode: '000', responseDescription: 'Approved' };
+    if (trigger === 'unholdAchTransaction') {
+      // Processing resumes: the entry goes to the network at the processor's next batch time slot from now.
+      const processor = await processorFor(tx, merchantId, 2, record.processorId);
+      changes = { ...changes, dueAction: 'submit', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) };
+    } else {
+      changes = { ...changes, dueAction: null, dueAt: null };
+    }
+    const after = await machine.transition(tx, achStateMachine, record, trigger, now, changes);
+    if (!after) {
+      const text = record.statusId === AchStatus.InProgress && trigger === 'voidAchTransaction'
+        ? 'A transaction submitted to the network cannot be voided.'
+        : refusalText(verb, statusName(record));
+      return achCommandResult(record, { typeId, responseCode: '101', responseDescription: text });
+    }
+    if (trigger === 'voidAchTransaction' && record.typeId === Type.AchDebit) await uncountPayment(tx, record, record.processedAmountCents);
+    return achCommandResult(after, { typeId, responseCode: '000', responseDescription: 'Approved' });
+  });
+}
+
+/** Refunds a settled debit (101 otherwise; 103 above the processed amount): Refunded, one refund per transaction. */
+export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['AchRefundRequest'] | undefined): Promise<Schemas['AchTransactionResult']> {
+  const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
+  return withTransaction(deps.db, async (tx) => {
+    const record = await lockOwn(tx, merchantId, id, 2);
+    const refused = (code: string, text: string): Schemas['AchTransactionResult'] =>
+      achResult(record, { typeId: Type.AchRefund, responseCode: code, responseDescription: text, processedCents: 0 });
+    if (!machine.permits(achStateMachine, record, 'refundAchTransaction')) {
+      return refused('101', record.typeId === Type.AchRefund ? 'An ACH credit cannot be refunded.' : 'Only a settled transaction can be refunded.');
+    }
+    const cents = requested ?? record.processedAmountCents;
+    if (cents > record.processedAmountCents) {
+      return refused('103', `The amount exceeds the refundable amount of ${(record.processedAmountCents / 100).toFixed(2)}.`);
+    }
+    const after = await machine.transition(tx, achStateMachine, record, 'refundAchTransaction', deps.clock.now(), {
+      refundedAmountCents: cents, responseCode: '000', responseDescription: 'Approved',
+    });
+    if (!after) return refused('101', 'Only a settled transaction can be refunded.');
+    return achResult(after, { typeId: Type.AchRefund, responseCode: '000', responseDescription: 'Approved', processedCents: cents });
+  });
+}

@@ -1,0 +1,54 @@
+// The card network's side, at a business time: settlement batches (every captured transaction of a
+// processor due at one batch time slot settles together, and the batch emits settlement.batch.completed)
+// and the expiry of authorizations not captured within 7 days. Rows of the card state machine; the caller
+// holds the records' locks and the transaction.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { cardStateMachine } from '../../../generated/state-machines.ts';
+import { fromCents } from '../platform/money.ts';
+import { recordEvent } from '../platform/outbox.ts';
+import { iso } from '../platform/time.ts';
+import * as repo from '../repositories/transactions.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { CardStatus } from './card.ts';
+import { Type } from './payments.ts';
+import { DAY_MS } from './schedule.ts';
+import * as machine from './transitions.ts';
+
+/** Authorized or PartiallyAuthorized -> Expired. */
+export const expire = (tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> =>
+  machine.transition(tx, cardStateMachine, record, 'network.expire', at, { dueAction: null, dueAt: null });
+
+/**
+ * Settles captured transactions of one processor in one batch at `at`: each Captured -> Settled, the batch
+ * recorded, settlement.batch.completed sent. Returns how many settled (0: no batch).
+ */
+export async function settleBatch(tx: Knex, merchantId: string, processorId: string, records: readonly TransactionRecord[], at: Date): Promise<number> {
+  const batchId = randomUUID();
+  const when = iso(at);
+  let sale = 0;
+  let credit = 0;
+  let count = 0;
+  for (const record of records) {
+    const after = await machine.transition(tx, cardStateMachine, record, 'network.settle', at, { settledOn: when, dueAction: null, dueAt: null, settlementBatchId: batchId });
+    if (!after) continue;
+    count += 1;
+    if (record.typeId === Type.RefundWORef) credit += record.processedAmountCents;
+    else sale += record.processedAmountCents;
+  }
+  if (count === 0) return 0;
+  const openedOn = (await repo.previousBatchOn(tx, merchantId, processorId)) ?? iso(new Date(at.getTime() - DAY_MS));
+  await repo.insertBatch(tx, { id: batchId, merchantId, processorId, openedOn, settledOn: when, transactionCount: count, saleAmountCents: sale, refundAmountCents: credit });
+  await recordEvent(tx, {
+    merchantId, type: 'settlement.batch.completed', occurredOn: when,
+    data: {
+      batchId, paymentProcessorId: processorId, paymentProcessorTypeId: 1, openedOn, settledOn: when, transactionCount: count,
+      saleAmount: fromCents(sale), refundAmount: fromCents(credit), totalAmount: fromCents(sale - credit), currencyIsoCode: 'USD',
+    },
+  });
+  return count;
+}
+
+export const isSettleDue = (r: TransactionRecord): boolean => r.dueAction === 'settle' && r.statusId === CardStatus.Captured;
+export const isExpiryDue = (r: TransactionRecord): boolean =>
+  r.dueAction === 'expire' && (r.statusId === CardStatus.Authorized || r.statusId === CardStatus.PartiallyAuthorized);

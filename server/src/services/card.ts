@@ -1,0 +1,261 @@
+// Card payments: authorization, sale and refund without reference (a card entered now or a stored one,
+// saved when asked), capture, void and refund, each through the card state machine of the spec. Settlement
+// batches and the 7-day expiry are in card-network.ts.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { cardStateMachine } from '../../../generated/state-machines.ts';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError } from '../platform/errors.ts';
+import { toCents } from '../platform/money.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import * as customers from '../repositories/customers.ts';
+import { findPaymentMethod } from '../repositories/payment-methods.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
+import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
+import { addCard } from './payment-methods.ts';
+import { amountCents, authorizationCode, countPayment, Creator, limitCents, lockOwn, processorFor, refusalText, sandboxed, Type, uncountPayment } from './payments.ts';
+import { AUTHORIZATION_LIFETIME_MS, nextBatchSlot } from './schedule.ts';
+import { cardResult, responseDescription, statusName, type CommandOutcome } from './transaction-view.ts';
+import * as machine from './transitions.ts';
+
+type Schemas = components['schemas'];
+type PaymentRequest = Schemas['CardPaymentRequest'] | Schemas['CardRefundWithoutReferenceRequest'];
+type CardResult = Schemas['CardTransactionResult'];
+
+/** CardTransactionStatus ids. */
+export const CardStatus = {
+  Authorized: 1, PartiallyAuthorized: 2, Captured: 3, Settled: 4, Voided: 5, Expired: 6, Refunded: 7, Declined: 8, Failed: 9, Pending: 10,
+} as const;
+
+type Problems = Record<string, string[]>;
+const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
+
+interface PayingCard {
+  pan?: string;
+  panMask: string;
+  cardType: number;
+  expired: boolean;
+  securityCodeGiven: boolean;
+  customerId: string | null;
+  paymentMethodId: string | null;
+}
+
+/** The card of a request: entered (checked, never kept whole) or stored; 400 naming each field at fault. */
+async function payingCard(db: Knex, merchantId: string, body: PaymentRequest, now: Date, errors: Problems): Promise<PayingCard | undefined> {
+  const customerId = body.customerId?.toLowerCase();
+  const save = 'savePaymentMethod' in body && body.savePaymentMethod;
+  if ((body.card === undefined) === (body.paymentMethodId === undefined)) {
+    add(errors, body.card === undefined ? 'card' : 'paymentMethodId', 'give exactly one of card (a card entered now) and paymentMethodId (a stored card)');
+    return undefined;
+  }
+  if (customerId !== undefined && !(await customers.findCustomer(db, merchantId, customerId))) {
+    add(errors, 'customerId', "is not one of the merchant's customers");
+    return undefined;
+  }
+  if (body.card) {
+    if (save && customerId === undefined) add(errors, 'customerId', 'is required with savePaymentMethod');
+    const problem = panProblem(body.card.pan);
+    if (problem) add(errors, 'card.pan', problem);
+    const cardType = cardTypeOf(body.card.pan);
+    const code = body.card.securityCode;
+    if (code !== undefined) {
+      const codeProblem = securityCodeProblem(code, cardType);
+      if (codeProblem) add(errors, 'card.securityCode', codeProblem);
+    }
+    if (problem || cardType === undefined || Object.keys(errors).length > 0) return undefined;
+    return {
+      pan: body.card.pan, panMask: panMask(body.card.pan), cardType,
+      // An expired card is the issuer's decline (054), not a malformed request.
+      expired: isExpired(body.card.expirationMonth, body.card.expirationYear, now),
+      securityCodeGiven: code !== undefined, customerId: customerId ?? null, paymentMethodId: null,
+    };
+  }
+  if (customerId === undefined) {
+    add(errors, 'customerId', 'is required with paymentMethodId');
+    return undefined;
+  }
+  if (save) add(errors, 'savePaymentMethod', 'saves an entered card; a stored card is saved already');
+  const method = await findPaymentMethod(db, customerId, (body.paymentMethodId ?? '').toLowerCase());
+  if (method?.kind !== 'card') {
+    add(errors, 'paymentMethodId', 'is not a stored card of the customer');
+    return undefined;
+  }
+  if (Object.keys(errors).length > 0) return undefined;
+  return {
+    panMask: method.panMask, cardType: method.cardType, expired: isExpired(method.expirationMonth, method.expirationYear, now),
+    securityCodeGiven: false, customerId, paymentMethodId: method.id,
+  };
+}
+
+type Creation = 'authorizeCard' | 'createCardSale' | 'refundCardWithoutReference';
+
+const CREATION_TYPE: Record<Creation, number> = { authorizeCard: Type.Authorization, createCardSale: Type.Sale, refundCardWithoutReference: Type.RefundWORef };
+
+export interface CardCreate {
+  creatorTypeId?: number;
+  invoiceId?: string | null;
+}
+
+/** Status after the issuer's answer: the creation row of the table picks it by the response code. */
+function statusAfter(trigger: Creation, code: string): number {
+  const rows = cardStateMachine.transitions.filter((r) => r.from === null && r.trigger === trigger && (r.responseCodes as readonly string[]).includes(code));
+  const to = rows[0]?.to;
+  if (typeof to !== 'number') throw new ApiError('internal_error', { details: `no ${trigger} row for response code ${code}` });
+  return to;
+}
+
+/**
+ * Creates a card transaction (authorization, sale or refund without reference) and answers its result: a
+ * decline or failure is a 200 business error. Saves the entered card when asked and approved.
+ */
+export async function createCard(deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest, create: CardCreate = {}): Promise<{ record: TransactionRecord; result: CardResult }> {
+  const now = deps.clock.now();
+  const cents = amountCents(body.amount);
+  const tipCents = 'tipAmount' in body ? toCents(body.tipAmount) : 0;
+  return withTransaction(deps.db, async (tx) => {
+    const errors: Problems = {};
+    if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
+    let processorId: string | undefined;
+    try {
+      processorId = (await processorFor(tx, merchantId, 1, body.paymentProcessorId)).id;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
+      Object.assign(errors, error.context.errors);
+    }
+    const card = await payingCard(tx, merchantId, body, now, errors);
+    if (Object.keys(errors).length > 0 || !card || processorId === undefined) throw new ApiError('validation_failed', { errors });
+    const typeId = CREATION_TYPE[trigger];
+    const cardCode = magicCodeOfCard(card);
+    const answer = issuerAnswer({
+      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(deps), partialAllowed: trigger !== 'refundCardWithoutReference',
+    });
+    const statusId = statusAfter(trigger, answer.code);
+    const reached = answer.code !== '102' && answer.code !== '096';
+    const billing = 'billingAddress' in body ? body.billingAddress : undefined;
+    const avs = reached ? avsResultOf(billing) : null;
+    const cvv = reached ? cvvResultOf(card.securityCodeGiven, cardCode) : null;
+    const approved = answer.approvedCents !== null;
+    const at = iso(now);
+    let paymentMethodId = card.paymentMethodId;
+    if (approved && card.pan !== undefined && 'savePaymentMethod' in body && body.savePaymentMethod && card.customerId !== null && body.card) {
+      paymentMethodId = await addCard({ ...deps, db: tx }, merchantId, card.customerId, {
+        pan: body.card.pan, expirationMonth: body.card.expirationMonth, expirationYear: body.card.expirationYear, name: body.card.cardholderName ?? null,
+      });
+    }
+    const processed = approved && trigger !== 'authorizeCard' ? (answer.approvedCents ?? 0) : 0;
+    const isAuthorization = trigger === 'authorizeCard';
+    const record: TransactionRecord = {
+      id: randomUUID(), merchantId, paymentMethodTypeId: 1, typeId, statusId, processorId,
+      creatorTypeId: create.creatorTypeId ?? Creator.ApiToken,
+      amountCents: cents, tipAmountCents: tipCents, approvedAmountCents: answer.approvedCents, processedAmountCents: processed, refundedAmountCents: 0,
+      responseCode: answer.code, responseDescription: responseDescription(answer.code), authorizationCode: approved ? authorizationCode() : null,
+      returnCode: null, customerId: card.customerId, paymentMethodId, invoiceId: create.invoiceId ?? null,
+      panMask: card.panMask, cardType: card.cardType, avsResult: avs, cvvResult: cvv,
+      accountLast4: null, routingNumber: null, secCode: null, isFasterProcessing: false, sandboxOutcome: null,
+      orderNumber: 'orderNumber' in body ? body.orderNumber ?? null : null, description: body.description ?? null,
+      createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null,
+      expiresAt: isAuthorization ? iso(new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS)) : null,
+      dueAction: null, dueAt: null, settlementBatchId: null,
+    };
+    if (approved) {
+      if (isAuthorization) Object.assign(record, { dueAction: 'expire', dueAt: record.expiresAt });
+      else Object.assign(record, { dueAction: 'settle', dueAt: iso(nextBatchSlot(now, (await processorFor(tx, merchantId, 1, processorId)).settlementBatchTimeSlots)) });
+    }
+    await machine.create(tx, cardStateMachine, record, trigger, { responseCode: answer.code });
+    if (approved && trigger === 'createCardSale') await countPayment(tx, record, processed);
+    const result = cardResult(record, {
+      typeId, responseCode: answer.code, responseDescription: record.responseDescription ?? '', requestedCents: cents,
+      processedCents: processed, approvedCents: answer.approvedCents, cvvResult: cvv, avsResult: avs,
+    });
+    return { record, result };
+  });
+}
+
+export const createCardTransaction = async (deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest): Promise<CardResult> =>
+  (await createCard(deps, merchantId, trigger, body)).result;
+
+/** The answer of a command refused with `code` (status unchanged, nothing moved). */
+function refused(record: TransactionRecord, typeId: number, code: string, text: string, requestedCents: number): CardResult {
+  return cardResult(record, { typeId, responseCode: code, responseDescription: text, requestedCents, processedCents: 0, approvedCents: null, cvvResult: null, avsResult: null });
+}
+
+function approved(record: TransactionRecord, typeId: number, cents: number): CardResult {
+  const outcome: CommandOutcome = { typeId, responseCode: '000', responseDescription: 'Approved', requestedCents: cents, processedCents: cents, approvedCents: cents, cvvResult: null, avsResult: record.avsResult };
+  return cardResult(record, outcome);
+}
+
+const APPROVED = { responseCode: '000', responseDescription: 'Approved' };
+
+/** Captures an authorization, up to the approved amount (103 above it; 101 in any other status). */
+export async function capture(deps: Deps, merchantId: string, id: string, body: Schemas['CardCaptureRequest'] | undefined): Promise<CardResult> {
+  const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
+  return withTransaction(deps.db, async (tx) => {
+    const record = await lockOwn(tx, merchantId, id, 1);
+    const cents = requested ?? record.approvedAmountCents ?? record.amountCents;
+    if (!machine.permits(cardStateMachine, record, 'captureCardTransaction')) {
+      return refused(record, Type.Capture, '101', refusalText('captured', statusName(record)), cents);
+    }
+    const approvedCents = record.approvedAmountCents ?? 0;
+    if (cents > approvedCents) return refused(record, Type.Capture, '103', `The amount exceeds the approved amount of ${(approvedCents / 100).toFixed(2)}.`, cents);
+    const now = deps.clock.now();
+    const processor = await processorFor(tx, merchantId, 1, record.processorId);
+    const after = await machine.transition(tx, cardStateMachine, record, 'captureCardTransaction', now, {
+      ...APPROVED, processedAmountCents: cents, dueAction: 'settle', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)),
+    });
+    if (!after) return refused(record, Type.Capture, '101', refusalText('captured', statusName(record)), cents);
+    await countPayment(tx, after, cents);
+    return approved(after, Type.Capture, cents);
+  });
+}
+
+/** The amount a void releases (an authorization's approved amount) or reverses (a capture's). */
+const voidedCents = (record: TransactionRecord): number =>
+  (record.statusId === CardStatus.Captured ? record.processedAmountCents : record.approvedAmountCents ?? 0);
+
+async function voidLocked(tx: Knex, deps: Deps, record: TransactionRecord, trigger: 'voidCardTransaction' | 'refundCardTransaction'): Promise<CardResult | undefined> {
+  const cents = voidedCents(record);
+  const after = await machine.transition(tx, cardStateMachine, record, trigger, deps.clock.now(), { ...APPROVED, dueAction: null, dueAt: null }, { to: CardStatus.Voided });
+  if (!after) return undefined;
+  if (record.statusId === CardStatus.Captured && record.typeId !== Type.RefundWORef) await uncountPayment(tx, record, record.processedAmountCents);
+  return approved(after, Type.Void, cents);
+}
+
+/** Voids an authorization or an unsettled capture (101 in any other status). */
+export async function voidTransaction(deps: Deps, merchantId: string, id: string): Promise<CardResult> {
+  return withTransaction(deps.db, async (tx) => {
+    const record = await lockOwn(tx, merchantId, id, 1);
+    return (await voidLocked(tx, deps, record, 'voidCardTransaction'))
+      ?? refused(record, Type.Void, '101', refusalText('voided', statusName(record)), voidedCents(record));
+  });
+}
+
+/**
+ * Refunds a settled transaction (Refunded; up to the processed amount, 103 above), or voids a captured,
+ * unsettled one in full (104 for a partial amount); 101 in any other status and for a refund without reference.
+ */
+export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['CardRefundRequest'] | undefined): Promise<CardResult> {
+  const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
+  return withTransaction(deps.db, async (tx) => {
+    const record = await lockOwn(tx, merchantId, id, 1);
+    const cents = requested ?? record.processedAmountCents;
+    if (!machine.permits(cardStateMachine, record, 'refundCardTransaction')) {
+      const text = record.typeId === Type.RefundWORef ? 'A refund without reference cannot be refunded.' : refusalText('refunded', statusName(record));
+      return refused(record, Type.Refund, '101', text, cents);
+    }
+    if (record.statusId === CardStatus.Captured) {
+      if (cents !== record.processedAmountCents) {
+        return refused(record, Type.Refund, '104', 'Before settlement a refund voids the whole transaction: omit the amount or give the processed amount.', cents);
+      }
+      return (await voidLocked(tx, deps, record, 'refundCardTransaction')) ?? refused(record, Type.Refund, '101', refusalText('refunded', statusName(record)), cents);
+    }
+    if (cents > record.processedAmountCents) {
+      return refused(record, Type.Refund, '103', `The amount exceeds the refundable amount of ${(record.processedAmountCents / 100).toFixed(2)}.`, cents);
+    }
+    const after = await machine.transition(tx, cardStateMachine, record, 'refundCardTransaction', deps.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardStatus.Refunded });
+    if (!after) return refused(record, Type.Refund, '101', refusalText('refunded', statusName(record)), cents);
+    return approved(after, Type.Refund, cents);
+  });
+}

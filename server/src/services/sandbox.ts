@@ -1,0 +1,97 @@
+// The sandbox controls: each merchant's clock (real time plus an offset that only grows) and its advance,
+// which runs everything that falls due up to the new time, and the forced network outcomes of simulate.
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError, invalid } from '../platform/errors.ts';
+import { iso, offsetClock } from '../platform/time.ts';
+import { lockRow, withTransaction } from '../platform/transaction.ts';
+import { countFallingDue } from '../repositories/invoice-due.ts';
+import * as repo from '../repositories/transactions.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { runDueForMerchant, noRuns } from '../worker/run-due.ts';
+import { AchStatus } from './ach.ts';
+import * as ach from './ach-network.ts';
+import { CardStatus } from './card.ts';
+import { settleBatch } from './card-network.ts';
+import { findOwn } from './payments.ts';
+import { transactionDetails } from './transaction-view.ts';
+
+type Schemas = components['schemas'];
+
+export async function getClock(deps: Deps, merchantId: string): Promise<Schemas['SandboxClock']> {
+  const offsetMs = await repo.clockOffsetOf(deps.db, merchantId);
+  return { merchantId, now: iso(offsetClock(deps.wall, offsetMs).now()), offsetSeconds: Math.floor(offsetMs / 1000) };
+}
+
+/**
+ * Moves the merchant's clock `seconds` forward and runs what falls due up to the new time, in time order,
+ * in one transaction with the clock change (the worker's timer never sees the new time half run).
+ */
+export async function advanceClock(deps: Deps, merchantId: string, seconds: number): Promise<Schemas['SandboxClockAdvanceResult']> {
+  return withTransaction(deps.db, async (tx) => {
+    // Two advances of one merchant run one after the other.
+    await lockRow(tx, 'merchants', { id: merchantId });
+    const before = await repo.clockOffsetOf(tx, merchantId);
+    const offsetMs = before + seconds * 1000;
+    await repo.setClockOffset(tx, merchantId, offsetMs);
+    const wallNow = deps.wall.now();
+    const from = offsetClock({ now: () => wallNow }, before).now();
+    const until = offsetClock({ now: () => wallNow }, offsetMs).now();
+    const counts = await runDueForMerchant(tx, merchantId, until, noRuns());
+    counts.invoicesPastDue = await countFallingDue(tx, merchantId, iso(from), iso(until));
+    return { merchantId, now: iso(until), offsetSeconds: Math.floor(offsetMs / 1000), ran: counts };
+  });
+}
+
+type Outcome = Schemas['SandboxSimulateRequest']['outcome'];
+
+const notAllowed = (outcome: Outcome, record: TransactionRecord, status: string): ApiError =>
+  new ApiError('simulation_not_allowed', {
+    details: `${outcome} does not apply to a ${record.paymentMethodTypeId === 1 ? 'card' : 'ACH'} transaction in status ${status}.`,
+    entityId: record.id,
+  });
+
+/** Submits a Scheduled ACH transaction first (the network sees it before it settles, returns or fails it). */
+async function submitted(tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
+  if (record.statusId !== AchStatus.Scheduled) return record;
+  return ach.submit(tx, record, at, true);
+}
+
+async function simulateAch(tx: Knex, record: TransactionRecord, outcome: Outcome, returnCode: string | undefined, at: Date): Promise<TransactionRecord | undefined> {
+  const open = record.statusId === AchStatus.Scheduled || record.statusId === AchStatus.InProgress;
+  if (!open) return undefined;
+  switch (outcome) {
+    case 'submit':
+      return record.statusId === AchStatus.Scheduled ? ach.submit(tx, record, at, true) : undefined;
+    case 'settle': {
+      const inProgress = await submitted(tx, record, at);
+      return inProgress && ach.clear(tx, inProgress, at, true);
+    }
+    case 'return': {
+      const inProgress = await submitted(tx, record, at);
+      return inProgress && ach.returned(tx, inProgress, returnCode ?? '', at);
+    }
+    case 'fail':
+      return ach.fail(tx, record, at);
+  }
+}
+
+/** Forces a network outcome now (without moving the clock); 400 simulation_not_allowed when it does not apply. */
+export async function simulate(deps: Deps, merchantId: string, id: string, body: Schemas['SandboxSimulateRequest']): Promise<Schemas['TransactionDetails']> {
+  if (body.outcome === 'return' && body.returnCode === undefined) throw invalid('returnCode', 'is required with the outcome return');
+  if (body.outcome !== 'return' && body.returnCode !== undefined) throw invalid('returnCode', 'is allowed only with the outcome return');
+  return withTransaction(deps.db, async (tx) => {
+    const found = await findOwn(tx, merchantId, id);
+    const record = (await repo.lockTransaction(tx, merchantId, found.id)) ?? found;
+    const at = deps.clock.now();
+    let after: TransactionRecord | undefined;
+    if (record.paymentMethodTypeId === 2) {
+      after = await simulateAch(tx, record, body.outcome, body.returnCode, at);
+    } else if (body.outcome === 'settle' && record.statusId === CardStatus.Captured) {
+      if ((await settleBatch(tx, merchantId, record.processorId, [record], at)) === 1) after = await repo.findTransaction(tx, merchantId, record.id);
+    }
+    if (!after) throw notAllowed(body.outcome, record, transactionDetails(record).status ?? String(record.statusId));
+    return transactionDetails(after);
+  });
+}

@@ -1,0 +1,75 @@
+// What falls due, run in business time order: ACH submission and clearing, card settlement batches and the
+// 7-day expiry of authorizations. `runDueForMerchant` runs one merchant up to a business time (the sandbox
+// clock advance calls it); `runDue` runs every merchant up to the wall clock plus its own sandbox offset
+// (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
+// (PostgreSQL skips rows another instance holds), so each change and its event commit together, once.
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { iso, offsetClock } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import * as repo from '../repositories/transactions.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { runDueAch } from '../services/ach-network.ts';
+import { expire, isExpiryDue, isSettleDue, settleBatch } from '../services/card-network.ts';
+
+/** What ran, counted per kind: the sandbox clock advance answers it (SandboxClockRun). */
+export type RunCounts = components['schemas']['SandboxClockRun'];
+
+export const noRuns = (): RunCounts => ({
+  achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, webhookAttempts: 0,
+});
+
+const ACH_COUNTS = { submitted: 'achSubmitted', failed: 'achFailed', settled: 'achSettled', returned: 'achReturned' } as const;
+
+/** Runs the rows due at `at` (locked by the caller's transaction). */
+async function runAt(tx: Knex, merchantId: string, rows: readonly TransactionRecord[], at: Date, counts: RunCounts): Promise<void> {
+  const batches = new Map<string, TransactionRecord[]>();
+  for (const row of rows) {
+    if (row.paymentMethodTypeId === 2) {
+      const done = await runDueAch(tx, row, at);
+      if (done) counts[ACH_COUNTS[done]] += 1;
+      else await repo.clearDue(tx, row.id);
+    } else if (isSettleDue(row)) {
+      batches.set(row.processorId, [...(batches.get(row.processorId) ?? []), row]);
+    } else if (isExpiryDue(row) && (await expire(tx, row, at))) {
+      counts.cardExpired += 1;
+    } else {
+      // A due action that no longer fits the status (the record moved on): nothing more falls due.
+      await repo.clearDue(tx, row.id);
+    }
+  }
+  for (const [processorId, records] of batches) {
+    const settled = await settleBatch(tx, merchantId, processorId, records, at);
+    counts.cardSettled += settled;
+    if (settled > 0) counts.settlementBatches += 1;
+  }
+}
+
+/** Runs everything of one merchant due at or before `until` (business time), earliest first. */
+export async function runDueForMerchant(db: Knex, merchantId: string, until: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
+  const limit = iso(until);
+  for (;;) {
+    const at = await repo.earliestDue(db, merchantId, limit);
+    if (at === undefined) return counts;
+    const claimed = await withTransaction(db, async (tx) => {
+      const rows = await repo.claimDue(tx, merchantId, at, Number.MAX_SAFE_INTEGER);
+      await runAt(tx, merchantId, rows, new Date(at), counts);
+      return rows.length;
+    });
+    // Another instance holds what is due now: it runs it; this one stops here rather than spin.
+    if (claimed === 0) return counts;
+  }
+}
+
+/** Runs every merchant's due work up to the wall clock plus that merchant's sandbox offset. */
+export async function runDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date): Promise<RunCounts> {
+  const offsets = deps.config.environment === 'sandbox' ? await repo.clockOffsets(deps.db) : new Map<string, number>();
+  const furthest = Math.max(0, ...offsets.values());
+  const counts = noRuns();
+  for (const merchantId of await repo.merchantsWithDue(deps.db, iso(new Date(wallNow.getTime() + furthest)))) {
+    const business = offsetClock({ now: () => wallNow }, offsets.get(merchantId) ?? 0).now();
+    await runDueForMerchant(deps.db, merchantId, business, counts);
+  }
+  return counts;
+}

@@ -1,0 +1,85 @@
+// Contract rules of the state machines (x-state-machine): the generator accepts every table (statuses,
+// triggers, events, codes and types all defined), every command of the ACH and card operations is a
+// trigger of its machine and belongs to its tag, and every operation-triggered row of the invoice machine
+// names an invoice operation. Mutations show each rule catches its kind of bad table.
+import { describe, expect, it } from 'vitest';
+import { readStateMachines } from '../../generator/transform/state-machines.ts';
+import { loadBundle } from './bundled.ts';
+import type { JsonObject } from './faithfulness.ts';
+
+const asObject = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
+
+/** Operation id -> its tag, for every operation of the document. */
+function operationTags(doc: JsonObject): Map<string, string> {
+  const tags = new Map<string, string>();
+  for (const [, item] of Object.entries(asObject(doc.paths))) {
+    for (const [method, op] of Object.entries(asObject(item))) {
+      const operation = asObject(op);
+      if (typeof operation.operationId === 'string' && ['get', 'post', 'put', 'patch', 'delete'].includes(method)) {
+        tags.set(operation.operationId, (operation.tags as string[] | undefined)?.[0] ?? '');
+      }
+    }
+  }
+  return tags;
+}
+
+const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices' };
+/** Operations of those tags that change no status, and so are no trigger. */
+const READS = new Set(['getInvoice', 'listInvoices', 'getInvoiceCalculations', 'getInvoiceSettings', 'updateInvoiceSettings']);
+
+/** The rule violations of a document's state machines (empty: it keeps the rules). */
+function problems(doc: JsonObject): string[] {
+  const found: string[] = [];
+  let machines;
+  try {
+    machines = readStateMachines(doc);
+  } catch (error) {
+    return [(error as Error).message];
+  }
+  const tags = operationTags(doc);
+  for (const name of Object.keys(MACHINE_TAGS)) if (!machines.some((m) => m.name === name)) found.push(`no ${name} state machine`);
+  for (const machine of machines) {
+    const tag = MACHINE_TAGS[machine.name];
+    const triggers = new Set(machine.rows.map((r) => r.trigger));
+    for (const trigger of triggers) {
+      const operationTag = tags.get(trigger);
+      if (operationTag !== undefined && operationTag !== tag) found.push(`${machine.name}: trigger ${trigger} is an operation of ${operationTag}, not ${String(tag)}`);
+    }
+    for (const [operationId, operationTag] of tags) {
+      if (operationTag === tag && !READS.has(operationId) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
+    }
+    if (machine.refusal.kind === 'errorCode') {
+      const codes = asObject(machine.refusal.errorCodes);
+      // An operation that acts on an existing record can be refused; a pure creation cannot.
+      const onRecords = new Set(machine.rows.filter((r) => r.from !== null).map((r) => r.trigger));
+      for (const trigger of onRecords) if (tags.has(trigger) && !(trigger in codes)) found.push(`${machine.name}: ${trigger} has no refusal errorCode`);
+    }
+  }
+  return found;
+}
+
+const machineOf = (doc: JsonObject, schema: string): JsonObject => asObject(asObject(asObject(asObject(doc.components).schemas)[schema])['x-state-machine']);
+const transitionsOf = (doc: JsonObject, schema: string): JsonObject[] => machineOf(doc, schema).transitions as JsonObject[];
+
+describe('the state machines of the spec', () => {
+  it('keep every rule', () => {
+    expect(problems(loadBundle())).toEqual([]);
+  });
+
+  const mutations: [string, (doc: JsonObject) => void, RegExp][] = [
+    ['a row without provenance', (doc) => { delete transitionsOf(doc, 'AchTransactionStatus')[0]?.provenance; }, /has no provenance/],
+    ['an event the spec does not define', (doc) => { const row = transitionsOf(doc, 'CardTransactionStatus')[0]; if (row) row.event = 'payment.card.teleported'; }, /is no webhook/],
+    ['a status of another enumeration', (doc) => { const row = transitionsOf(doc, 'InvoiceStatus')[0]; if (row) row.to = 'Settled'; }, /names no status Settled/],
+    ['an ACH command no row triggers', (doc) => {
+      const machine = machineOf(doc, 'AchTransactionStatus');
+      machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'holdAchTransaction');
+    }, /holdAchTransaction is no trigger/],
+    ['a card operation in the ACH table', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus')[4]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments/],
+    ['an invoice trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'InvoiceStatus').refusal).errorCodes).cancelInvoice; }, /cancelInvoice has no refusal errorCode/],
+  ];
+  it.each(mutations)('catch %s', (_name, mutate, expected) => {
+    const doc = loadBundle();
+    mutate(doc);
+    expect(problems(doc).join('\n')).toMatch(expected);
+  });
+});
