@@ -1,6 +1,5 @@
 // Handler groups this server does not serve yet: each operation answers 500 with errorCode
-// `not_available` and says which operation, rather than pretending. (ACH, card, invoices, webhooks and
-// the sandbox controls come with their own issues.)
+// `not_available` and says which operation, rather than pretending. (Webhooks come with their own issue.)
 import { routes } from '../../../generated/index.ts';
 import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from '../platform/context.ts';

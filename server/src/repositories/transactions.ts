@@ -36,6 +36,8 @@ export interface TransactionRecord {
   sandboxOutcome: string | null;
   orderNumber: string | null;
   description: string | null;
+  /** ACH: when the payer authorized the withdrawal (invoice payments), for the compliance audit. */
+  authorizationConsentOn: string | null;
   createdOn: string;
   modifiedOn: string;
   submittedOn: string | null;
@@ -57,7 +59,7 @@ const COLUMNS: Record<keyof TransactionRecord, string> = {
   returnCode: 'return_code', customerId: 'customer_id', paymentMethodId: 'payment_method_id', invoiceId: 'invoice_id',
   panMask: 'pan_mask', cardType: 'card_type', avsResult: 'avs_result', cvvResult: 'cvv_result', accountLast4: 'account_last4',
   routingNumber: 'routing_number', secCode: 'sec_code', isFasterProcessing: 'is_faster_processing', sandboxOutcome: 'sandbox_outcome',
-  orderNumber: 'order_number', description: 'description', createdOn: 'created_on', modifiedOn: 'modified_on',
+  orderNumber: 'order_number', description: 'description', authorizationConsentOn: 'authorization_consent_on', createdOn: 'created_on', modifiedOn: 'modified_on',
   submittedOn: 'submitted_on', settledOn: 'settled_on', expiresAt: 'expires_at', dueAction: 'due_action', dueAt: 'due_at',
   settlementBatchId: 'settlement_batch_id',
 };

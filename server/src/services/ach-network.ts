@@ -7,23 +7,15 @@ import { achStateMachine } from '../../../generated/state-machines.ts';
 import { iso } from '../platform/time.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { AchStatus, CHARGEBACK_CODES } from './ach.ts';
+import { invoicePaymentFailed } from './invoice-returns.ts';
 import { Type, uncountPayment } from './payments.ts';
 import { clearingDelayMs } from './schedule.ts';
 import * as machine from './transitions.ts';
 
-/** Hooks for what depends on a payment's fate (an invoice paid by this debit). */
-export interface AchFateHooks {
-  /** The debit was returned or failed after it was accepted. */
-  paymentFailed?(tx: Knex, record: TransactionRecord, at: Date): Promise<void>;
-}
-
-let hooks: AchFateHooks = {};
-/** Registers what follows a failed or returned debit (the invoices service does). */
-export const onAchFate = (next: AchFateHooks): void => { hooks = next; };
-
+/** A debit that fails or is returned after it was accepted stops counting, and the invoice it paid is Due again. */
 async function failedAfterAcceptance(tx: Knex, before: TransactionRecord, after: TransactionRecord, at: Date): Promise<TransactionRecord> {
   if (before.typeId === Type.AchDebit) await uncountPayment(tx, before, before.processedAmountCents);
-  await hooks.paymentFailed?.(tx, after, at);
+  await invoicePaymentFailed(tx as Knex.Transaction, after, at);
   return after;
 }
 

@@ -67,10 +67,14 @@ async function storedAccount(db: Knex, merchantId: string, body: AchRequest, err
   return { customerId, paymentMethodId: method.id, last4: method.last4, routingNumber: method.routingNumber, magicCode: method.magicCode };
 }
 
-/** New account details: each required field, the ABA check and the account number's form. */
-function newAccount(body: AchRequest, errors: Problems): (Account & { body: AchRequest }) | undefined {
+/**
+ * New account details: each required field, the ABA check and the account number's form. The holder's
+ * address and contact are required too unless the payment's customer is known already (`holderKnown`).
+ */
+function newAccount(body: AchRequest, errors: Problems, holderKnown: boolean): (Account & { body: AchRequest }) | undefined {
   const before = Object.keys(errors).length;
-  for (const field of ['routingNumber', 'accountNumber', 'accountType', 'accountHolderType', 'billingAddress', 'contactInfo'] as const) {
+  const required = ['routingNumber', 'accountNumber', 'accountType', 'accountHolderType', ...(holderKnown ? [] : ['billingAddress', 'contactInfo'])] as const;
+  for (const field of required as readonly ('routingNumber' | 'accountNumber' | 'accountType' | 'accountHolderType' | 'billingAddress' | 'contactInfo')[]) {
     if (body[field] === undefined || body[field] === null) add(errors, field, 'is required when no stored bank account is used');
   }
   if (body.routingNumber && body.accountNumber && body.accountType !== undefined && body.accountHolderType !== undefined) {
@@ -104,6 +108,10 @@ export interface AchCreate {
   typeId: typeof Type.AchDebit | typeof Type.AchRefund;
   creatorTypeId?: number;
   invoiceId?: string | null;
+  /** The payment's customer when the caller knows it (an invoice's; null for none): no customer is generated. */
+  customerId?: string | null;
+  /** When the payer ticked the authorization box (an invoice's ACH payment), kept for the compliance audit. */
+  authorizationConsentOn?: string;
 }
 
 /**
@@ -123,10 +131,10 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
       Object.assign(errors, error.context.errors);
     }
     const stored = body.paymentMethodId !== undefined && body.paymentMethodId !== null;
-    const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors);
+    const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors, create.customerId !== undefined);
     if (Object.keys(errors).length > 0 || !account || !processor) throw new ApiError('validation_failed', { errors });
     const at = iso(now);
-    const customerId = account.customerId ?? await generateCustomer(tx, merchantId, body, at);
+    const customerId = create.customerId !== undefined ? create.customerId : account.customerId ?? await generateCustomer(tx, merchantId, body, at);
     const limit = await limitCents(tx, merchantId);
     const code = limit !== null && cents > limit ? '102' : '000';
     const approved = code === '000';
@@ -141,7 +149,7 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
       accountLast4: account.last4, routingNumber: account.routingNumber, secCode: body.secCode,
       isFasterProcessing: body.isFasterProcessing,
       sandboxOutcome: sandboxed(deps) ? sandboxOutcomeOf(account.magicCode) : null,
-      orderNumber: null, description: null, createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null, expiresAt: null,
+      orderNumber: null, description: null, authorizationConsentOn: create.authorizationConsentOn ?? null, createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null, expiresAt: null,
       dueAction: approved ? 'submit' : null,
       dueAt: approved ? iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) : null,
       settlementBatchId: null,

@@ -97,6 +97,8 @@ const CREATION_TYPE: Record<Creation, number> = { authorizeCard: Type.Authorizat
 export interface CardCreate {
   creatorTypeId?: number;
   invoiceId?: string | null;
+  /** False when only the whole amount will do (an invoice's payment): a partial approval approves it whole. */
+  partialAllowed?: boolean;
 }
 
 /** Status after the issuer's answer: the creation row of the table picks it by the response code. */
@@ -130,7 +132,8 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
     const typeId = CREATION_TYPE[trigger];
     const cardCode = magicCodeOfCard(card);
     const answer = issuerAnswer({
-      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(deps), partialAllowed: trigger !== 'refundCardWithoutReference',
+      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(deps),
+      partialAllowed: trigger !== 'refundCardWithoutReference' && create.partialAllowed !== false,
     });
     const statusId = statusAfter(trigger, answer.code);
     const reached = answer.code !== '102' && answer.code !== '096';
@@ -155,7 +158,7 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
       returnCode: null, customerId: card.customerId, paymentMethodId, invoiceId: create.invoiceId ?? null,
       panMask: card.panMask, cardType: card.cardType, avsResult: avs, cvvResult: cvv,
       accountLast4: null, routingNumber: null, secCode: null, isFasterProcessing: false, sandboxOutcome: null,
-      orderNumber: 'orderNumber' in body ? body.orderNumber ?? null : null, description: body.description ?? null,
+      orderNumber: 'orderNumber' in body ? body.orderNumber ?? null : null, description: body.description ?? null, authorizationConsentOn: null,
       createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null,
       expiresAt: isAuthorization ? iso(new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS)) : null,
       dueAction: null, dueAt: null, settlementBatchId: null,

@@ -3,6 +3,7 @@
 // Each change writes its history entry, and its event, in the transaction of the change.
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { invoiceStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
 import { within, type Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
@@ -44,19 +45,34 @@ interface Transition {
   refusal: 'invoice_not_draft' | 'invoice_not_open' | 'invoice_not_published';
 }
 
-const OPEN = [Status.Due, Status.PastDue] as const;
-
-/** operation -> permitted statuses -> next status. Every other status answers the refusal and changes nothing. */
-export const LIFECYCLE: Readonly<Record<Operation, Transition>> = {
-  update: { from: [Status.Draft], to: 'same', refusal: 'invoice_not_draft' },
-  delete: { from: [Status.Draft], to: 'removed', refusal: 'invoice_not_draft' },
-  publish: { from: [Status.Draft], to: Status.Due, refusal: 'invoice_not_draft' },
-  cancel: { from: OPEN, to: Status.Cancelled, refusal: 'invoice_not_open' },
-  markAsPaid: { from: OPEN, to: Status.Paid, refusal: 'invoice_not_open' },
-  pay: { from: OPEN, to: Status.Paid, refusal: 'invoice_not_open' },
-  notify: { from: OPEN, to: 'same', refusal: 'invoice_not_open' },
-  downloadPdf: { from: [Status.Due, Status.PastDue, Status.Paid, Status.Cancelled], to: 'same', refusal: 'invoice_not_published' },
+/** The operation each lifecycle step is in the spec's invoice state machine (x-state-machine on InvoiceStatus). */
+const TRIGGERS: Readonly<Record<Operation, string>> = {
+  update: 'updateInvoice', delete: 'deleteInvoice', publish: 'publishInvoice', cancel: 'cancelInvoice', markAsPaid: 'markInvoiceAsPaid',
+  pay: 'submitInvoiceCardPayment', notify: 'sendInvoiceEmailNotification', downloadPdf: 'downloadInvoicePdf',
 };
+
+/** One step of the lifecycle, read from the generated table: where it is permitted, where it leads, its refusal. */
+function fromTable(operation: Operation): Transition {
+  const trigger = TRIGGERS[operation];
+  const rows = invoiceStateMachine.transitions.filter((r) => r.trigger === trigger && r.from !== null);
+  const first = rows[0];
+  if (!first) throw new Error(`the invoice state machine has no row for ${trigger}`);
+  const same = rows.every((r) => r.to === r.from);
+  const refusal = (invoiceStateMachine.refusal.errorCodes as Readonly<Record<string, string>>)[trigger];
+  if (refusal !== 'invoice_not_draft' && refusal !== 'invoice_not_open' && refusal !== 'invoice_not_published') {
+    throw new Error(`the invoice state machine gives ${trigger} no refusal errorCode this server knows`);
+  }
+  return {
+    from: rows.map((r) => r.from as InvoiceStatus),
+    to: same ? 'same' : (first.to as StoredStatus | 'removed'),
+    refusal,
+  };
+}
+
+/** operation -> permitted statuses -> next status, from the spec's table. Every other status answers the refusal and changes nothing. */
+export const LIFECYCLE: Readonly<Record<Operation, Transition>> = Object.fromEntries(
+  (Object.keys(TRIGGERS) as Operation[]).map((operation) => [operation, fromTable(operation)]),
+) as Record<Operation, Transition>;
 
 const STATUS_NAMES: Record<InvoiceStatus, string> = { 1: 'Draft', 2: 'Due', 3: 'PastDue', 4: 'Paid', 5: 'Cancelled' };
 
@@ -102,7 +118,8 @@ const DAY_MS = 24 * 3600 * 1000;
 // ---- operations
 // Each change runs in withTransaction; `t` is the same dependencies working in that transaction.
 
-async function record(t: Deps, invoice: InvoiceRecord, type: 'invoice.created' | 'invoice.paid', now: Date): Promise<void> {
+/** Writes the invoice's event with the record as getInvoice shows it at `now`. */
+export async function recordInvoiceEvent(t: Deps, invoice: InvoiceRecord, type: 'invoice.created' | 'invoice.paid', now: Date): Promise<void> {
   const data = await invoiceView(t, invoice, now);
   await recordEvent(t.db, { merchantId: invoice.merchantId, type, data, occurredOn: iso(now) });
 }
@@ -126,7 +143,7 @@ export async function createInvoice(deps: Deps, merchantId: string, input: Invoi
   return withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
     const id = await insertDraft(tx, t, merchantId, input, now);
-    await record(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
+    await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
     return id;
   });
 }
@@ -184,7 +201,7 @@ export async function publishInvoice(deps: Deps, merchantId: string, input: Invo
     }, issueDate);
     if (!published) await raced(t, 'publish', merchantId, id, now);
     await repo.addHistory(tx, randomUUID(), id, { typeId: History.Published, createdOn: issueDate });
-    if (draftId === null) await record(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
+    if (draftId === null) await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
     return id;
   });
 }
@@ -217,7 +234,7 @@ export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: stri
     }, iso(now));
     if (!changed) await raced(t, 'markAsPaid', merchantId, id, now);
     await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.MarkedAsPaid, paymentMethodTypeId, createdOn: iso(now) });
-    await record(t, await findOrFail(t, merchantId, id), 'invoice.paid', now);
+    await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.paid', now);
   });
 }
 

@@ -45,6 +45,8 @@ export async function up(knex: Knex): Promise<void> {
     t.string('sandbox_outcome', 3);
     t.string('order_number', 50);
     t.string('description', 255);
+    // ACH: when the payer ticked the authorization box (invoice payments); kept for the compliance audit.
+    t.string('authorization_consent_on', 24);
     t.string('created_on', 24).notNullable();
     t.string('modified_on', 24).notNullable();
     t.string('submitted_on', 24);

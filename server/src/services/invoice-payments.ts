@@ -1,0 +1,192 @@
+// Paying an invoice through the gateway: by card (a sale for the total of the card's kind) or by ACH (a
+// debit for the ACH total, with the payer's authorization). Approved: the invoice is Paid with the payment's
+// amounts, a Paid history entry, invoice.paid and the receipt SMS the settings ask for. Declined: the
+// invoice stays as it was, a PaymentFailed entry records the code, and the failure SMS is sent when asked.
+// A returned or failed ACH payment makes the invoice Due again (invoicePaymentFailed).
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { within } from '../platform/deps.ts';
+import { ApiError, invalid } from '../platform/errors.ts';
+import { fromCents, toCents } from '../platform/money.ts';
+import { iso } from '../platform/time.ts';
+import { lockRow, withTransaction } from '../platform/transaction.ts';
+import * as customers from '../repositories/customers.ts';
+import * as paid from '../repositories/invoice-payments.ts';
+import * as repo from '../repositories/invoices.ts';
+import type { InvoiceRecord } from '../repositories/invoices.ts';
+import { findMerchant } from '../repositories/merchants.ts';
+import type { TransactionRecord } from '../repositories/transactions.ts';
+import { createAch } from './ach.ts';
+import { createCard } from './card.ts';
+import { creditDebitTypeOf, panProblem, securityCodeProblem, cardTypeOf } from './cards.ts';
+import type { PaymentTypeCalc } from './invoice-calculations.ts';
+import { getSettings } from './invoice-settings.ts';
+import { calculationsOf, invoiceUrls } from './invoice-view.ts';
+import { findOrFail, History, permit, recordInvoiceEvent } from './invoices.ts';
+import { notifierFor } from './notifier.ts';
+import { addBankAccount, addCard } from './payment-methods.ts';
+import { Creator, Type } from './payments.ts';
+
+type Schemas = components['schemas'];
+type PaymentResponse = Schemas['InvoicePaymentResponse'];
+
+/** The invoice, locked for the payment, and permitted to be paid (400 invoice_not_open otherwise). */
+async function payable(t: Deps, tx: Knex.Transaction, merchantId: string, id: string): Promise<InvoiceRecord> {
+  const invoice = await findOrFail(t, merchantId, id);
+  await lockRow(tx, 'invoices', { id: invoice.id });
+  const locked = await findOrFail(t, merchantId, invoice.id);
+  permit('pay', locked, t.clock.now());
+  return locked;
+}
+
+/** The total of the payment type; 400 invoice_amount_mismatch when the payer agreed to another amount. */
+function expected(calc: PaymentTypeCalc, totalAmount: number | undefined, kind: string): number {
+  if (totalAmount !== undefined && toCents(totalAmount) !== calc.totalCents) {
+    throw new ApiError('invoice_amount_mismatch', {
+      details: `The ${kind} total of the invoice is ${fromCents(calc.totalCents).toFixed(2)}, not ${totalAmount.toFixed(2)}.`,
+      errors: { totalAmount: [`must be the invoice's ${kind} total, ${fromCents(calc.totalCents).toFixed(2)}`] },
+    });
+  }
+  return calc.totalCents;
+}
+
+/** The invoice's customer record, created from the invoice's customer when it has none (then linked to it). */
+async function customerOf(t: Deps, invoice: InvoiceRecord, now: string): Promise<{ customerId: string; created: boolean }> {
+  if (invoice.customerId !== null) return { customerId: invoice.customerId, created: false };
+  const c = invoice.customer;
+  const address = (a: repo.InvoiceAddress | null): customers.AddressValue | null => (a ? {
+    addressLine1: a.line1 ?? null, addressLine2: a.line2 ?? null, city: a.city ?? null, zip: a.zip ?? null,
+    stateName: a.stateName ?? null, stateId: a.stateId ?? null, countryId: a.countryId ?? null,
+  } : null);
+  const customerId = randomUUID();
+  await customers.insertCustomer(t.db, {
+    id: customerId, merchantId: invoice.merchantId, createdOn: now,
+    fields: {
+      firstName: c.firstName, lastName: c.lastName, companyName: c.companyName, email: c.email, mobilePhoneNumber: c.mobilePhoneNumber,
+      smsNotificationsEnabled: c.smsEnabled, useBillingAsShipping: c.useBillingAsShipping,
+      billingAddress: address(c.billingAddress), shippingAddress: c.useBillingAsShipping ? null : address(c.shippingAddress),
+    },
+  });
+  await paid.setCustomer(t.db, invoice.id, customerId);
+  return { customerId, created: true };
+}
+
+const usd = (cents: number): string => fromCents(cents).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+/** The SMS after a payment (receipt, or failure) when the settings ask for it and the customer has a mobile number. */
+async function paymentSms(t: Deps, invoice: InvoiceRecord, approved: boolean, cents: number, now: string): Promise<void> {
+  const settings = await getSettings(t, invoice.merchantId);
+  const wanted = approved ? settings.isSmsNotificationAfterPaymentEnabled : settings.isSmsNotificationAfterPaymentFailedEnabled;
+  const to = invoice.customer.mobilePhoneNumber;
+  if (!wanted || to === null) return;
+  const merchant = (await findMerchant(t.db, invoice.merchantId))?.company_name ?? 'Your merchant';
+  const { shortUrl } = invoiceUrls(t.config.baseUrl, invoice);
+  const template = approved ? 2 : 3;
+  const text = approved
+    ? `${merchant}: payment of ${usd(cents)} received for invoice ${invoice.number ?? ''}. Thank you!`
+    : `${merchant}: your payment for invoice ${invoice.number ?? ''} did not go through. Pay here: ${shortUrl}`;
+  const notificationId = await notifierFor(t.db).send({ merchantId: invoice.merchantId, invoiceId: invoice.id, channel: 2, template, to, subject: null, text, createdOn: now });
+  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
+    typeId: History.SmsNotificationSent, notificationId, notificationTypeId: 2, notificationTemplateTypeId: template, notificationTarget: to, createdOn: now,
+  });
+}
+
+/** Paid: the amounts of the payment type, the history entry, invoice.paid and the receipt. */
+async function settlePaid(t: Deps, invoice: InvoiceRecord, payment: TransactionRecord, calc: PaymentTypeCalc, useCardPrice: boolean | null, now: Date): Promise<void> {
+  const at = iso(now);
+  const changed = await paid.markPaid(t.db, invoice.merchantId, invoice.id, {
+    paymentDate: at, paymentMethodTypeId: payment.paymentMethodTypeId, transactionId: payment.id, totalCents: calc.totalCents,
+    surchargeCents: calc.surchargeCents, surchargePercentage: calc.surchargePercentage, cashDiscountCents: calc.cashDiscountCents,
+    cashDiscountPercentage: calc.cashDiscountPercentage, useCardPrice,
+  }, at);
+  if (!changed) throw new ApiError('invoice_not_open', { entityId: invoice.id });
+  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, { typeId: History.Paid, transactionId: payment.id, paymentMethodTypeId: payment.paymentMethodTypeId, createdOn: at });
+  await recordInvoiceEvent(t, await findOrFail(t, invoice.merchantId, invoice.id), 'invoice.paid', now);
+  await paymentSms(t, invoice, true, calc.totalCents, at);
+}
+
+/** Declined: the invoice stays as it was; PaymentFailed records the processor's code; the failure SMS when asked. */
+async function recordFailure(t: Deps, invoice: InvoiceRecord, payment: TransactionRecord, now: Date): Promise<PaymentResponse> {
+  const at = iso(now);
+  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
+    typeId: History.PaymentFailed, errorCode: payment.responseCode, errorMessage: payment.responseDescription,
+    transactionId: payment.id, paymentMethodTypeId: payment.paymentMethodTypeId, createdOn: at,
+  });
+  await paymentSms(t, invoice, false, payment.amountCents, at);
+  return { success: false, paymentMethodCreated: false, customerInfoSaved: false };
+}
+
+/** Pays a Due or PastDue invoice by card: a sale for the total of the card's kind (credit or debit). */
+export async function payByCard(deps: Deps, merchantId: string, id: string, body: Schemas['InvoiceCardPaymentRequest']): Promise<PaymentResponse> {
+  const pan = body.accountNumber;
+  if (pan === null) throw invalid('accountNumber', 'is required: the card number');
+  const problem = panProblem(pan);
+  if (problem) throw invalid('accountNumber', problem);
+  const code = body.securityCode ?? undefined;
+  const codeProblem = code === undefined ? undefined : securityCodeProblem(code, cardTypeOf(pan));
+  if (codeProblem) throw invalid('securityCode', codeProblem);
+  return withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const now = t.clock.now();
+    const invoice = await payable(t, tx, merchantId, id);
+    if (invoice.cardProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no card payment processor.', entityId: invoice.id });
+    const { terms, result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
+    const debit = creditDebitTypeOf(pan) === 2;
+    const calc = debit ? result.debitCard : result.creditCard;
+    const cents = expected(calc, body.totalAmount, debit ? 'debit card' : 'credit card');
+    const { record } = await createCard(t, merchantId, 'createCardSale', {
+      amount: fromCents(cents), tipAmount: 0, savePaymentMethod: false, paymentProcessorId: invoice.cardProcessorId,
+      ...(invoice.customerId === null ? {} : { customerId: invoice.customerId }),
+      card: { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear, ...(code === undefined ? {} : { securityCode: code }) },
+      ...(body.billingPostalCode ? { billingAddress: { postalCode: body.billingPostalCode } } : {}),
+      orderNumber: invoice.number ?? undefined,
+    }, { creatorTypeId: Creator.Invoice, invoiceId: invoice.id, partialAllowed: false });
+    if (record.responseCode !== '000') return recordFailure(t, invoice, record, now);
+    let saved = { paymentMethodCreated: false, customerInfoSaved: false };
+    if (body.savePaymentMethod) {
+      const { customerId, created } = await customerOf(t, invoice, iso(now));
+      await addCard(t, merchantId, customerId, { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear });
+      saved = { paymentMethodCreated: true, customerInfoSaved: created };
+    }
+    await settlePaid(t, invoice, record, calc, terms.optionId === 3 ? true : null, now);
+    return { success: true, ...saved };
+  });
+}
+
+/** Pays a Due or PastDue invoice by ACH: a WEB debit for the ACH total, with the payer's authorization. */
+export async function payByAch(deps: Deps, merchantId: string, id: string, body: Schemas['InvoiceAchPaymentRequest']): Promise<PaymentResponse> {
+  if (!body.authorizeBankWithdrawal) {
+    throw new ApiError('ach_authorization_required', { errors: { authorizeBankWithdrawal: ['must be true: the payer authorizes the withdrawal'] } });
+  }
+  return withTransaction(deps.db, async (tx) => {
+    const t = within(deps, tx);
+    const now = t.clock.now();
+    const invoice = await payable(t, tx, merchantId, id);
+    if (invoice.achProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no ACH payment processor.', entityId: invoice.id });
+    const { result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
+    const cents = result.ach.totalCents;
+    const settings = await getSettings(t, merchantId);
+    const record = await createAch(t, merchantId, {
+      amount: fromCents(cents), paymentProcessorId: invoice.achProcessorId, secCode: 3, requesterIPaddress: 'invoice-payment',
+      routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType,
+      isFasterProcessing: invoice.achAllowFasterProcessing ?? settings.achAllowFasterProcessing,
+    }, {
+      typeId: Type.AchDebit, creatorTypeId: Creator.Invoice, invoiceId: invoice.id, customerId: invoice.customerId,
+      authorizationConsentOn: iso(new Date(body.authorizationConsentTimestamp)),
+    });
+    t.log.info({ invoiceId: invoice.id, transactionId: record.id, authorizationConsentOn: record.authorizationConsentOn }, 'ACH authorization recorded for an invoice payment');
+    if (record.responseCode !== '000') return recordFailure(t, invoice, record, now);
+    let saved = { paymentMethodCreated: false, customerInfoSaved: false };
+    if (body.savePaymentMethod) {
+      const { customerId, created } = await customerOf(t, invoice, iso(now));
+      await addBankAccount(t, merchantId, customerId, {
+        routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType,
+      });
+      saved = { paymentMethodCreated: true, customerInfoSaved: created };
+    }
+    await settlePaid(t, invoice, record, result.ach, null, now);
+    return { success: true, ...saved };
+  });
+}
