@@ -104,11 +104,17 @@ export async function lockTransaction(tx: Knex, merchantId: string, id: string):
   return row ? recordOf(row) : undefined;
 }
 
-/** Changes the transaction if it is still in status `from`; false when it is not (a concurrent change won). */
-export async function changeTransaction(db: Knex, id: string, from: number, changes: TransactionChanges): Promise<boolean> {
-  const count = await db('transactions').where({ id, status_id: from }).update(columnsOf(changes));
-  return count === 1;
+/** Changes every transaction of `ids` still in status `from` the same way; returns how many changed. */
+export async function changeTransactions(db: Knex, ids: readonly string[], from: number, changes: TransactionChanges): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    count += await db('transactions').whereIn('id', ids.slice(i, i + CHUNK)).andWhere({ status_id: from }).update(columnsOf(changes));
+  }
+  return count;
 }
+
+/** Rows per statement of the batch forms (well under SQLite's bound on parameters). */
+const CHUNK = 200;
 
 export interface HistoryEntry {
   id: string;
@@ -121,11 +127,14 @@ export interface HistoryEntry {
   createdOn: string;
 }
 
-export async function addHistory(db: Knex, entry: HistoryEntry): Promise<void> {
-  await db('transaction_history').insert({
-    id: entry.id, transaction_id: entry.transactionId, from_status_id: entry.fromStatusId, to_status_id: entry.toStatusId,
-    trigger: entry.trigger, response_code: entry.responseCode, return_code: entry.returnCode, created_on: entry.createdOn,
-  });
+/** Appends history entries, many rows a statement. */
+export async function addHistory(db: Knex, entries: readonly HistoryEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += CHUNK) {
+    await db('transaction_history').insert(entries.slice(i, i + CHUNK).map((entry) => ({
+      id: entry.id, transaction_id: entry.transactionId, from_status_id: entry.fromStatusId, to_status_id: entry.toStatusId,
+      trigger: entry.trigger, response_code: entry.responseCode, return_code: entry.returnCode, created_on: entry.createdOn,
+    })));
+  }
 }
 
 export async function historyOf(db: Knex, transactionId: string): Promise<HistoryEntry[]> {

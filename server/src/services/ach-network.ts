@@ -19,15 +19,17 @@ async function failedAfterAcceptance(tx: Knex, before: TransactionRecord, after:
   return after;
 }
 
+const submission = (at: Date) => (record: TransactionRecord) => ({
+  submittedOn: iso(at), dueAction: 'clear' as const, dueAt: iso(new Date(at.getTime() + clearingDelayMs(record.isFasterProcessing))),
+});
+
 /**
  * Scheduled -> InProgress at `at` (clearing falls due after the clearing delay); the failing magic account
  * fails here, unless `forced` (the sandbox's simulate says what happens instead).
  */
 export async function submit(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
   if (record.sandboxOutcome === '096' && !forced) return fail(tx, record, at);
-  return machine.transition(tx, achStateMachine, record, 'network.submit', at, {
-    submittedOn: iso(at), dueAction: 'clear', dueAt: iso(new Date(at.getTime() + clearingDelayMs(record.isFasterProcessing))),
-  });
+  return machine.transition(tx, achStateMachine, record, 'network.submit', at, submission(at)(record));
 }
 
 /** Scheduled or InProgress -> Failed with 096 (a processing failure). */
@@ -45,22 +47,32 @@ export async function returned(tx: Knex, record: TransactionRecord, returnCode: 
   return after && failedAfterAcceptance(tx, record, after, at);
 }
 
+const clearing = (at: Date) => (): Partial<TransactionRecord> => ({ settledOn: iso(at), dueAction: null, dueAt: null });
+const returning = (record: TransactionRecord): boolean => record.sandboxOutcome !== null && record.sandboxOutcome.startsWith('R');
+
 /** InProgress -> Settled, or the sandbox magic account's return (unless `forced` to settle). */
 export async function clear(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
-  const outcome = record.sandboxOutcome;
-  if (outcome !== null && outcome.startsWith('R') && !forced) return returned(tx, record, outcome, at);
-  return machine.transition(tx, achStateMachine, record, 'network.clear', at, { settledOn: iso(at), dueAction: null, dueAt: null });
+  if (returning(record) && !forced) return returned(tx, record, record.sandboxOutcome ?? '', at);
+  return machine.transition(tx, achStateMachine, record, 'network.clear', at, clearing(at)());
 }
 
-/** What a due ACH transaction does at its due time. */
-export async function runDueAch(tx: Knex, record: TransactionRecord, at: Date): Promise<'submitted' | 'failed' | 'settled' | 'returned' | undefined> {
-  if (record.dueAction === 'submit' && record.statusId === AchStatus.Scheduled) {
-    const after = await submit(tx, record, at);
-    return after?.statusId === AchStatus.Failed ? 'failed' : after ? 'submitted' : undefined;
-  }
-  if (record.dueAction === 'clear' && record.statusId === AchStatus.InProgress) {
-    const after = await clear(tx, record, at);
-    return after?.statusId === AchStatus.Settled ? 'settled' : after ? 'returned' : undefined;
-  }
-  return undefined;
+export interface AchRun { submitted: number; failed: number; settled: number; returned: number; unchanged: TransactionRecord[] }
+
+/**
+ * What the ACH entries due at `at` do: Scheduled ones are submitted (the failing magic account fails),
+ * InProgress ones clear (the magic accounts are returned). The common outcomes change together; the rare
+ * ones, which touch invoices and counters, one by one. `unchanged`: entries whose due action no longer fits.
+ */
+export async function runDueAch(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<AchRun> {
+  const run: AchRun = { submitted: 0, failed: 0, settled: 0, returned: 0, unchanged: [] };
+  const toSubmit = records.filter((r) => r.dueAction === 'submit' && r.statusId === AchStatus.Scheduled);
+  const toClear = records.filter((r) => r.dueAction === 'clear' && r.statusId === AchStatus.InProgress);
+  run.unchanged = records.filter((r) => !toSubmit.includes(r) && !toClear.includes(r));
+  for (const record of toSubmit.filter((r) => r.sandboxOutcome === '096')) if (await fail(tx, record, at)) run.failed += 1;
+  const submitted = await machine.transitionAll(tx, achStateMachine, toSubmit.filter((r) => r.sandboxOutcome !== '096'), 'network.submit', at, submission(at));
+  run.submitted = submitted.filter(Boolean).length;
+  for (const record of toClear.filter(returning)) if (await returned(tx, record, record.sandboxOutcome ?? '', at)) run.returned += 1;
+  const settled = await machine.transitionAll(tx, achStateMachine, toClear.filter((r) => !returning(r)), 'network.clear', at, clearing(at));
+  run.settled = settled.filter(Boolean).length;
+  return run;
 }

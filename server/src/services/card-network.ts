@@ -16,8 +16,10 @@ import { DAY_MS } from './schedule.ts';
 import * as machine from './transitions.ts';
 
 /** Authorized or PartiallyAuthorized -> Expired. */
-export const expire = (tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> =>
-  machine.transition(tx, cardStateMachine, record, 'network.expire', at, { dueAction: null, dueAt: null });
+export async function expireAll(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<number> {
+  const expired = await machine.transitionAll(tx, cardStateMachine, records, 'network.expire', at, () => ({ dueAction: null, dueAt: null }));
+  return expired.filter(Boolean).length;
+}
 
 /**
  * Settles captured transactions of one processor in one batch at `at`: each Captured -> Settled, the batch
@@ -29,12 +31,12 @@ export async function settleBatch(tx: Knex, merchantId: string, processorId: str
   let sale = 0;
   let credit = 0;
   let count = 0;
-  for (const record of records) {
-    const after = await machine.transition(tx, cardStateMachine, record, 'network.settle', at, { settledOn: when, dueAction: null, dueAt: null, settlementBatchId: batchId });
+  const settled = await machine.transitionAll(tx, cardStateMachine, records, 'network.settle', at, () => ({ settledOn: when, dueAction: null, dueAt: null, settlementBatchId: batchId }));
+  for (const after of settled) {
     if (!after) continue;
     count += 1;
-    if (record.typeId === Type.RefundWORef) credit += record.processedAmountCents;
-    else sale += record.processedAmountCents;
+    if (after.typeId === Type.RefundWORef) credit += after.processedAmountCents;
+    else sale += after.processedAmountCents;
   }
   if (count === 0) return 0;
   const openedOn = (await repo.previousBatchOn(tx, merchantId, processorId)) ?? iso(new Date(at.getTime() - DAY_MS));

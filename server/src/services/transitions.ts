@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import type { StateTransition } from '../../../generated/state-machines.ts';
 import type { WebhookEventName } from '../../../generated/webhooks.ts';
 import { ApiError } from '../platform/errors.ts';
-import { recordEvent } from '../platform/outbox.ts';
+import { recordEvents } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionChanges, TransactionRecord } from '../repositories/transactions.ts';
@@ -43,14 +43,15 @@ export function rowFor<Row extends TransitionRow>(machine: Machine<Row>, from: n
 export const permits = (machine: Machine, record: Pick<TransactionRecord, 'statusId' | 'typeId'>, trigger: string): boolean =>
   rowFor(machine, record.statusId, record.typeId, trigger) !== undefined;
 
-async function historyAndEvent(tx: Knex, row: TransitionRow, before: number | null, after: TransactionRecord, at: string): Promise<void> {
-  await repo.addHistory(tx, {
+/** The history entries and events of changes made together (one statement each, many rows). */
+async function historyAndEvents(tx: Knex, changed: readonly { row: TransitionRow; before: number | null; after: TransactionRecord }[], at: string): Promise<void> {
+  await repo.addHistory(tx, changed.map(({ row, before, after }) => ({
     id: randomUUID(), transactionId: after.id, fromStatusId: before, toStatusId: after.statusId, trigger: row.trigger,
     responseCode: row.responseCodes.length > 0 ? after.responseCode : null, returnCode: after.returnCode, createdOn: at,
-  });
-  if (row.event !== null) {
-    await recordEvent(tx, { merchantId: after.merchantId, type: row.event as TransactionEventName, data: transactionDetails(after), occurredOn: at });
-  }
+  })));
+  await recordEvents(tx, changed.flatMap(({ row, after }) => (row.event === null ? [] : [{
+    merchantId: after.merchantId, type: row.event as TransactionEventName, data: transactionDetails(after), occurredOn: at,
+  }])));
 }
 
 /** Creates a transaction through its creation row (from `initial`); returns the row it took. */
@@ -58,7 +59,7 @@ export async function create(tx: Knex, machine: Machine, record: TransactionReco
   const row = rowFor(machine, null, record.typeId, trigger, { to: record.statusId, ...outcome });
   if (!row) throw new ApiError('internal_error', { details: `no ${machine.name} creation row for ${trigger} to status ${String(record.statusId)}` });
   await repo.insertTransaction(tx, record);
-  await historyAndEvent(tx, row, null, record, record.createdOn);
+  await historyAndEvents(tx, [{ row, before: null, after: record }], record.createdOn);
   return row;
 }
 
@@ -70,16 +71,40 @@ export async function create(tx: Knex, machine: Machine, record: TransactionReco
 export async function transition(
   tx: Knex, machine: Machine, record: TransactionRecord, trigger: string, at: Date, changes: TransactionChanges = {}, outcome: Outcome = {},
 ): Promise<TransactionRecord | undefined> {
-  const row = rowFor(machine, record.statusId, record.typeId, trigger, outcome);
-  if (!row) return undefined;
-  if (row.to === 'removed') throw new ApiError('internal_error', { details: 'a transaction is never removed' });
+  return (await transitionAll(tx, machine, [record], trigger, at, () => changes, outcome))[0];
+}
+
+/**
+ * The same trigger on many locked records at one business time (what falls due together): each through its
+ * row, records with the same change updated in one statement, history and events written many a statement.
+ * Returns each record after its change, or undefined where the table has no row for it (nothing changed).
+ */
+export async function transitionAll(
+  tx: Knex, machine: Machine, records: readonly TransactionRecord[], trigger: string, at: Date,
+  changesOf: (record: TransactionRecord) => TransactionChanges, outcome: Outcome = {},
+): Promise<(TransactionRecord | undefined)[]> {
   const when = iso(at);
-  const columns: TransactionChanges = { ...changes, statusId: row.to, modifiedOn: when };
-  const after: TransactionRecord = { ...record, ...columns };
-  if (!(await repo.changeTransaction(tx, record.id, record.statusId, columns))) {
-    // The row was locked before it was read, so only a caller that did not lock it gets here.
-    throw new ApiError('internal_error', { details: `transaction ${record.id} changed under a transition` });
+  const changed: { row: TransitionRow; before: number; after: TransactionRecord }[] = [];
+  const groups = new Map<string, { from: number; columns: TransactionChanges; ids: string[] }>();
+  const results = records.map((record) => {
+    const row = rowFor(machine, record.statusId, record.typeId, trigger, outcome);
+    if (!row) return undefined;
+    if (row.to === 'removed') throw new ApiError('internal_error', { details: 'a transaction is never removed' });
+    const columns: TransactionChanges = { ...changesOf(record), statusId: row.to, modifiedOn: when };
+    const key = `${String(record.statusId)} ${JSON.stringify(columns)}`;
+    const group = groups.get(key) ?? { from: record.statusId, columns, ids: [] };
+    group.ids.push(record.id);
+    groups.set(key, group);
+    const after: TransactionRecord = { ...record, ...columns };
+    changed.push({ row, before: record.statusId, after });
+    return after;
+  });
+  for (const { from, columns, ids } of groups.values()) {
+    if ((await repo.changeTransactions(tx, ids, from, columns)) !== ids.length) {
+      // The rows were locked before they were read, so only a caller that did not lock them gets here.
+      throw new ApiError('internal_error', { details: 'a transaction changed under a transition' });
+    }
   }
-  await historyAndEvent(tx, row, record.statusId, after, when);
-  return after;
+  if (changed.length > 0) await historyAndEvents(tx, changed, when);
+  return results;
 }

@@ -11,7 +11,7 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { runDueAch } from '../services/ach-network.ts';
-import { expire, isExpiryDue, isSettleDue, settleBatch } from '../services/card-network.ts';
+import { expireAll, isExpiryDue, isSettleDue, settleBatch } from '../services/card-network.ts';
 
 /** What ran, counted per kind: the sandbox clock advance answers it (SandboxClockRun). */
 export type RunCounts = components['schemas']['SandboxClockRun'];
@@ -20,30 +20,24 @@ export const noRuns = (): RunCounts => ({
   achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, webhookAttempts: 0,
 });
 
-const ACH_COUNTS = { submitted: 'achSubmitted', failed: 'achFailed', settled: 'achSettled', returned: 'achReturned' } as const;
-
-/** Runs the rows due at `at` (locked by the caller's transaction). */
+/** Runs the rows due at `at` (locked by the caller's transaction), the like ones together. */
 async function runAt(tx: Knex, merchantId: string, rows: readonly TransactionRecord[], at: Date, counts: RunCounts): Promise<void> {
+  const ach = await runDueAch(tx, rows.filter((r) => r.paymentMethodTypeId === 2), at);
+  counts.achSubmitted += ach.submitted;
+  counts.achFailed += ach.failed;
+  counts.achSettled += ach.settled;
+  counts.achReturned += ach.returned;
+  const cards = rows.filter((r) => r.paymentMethodTypeId === 1);
   const batches = new Map<string, TransactionRecord[]>();
-  for (const row of rows) {
-    if (row.paymentMethodTypeId === 2) {
-      const done = await runDueAch(tx, row, at);
-      if (done) counts[ACH_COUNTS[done]] += 1;
-      else await repo.clearDue(tx, row.id);
-    } else if (isSettleDue(row)) {
-      batches.set(row.processorId, [...(batches.get(row.processorId) ?? []), row]);
-    } else if (isExpiryDue(row) && (await expire(tx, row, at))) {
-      counts.cardExpired += 1;
-    } else {
-      // A due action that no longer fits the status (the record moved on): nothing more falls due.
-      await repo.clearDue(tx, row.id);
-    }
-  }
+  for (const row of cards.filter(isSettleDue)) batches.set(row.processorId, [...(batches.get(row.processorId) ?? []), row]);
   for (const [processorId, records] of batches) {
     const settled = await settleBatch(tx, merchantId, processorId, records, at);
     counts.cardSettled += settled;
     if (settled > 0) counts.settlementBatches += 1;
   }
+  counts.cardExpired += await expireAll(tx, cards.filter(isExpiryDue), at);
+  // A due action that no longer fits the status (the record moved on): nothing more falls due.
+  for (const row of [...ach.unchanged, ...cards.filter((r) => !isSettleDue(r) && !isExpiryDue(r))]) await repo.clearDue(tx, row.id);
 }
 
 /** Runs everything of one merchant due at or before `until` (business time), earliest first. */
