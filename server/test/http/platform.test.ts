@@ -154,6 +154,36 @@ describe.each(engines())('platform (%s)', (engine) => {
       expect(keys).toBe(1);
     });
 
+    it('never stores a bearer credential: a replayed tap-to-pay token request answers jwtToken null', async () => {
+      const auth = { ...(await s.auth(0)), 'Idempotency-Key': `k-${engine}-jwt` };
+      const first = await request(s.app).post('/pay-api/v1/devices/tap-to-pay/jwt').set(auth).send({ deviceId: null });
+      const second = await request(s.app).post('/pay-api/v1/devices/tap-to-pay/jwt').set(auth).send({ deviceId: null });
+      const token = (first.body as { jwtToken: string }).jwtToken;
+      expect(token.split('.')).toHaveLength(3);
+      expect([second.status, second.headers['idempotent-replayed'], (second.body as { jwtToken: string | null }).jwtToken]).toEqual([200, 'true', null]);
+      expect((second.body as { expiresAt: string }).expiresAt).toBe((first.body as { expiresAt: string }).expiresAt);
+      const stored = await s.db('idempotency_keys').select<{ response_body: string | null }[]>('response_body');
+      expect(stored.map((r) => r.response_body).join()).not.toContain(token);
+    });
+
+    it('rolls the key back with a request the service refuses: nothing is kept, and the same key may then act', async () => {
+      const auth = { ...(await s.auth(0)), 'Idempotency-Key': `k-${engine}-refused` };
+      const debit = (processor: string | undefined): Record<string, unknown> => ({
+        amount: 10, paymentProcessorId: processor, secCode: 1, requesterIPaddress: '203.0.113.24', routingNumber: '021000021',
+        accountNumber: '000123456789', accountType: 1, accountHolderType: 2, contactInfo: { firstName: 'Roll', lastName: 'Back' },
+        billingAddress: { city: 'Austin', countryId: 1, line1: '1 Main', postalCode: '78701', stateId: 44 },
+      });
+      const customers = async (): Promise<number> => ((await request(s.app).get('/pay-api/v1/customers?search=Back').set(await s.auth(0))).body as { total: number }).total;
+      const before = await customers();
+      // Another merchant's processor: refused inside the operation, after the key was taken in its transaction.
+      const refused = await request(s.app).post('/pay-api/v1/transactions/ach/payment').set(auth).send(debit(merchant(1).achProcessorId));
+      expect(refused.status).toBe(400);
+      expect(await s.db('idempotency_keys').where({ key: `k-${engine}-refused` })).toEqual([]);
+      expect(await customers()).toBe(before);
+      const ok = await request(s.app).post('/pay-api/v1/transactions/ach/payment').set(auth).send(debit(merchant(0).achProcessorId));
+      expect([ok.status, ok.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    });
+
     it('answers 422 for the same key with another body', async () => {
       const auth = { ...(await s.auth(0)), 'Idempotency-Key': `k-${engine}-mismatch` };
       await request(s.app).post(KEYS).set(auth).send({ name: 'First body' });
