@@ -1,0 +1,66 @@
+// Concurrent commands on one transaction act once: the row lock (PostgreSQL FOR UPDATE; SQLite's single
+// writer) makes the others see the changed status and answer its business error. Captures, voids and
+// refunds, each fired ten times at once, and a clock advance racing the commands.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines, startServer, type TestServer } from '../harness.ts';
+import { achDebitBody, cardBody, paymentCalls, transactionEvents, type Headers, type Result } from './payment-helpers.ts';
+
+describe.each(engines())('concurrent payment commands (%s)', (engine) => {
+  let s: TestServer;
+  let h: Headers;
+  const pay = paymentCalls(() => s);
+  beforeAll(async () => {
+    s = await startServer(engine);
+    h = await s.as(0);
+  });
+  afterAll(async () => { await s.close(); });
+
+  const approvedOnce = (results: Result[]): void => {
+    expect(results.filter((r) => r.responseCode === '000')).toHaveLength(1);
+    for (const r of results.filter((x) => x.responseCode !== '000')) expect(r.responseCode).toBe('101');
+  };
+
+  it('captures an authorization once', async () => {
+    const auth = await pay.cardCreate(h, 'authorization', cardBody());
+    approvedOnce(await Promise.all(Array.from({ length: 10 }, () => pay.cardCommand(h, auth.transactionId, 'capture'))));
+    expect((await pay.status(h, auth.transactionId)).processedAmount).toBe(54.25);
+    expect((await transactionEvents(s, auth.transactionId)).filter((e) => e.type === 'payment.card.captured')).toHaveLength(1);
+  });
+
+  it('refunds a settled sale once (a partial refund also ends it)', async () => {
+    const sale = await pay.cardCreate(h, 'sale', cardBody());
+    await pay.simulate(h, sale.transactionId, { outcome: 'settle' });
+    approvedOnce(await Promise.all(Array.from({ length: 10 }, () => pay.cardCommand(h, sale.transactionId, 'refund', { amount: 5 }))));
+    expect((await pay.status(h, sale.transactionId)).refundedAmount).toBe(5);
+  });
+
+  it('voids an ACH debit once, while holds race it', async () => {
+    const { transactionId } = await pay.achDebit(h, achDebitBody(s));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => pay.achCommand(h, transactionId, i % 2 === 0 ? 'void' : 'hold')));
+    const voids = results.filter((r) => r.typeId === 15 && r.responseCode === '000');
+    expect(voids.length).toBeLessThanOrEqual(1);
+    const final = await pay.status(h, transactionId);
+    const events = (await transactionEvents(s, transactionId)).map((e) => e.type);
+    // Every approved command left exactly one event, and the record ends where the last approved one led.
+    expect(events.length - 1).toBe(results.filter((r) => r.responseCode === '000').length);
+    expect([22, 26]).toContain(final.statusId);
+  });
+
+  it('runs a clock advance and commands on the same debits without losing or repeating a change', async () => {
+    const ids = await Promise.all(Array.from({ length: 5 }, async () => (await pay.achDebit(h, achDebitBody(s))).transactionId));
+    const [run] = await Promise.all([pay.advance(h, 3 * 86_400), ...ids.map((id) => pay.achCommand(h, id, 'void'))]);
+    let settled = 0;
+    for (const id of ids) {
+      const record = await pay.status(h, id);
+      const events = (await transactionEvents(s, id)).map((e) => e.type);
+      if (record.statusId === 22) {
+        expect(events).toEqual(['payment.ach.scheduled', 'payment.ach.cancelled']);
+      } else {
+        settled += 1;
+        expect(events).toEqual(['payment.ach.scheduled', 'payment.ach.in_progress', 'payment.ach.cleared']);
+      }
+    }
+    // The advance counts what it settled of these (and of nothing else: the earlier debits were voided or held).
+    expect(run.ran.achSettled).toBe(settled);
+  });
+});
