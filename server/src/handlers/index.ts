@@ -14,7 +14,7 @@ import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
 import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
 import { sandboxHandlers } from './sandbox.ts';
-import { unavailable } from './unavailable.ts';
+import { webhooksHandlers } from './webhooks.ts';
 
 export function handlers(): Handlers<ServerContext> {
   return withIdempotency({
@@ -30,7 +30,7 @@ export function handlers(): Handlers<ServerContext> {
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,
     invoices: invoicesHandlers,
-    webhooks: unavailable('webhooks'),
+    webhooks: webhooksHandlers,
     lookups: lookupsHandlers,
     sandbox: sandboxHandlers,
   });

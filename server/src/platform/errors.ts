@@ -32,6 +32,8 @@ const registry = {
   invoice_amount_mismatch: { status: 400, exceptionType: 'BusinessRuleException', message: "The paid total is not the invoice's total for that payment type." },
   ach_authorization_required: { status: 400, exceptionType: 'BusinessRuleException', message: 'An ACH payment needs authorizeBankWithdrawal: true.' },
   payment_method_not_available: { status: 400, exceptionType: 'BusinessRuleException', message: 'The merchant has no processor for that kind of payment.' },
+  webhook_delivery_not_failed: { status: 400, exceptionType: 'BusinessRuleException', message: 'Only a Failed delivery can be retried.' },
+  webhook_endpoint_unavailable: { status: 400, exceptionType: 'BusinessRuleException', message: "The delivery's webhook is deleted or inactive." },
   consent_required: { status: 400, exceptionType: 'BusinessRuleException', message: 'A notification needs customerConsent: true.' },
   notification_target_missing: { status: 400, exceptionType: 'BusinessRuleException', message: "Neither the body nor the invoice's customer gives a phone number or e-mail address." },
   not_available: { status: 500, exceptionType: 'InternalServerException', message: 'This operation is not available on this server yet.' },

@@ -1,9 +1,12 @@
-// The transactional outbox: an event is written in the same transaction as the change it reports, and a
-// dispatcher (the webhooks issue) delivers it later. Nothing is lost if the process stops in between. The
+// The transactional outbox: an event is written in the same transaction as the change it reports, with one
+// Pending delivery for each active webhook of the merchant that selects its type at that moment (the
+// fan-out); the delivery engine sends them later. Nothing is lost if the process stops in between. The
 // payload is the generated type of the event's `data`, so a wrong record for an event type does not compile.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
+import { insertScheduled } from '../repositories/webhook-deliveries.ts';
+import { activeEndpoints } from '../repositories/webhook-endpoints.ts';
 
 /** The `data` of an event type, as the spec's payload schema types it. */
 export type EventData<T extends WebhookEventName> = Extract<WebhookEvent, { type: T }>['data'];
@@ -20,13 +23,38 @@ const rowOf = <T extends WebhookEventName>(event: OutboxEvent<T>): { id: string;
   id: randomUUID(), merchant_id: event.merchantId, type: event.type, payload: JSON.stringify(event.data), occurred_on: event.occurredOn,
 });
 
+type Row = ReturnType<typeof rowOf>;
+
+/** One delivery per (event, subscribed active webhook of its merchant), in the events' transaction. */
+async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
+  const byMerchant = new Map<string, Row[]>();
+  for (const row of rows) byMerchant.set(row.merchant_id, [...(byMerchant.get(row.merchant_id) ?? []), row]);
+  for (const [merchantId, events] of byMerchant) {
+    const endpoints = await activeEndpoints(trx, merchantId);
+    if (endpoints.length === 0) continue;
+    await insertScheduled(trx, events.flatMap((e) => endpoints.filter((p) => p.eventTypes.includes(e.type))
+      .map((p) => ({ merchantId, endpointId: p.id, eventId: e.id, eventType: e.type, at: e.occurred_on }))));
+  }
+}
+
 export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: OutboxEvent<T>): Promise<string> {
   const row = rowOf(event);
   await trx('outbox_events').insert(row);
+  await fanOut(trx, [row]);
   return row.id;
 }
 
 /** Records many events, many rows a statement (a clock advance that settles thousands of transactions). */
 export async function recordEvents<T extends WebhookEventName>(trx: Knex, events: readonly OutboxEvent<T>[]): Promise<void> {
-  for (let i = 0; i < events.length; i += 200) await trx('outbox_events').insert(events.slice(i, i + 200).map(rowOf));
+  const rows = events.map(rowOf);
+  for (let i = 0; i < rows.length; i += 200) await trx('outbox_events').insert(rows.slice(i, i + 200));
+  await fanOut(trx, rows);
+}
+
+export interface StoredEvent { id: string; merchantId: string; type: string; data: unknown; occurredOn: string }
+
+/** An event as recorded (what a delivery sends). */
+export async function findEvent(db: Knex, id: string): Promise<StoredEvent | undefined> {
+  const row = await db('outbox_events').where({ id }).first<{ id: string; merchant_id: string; type: string; payload: string; occurred_on: string } | undefined>();
+  return row ? { id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on } : undefined;
 }

@@ -15,6 +15,7 @@ import * as ach from './ach-network.ts';
 import { CardStatus } from './card.ts';
 import { settleBatch } from './card-network.ts';
 import { findOwn } from './payments.ts';
+import { deliverDue } from './webhook-delivery.ts';
 import { transactionDetails } from './transaction-view.ts';
 
 type Schemas = components['schemas'];
@@ -29,7 +30,7 @@ export async function getClock(deps: Deps, merchantId: string): Promise<Schemas[
  * in one transaction with the clock change (the worker's timer never sees the new time half run).
  */
 export async function advanceClock(deps: Deps, merchantId: string, seconds: number): Promise<Schemas['SandboxClockAdvanceResult']> {
-  return withTransaction(deps.db, async (tx) => {
+  const result = await withTransaction(deps.db, async (tx) => {
     // Two advances of one merchant run one after the other.
     await lockRow(tx, 'merchants', { id: merchantId });
     const before = await repo.clockOffsetOf(tx, merchantId);
@@ -40,8 +41,13 @@ export async function advanceClock(deps: Deps, merchantId: string, seconds: numb
     const until = offsetClock({ now: () => wallNow }, offsetMs).now();
     const counts = await runDueForMerchant(tx, merchantId, until, noRuns());
     counts.invoicesPastDue = await countFallingDue(tx, merchantId, iso(from), iso(until));
-    return { merchantId, now: iso(until), offsetSeconds: Math.floor(offsetMs / 1000), ran: counts };
+    return { merchantId, now: iso(until), offsetSeconds: Math.floor(offsetMs / 1000), ran: counts, until };
   });
+  // Webhook deliveries (the new events' and the retries' that fell due) are attempted after the clock change
+  // is committed, in time order, each at its due time: no HTTP call runs inside the database transaction.
+  const { until, ...answer } = result;
+  answer.ran.webhookAttempts = await deliverDue(deps, merchantId, until, true);
+  return answer;
 }
 
 type Outcome = Schemas['SandboxSimulateRequest']['outcome'];

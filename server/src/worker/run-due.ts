@@ -11,6 +11,8 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { runDueAch } from '../services/ach-network.ts';
+import { merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
+import { deliverDue } from '../services/webhook-delivery.ts';
 import { expireAll, isExpiryDue, isSettleDue, settleBatch } from '../services/card-network.ts';
 
 /** What ran, counted per kind: the sandbox clock advance answers it (SandboxClockRun). */
@@ -56,14 +58,32 @@ export async function runDueForMerchant(db: Knex, merchantId: string, until: Dat
   }
 }
 
-/** Runs every merchant's due work up to the wall clock plus that merchant's sandbox offset. */
-export async function runDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date): Promise<RunCounts> {
+/** The business time of each merchant at a wall time (its sandbox offset), and the furthest of them. */
+export async function businessTimes(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date): Promise<{ of: (merchantId: string) => Date; furthest: string }> {
   const offsets = deps.config.environment === 'sandbox' ? await repo.clockOffsets(deps.db) : new Map<string, number>();
-  const furthest = Math.max(0, ...offsets.values());
-  const counts = noRuns();
-  for (const merchantId of await repo.merchantsWithDue(deps.db, iso(new Date(wallNow.getTime() + furthest)))) {
-    const business = offsetClock({ now: () => wallNow }, offsets.get(merchantId) ?? 0).now();
-    await runDueForMerchant(deps.db, merchantId, business, counts);
+  return {
+    of: (merchantId) => offsetClock({ now: () => wallNow }, offsets.get(merchantId) ?? 0).now(),
+    furthest: iso(new Date(wallNow.getTime() + Math.max(0, ...offsets.values()))),
+  };
+}
+
+/** The network's due changes of every merchant, up to the wall clock plus that merchant's offset. */
+export async function runNetworkDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
+  const times = await businessTimes(deps, wallNow);
+  for (const merchantId of await repo.merchantsWithDue(deps.db, times.furthest)) await runDueForMerchant(deps.db, merchantId, times.of(merchantId), counts);
+  return counts;
+}
+
+/**
+ * Runs every merchant's due work up to the wall clock plus its sandbox offset, and waits for it: the
+ * network's changes first (their events fan out to deliveries), then the webhook deliveries that fell due.
+ * The deterministic entry for tests; the worker's timer uses the same steps without waiting on receivers.
+ */
+export async function runDue(deps: Pick<Deps, 'db' | 'config' | 'wall'>, wallNow: Date): Promise<RunCounts> {
+  const counts = await runNetworkDue(deps, wallNow);
+  const times = await businessTimes(deps, wallNow);
+  for (const merchantId of await merchantsWithDueDeliveries(deps.db, times.furthest)) {
+    counts.webhookAttempts += await deliverDue(deps, merchantId, times.of(merchantId), false);
   }
   return counts;
 }

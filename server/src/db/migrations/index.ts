@@ -6,6 +6,7 @@ import * as catalogueDevices from './003_catalogue_devices.ts';
 import * as invoiceSettings from './004_invoice_settings.ts';
 import * as invoices from './005_invoices.ts';
 import * as transactions from './006_transactions.ts';
+import * as webhooks from './007_webhooks.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -14,6 +15,7 @@ const migrations: Record<string, Knex.Migration> = {
   '004_invoice_settings': invoiceSettings,
   '005_invoices': invoices,
   '006_transactions': transactions,
+  '007_webhooks': webhooks,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -38,6 +38,11 @@ export interface OperationResult {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
+  /**
+   * A body written as it is produced (a large export), instead of `body`: each chunk is sent when it comes.
+   * Response validation does not see a streamed body; its producer is responsible for its shape.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 /** The default handler context. */
@@ -142,9 +147,21 @@ function pickHeaders(req: Request, names: readonly string[]): Record<string, str
   return headers;
 }
 
-function send(res: Response, result: OperationResult): void {
+async function sendStream(res: Response, stream: AsyncIterable<string>): Promise<void> {
+  for await (const chunk of stream) {
+    // Respect back-pressure: wait for the socket to drain before producing more.
+    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+}
+
+function send(res: Response, result: OperationResult): void | Promise<void> {
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
   res.status(result.status);
+  if (result.stream !== undefined) {
+    if (result.contentType) res.type(result.contentType);
+    return sendStream(res, result.stream);
+  }
   if (result.body === undefined) {
     res.end();
   } else if (result.contentType === undefined || /[/+]json(;|$)/.test(result.contentType)) {
@@ -236,7 +253,7 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
       const context = (res.locals as Locals)[CONTEXT] as Ctx;
       options
         .dispatch(route.operationId, input, context)
-        .then((result) => { send(res, result); })
+        .then((result) => send(res, result))
         .catch(next);
     };
     router[route.method](expressPath(route), handler);

@@ -1,0 +1,166 @@
+// Webhook deliveries and their attempts (Knex only). A delivery is one event to one endpoint (Scheduled, from
+// the event's fan-out; unique per event and endpoint) or a manual retry (Manual). Due times are business
+// times of the merchant; leases are wall-clock times.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { isPostgres } from '../db/knex.ts';
+import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+
+export type DeliveryStatus = 'Pending' | 'Succeeded' | 'Failed';
+
+export interface DeliveryRecord {
+  id: string;
+  merchantId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  triggerType: 'Scheduled' | 'Manual';
+  attemptNumber: number;
+  nextRetryAt: string | null;
+  lastAttemptAt: string | null;
+  responseStatusCode: number | null;
+  responseDurationMs: number | null;
+  createdOn: string;
+}
+
+interface Row {
+  id: string; merchant_id: string; endpoint_id: string; event_id: string; event_type: string; status: DeliveryStatus;
+  trigger_type: 'Scheduled' | 'Manual'; attempt_number: number | string; next_retry_at: string | null; last_attempt_at: string | null;
+  response_status_code: number | string | null; response_duration_ms: number | string | null; created_on: string;
+}
+
+const recordOf = (r: Row): DeliveryRecord => ({
+  id: r.id, merchantId: r.merchant_id, endpointId: r.endpoint_id, eventId: r.event_id, eventType: r.event_type, status: r.status,
+  triggerType: r.trigger_type, attemptNumber: Number(r.attempt_number), nextRetryAt: r.next_retry_at, lastAttemptAt: r.last_attempt_at,
+  responseStatusCode: r.response_status_code === null ? null : Number(r.response_status_code),
+  responseDurationMs: r.response_duration_ms === null ? null : Number(r.response_duration_ms), createdOn: r.created_on,
+});
+
+const CHUNK = 200;
+
+/** The fan-out of events: one Pending delivery per (event, endpoint), due at once; a repeat is ignored. */
+export async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    await db('webhook_deliveries').insert(rows.slice(i, i + CHUNK).map((r) => ({
+      id: randomUUID(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,
+      status: 'Pending', trigger_type: 'Scheduled', attempt_number: 1, next_retry_at: r.at, created_on: r.at,
+    })));
+  }
+}
+
+export async function insertManual(db: Knex, d: { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }): Promise<string> {
+  const id = randomUUID();
+  await db('webhook_deliveries').insert({
+    id, merchant_id: d.merchantId, endpoint_id: d.endpointId, event_id: d.eventId, event_type: d.eventType,
+    status: 'Pending', trigger_type: 'Manual', attempt_number: 1, next_retry_at: null, created_on: d.at,
+  });
+  return id;
+}
+
+export async function findDelivery(db: Knex, merchantId: string, id: string): Promise<DeliveryRecord | undefined> {
+  const row = await db('webhook_deliveries').where({ merchant_id: merchantId, id }).first<Row | undefined>();
+  return row ? recordOf(row) : undefined;
+}
+
+/** A deleted webhook's Pending deliveries fail: it will never be called again. */
+export async function failPendingOf(db: Knex, endpointId: string): Promise<void> {
+  await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null });
+}
+
+/** Merchants with Pending deliveries due at or before `until` (business time of the furthest clock). */
+export async function merchantsWithDueDeliveries(db: Knex, until: string): Promise<string[]> {
+  const rows = await db('webhook_deliveries').distinct('merchant_id').where({ status: 'Pending' }).andWhere('next_retry_at', '<=', until).select<{ merchant_id: string }[]>();
+  return rows.map((r) => r.merchant_id);
+}
+
+/**
+ * Claims up to `limit` of the merchant's Pending deliveries due at or before `until` whose lease is free
+ * (none, or lapsed before `wallNow`), earliest first, leasing them until `leaseUntil` (wall clock). On
+ * PostgreSQL the rows are read FOR UPDATE SKIP LOCKED, so two instances never claim the same delivery.
+ */
+export async function claimDue(db: Knex, merchantId: string, until: string, wallNow: string, leaseUntil: string, limit: number): Promise<DeliveryRecord[]> {
+  return db.transaction(async (tx) => {
+    const query = tx('webhook_deliveries').where({ merchant_id: merchantId, status: 'Pending' }).andWhere('next_retry_at', '<=', until)
+      .andWhere((q) => { void q.whereNull('lease_until').orWhere('lease_until', '<', wallNow); })
+      .orderBy([{ column: 'next_retry_at' }, { column: 'id' }]).limit(limit);
+    const rows = await (isPostgres(tx) ? query.forUpdate().skipLocked() : query).select<Row[]>('*');
+    if (rows.length > 0) await tx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_until: leaseUntil });
+    return rows.map(recordOf);
+  });
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attemptNumber: number;
+  attemptedOn: string;
+  responseStatusCode: number | null;
+  durationMs: number;
+  outcome: string;
+  responseExcerpt: string | null;
+}
+
+/** The attempt, and what it leaves the delivery as (Succeeded, Failed, or Pending with the next attempt), under the lease it held. */
+export async function recordAttempt(db: Knex, attempt: AttemptRecord, next: { status: DeliveryStatus; attemptNumber: number; nextRetryAt: string | null }, lastAttemptAt: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx('webhook_attempts').insert({
+      id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
+      response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
+    });
+    await tx('webhook_deliveries').where({ id: attempt.deliveryId }).update({
+      status: next.status, attempt_number: next.attemptNumber, next_retry_at: next.nextRetryAt, last_attempt_at: lastAttemptAt,
+      response_status_code: attempt.responseStatusCode, response_duration_ms: attempt.durationMs, lease_until: null,
+    });
+  });
+}
+
+/** A delivery due while its webhook is inactive fails without an attempt. */
+export async function failWithoutAttempt(db: Knex, id: string): Promise<void> {
+  await db('webhook_deliveries').where({ id, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null });
+}
+
+export async function attemptsOf(db: Knex, deliveryId: string): Promise<AttemptRecord[]> {
+  const rows = await db('webhook_attempts').where({ delivery_id: deliveryId }).orderBy('attempt_number').select<Record<string, unknown>[]>('*');
+  return rows.map((r) => ({
+    deliveryId: String(r.delivery_id), attemptNumber: Number(r.attempt_number), attemptedOn: String(r.attempted_on),
+    responseStatusCode: r.response_status_code === null ? null : Number(r.response_status_code), durationMs: Number(r.duration_ms),
+    outcome: String(r.outcome), responseExcerpt: (r.response_excerpt as string | null) ?? null,
+  }));
+}
+
+export interface LogFilter { status?: string; eventType?: string; webhookId?: string }
+
+const LOG: ListSpec = {
+  orderable: { createdOn: 'created_on', lastAttemptAt: 'last_attempt_at', nextRetryAt: 'next_retry_at', eventType: 'event_type', status: 'status', attemptNumber: 'attempt_number' },
+  defaultOrder: 'createdOn',
+  searchable: ['event_type'],
+  dateColumn: 'created_on',
+  idColumn: 'id',
+};
+
+function filtered(db: Knex, merchantId: string, filter: LogFilter): Knex.QueryBuilder {
+  const query = db('webhook_deliveries').where({ merchant_id: merchantId });
+  if (filter.status) void query.andWhere({ status: filter.status });
+  if (filter.eventType) void query.andWhere({ event_type: filter.eventType });
+  if (filter.webhookId) void query.andWhere({ endpoint_id: filter.webhookId.toLowerCase() });
+  return query;
+}
+
+export async function listDeliveries(db: Knex, merchantId: string, filter: LogFilter, list: ListQuery): Promise<{ items: DeliveryRecord[]; total: number }> {
+  const { rows, total } = await pageOf(filtered(db, merchantId, filter), list, LOG);
+  return { items: (rows as unknown as Row[]).map(recordOf), total };
+}
+
+/** Every matching entry (at most `limit`), oldest first, a page at a time: the export streams them. */
+export async function* exportDeliveries(db: Knex, merchantId: string, filter: LogFilter, list: ListQuery, limit: number): AsyncGenerator<DeliveryRecord> {
+  let sent = 0;
+  for (let page = 0; sent < limit; page++) {
+    const { rows } = await pageOf(filtered(db, merchantId, filter), { ...list, page, pageSize: 100, orderBy: 'createdOn', asc: true }, LOG);
+    if (rows.length === 0) return;
+    for (const row of rows as unknown as Row[]) {
+      if (sent >= limit) return;
+      sent += 1;
+      yield recordOf(row);
+    }
+  }
+}

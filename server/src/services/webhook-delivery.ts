@@ -1,0 +1,120 @@
+// The delivery engine: claims due deliveries under a lease longer than the request time-out, POSTs each
+// event signed with Standard Webhooks headers (webhook-id = the event id on every attempt; a fresh
+// webhook-timestamp, on the wall clock, and signature per attempt), records every attempt, and schedules the
+// next on the merchant's business clock (1 min, 5 min, 30 min, 2 h, 8 h, 24 h; Failed after the 7th).
+// Attempts run concurrently, so a slow receiver holds up only its own deliveries.
+import { signWebhook } from '../../../generated/webhooks.ts';
+import type { Deps } from '../platform/deps.ts';
+import { findEvent, type StoredEvent } from '../platform/outbox.ts';
+import { iso } from '../platform/time.ts';
+import * as repo from '../repositories/webhook-deliveries.ts';
+import type { DeliveryRecord } from '../repositories/webhook-deliveries.ts';
+import { endpointById, type EndpointRecord } from '../repositories/webhook-endpoints.ts';
+import { reachable } from './webhook-urls.ts';
+
+/** The delay before attempt n+1 after attempt n failed (n = 1..6), as the spec's retry table gives it. */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 8 * 3600_000, 24 * 3600_000] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** The receiver's time to answer (designed, in the spec). */
+export const TIMEOUT_MS = 15_000;
+const EXCERPT = 1024;
+
+export interface Outcome {
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  /** ok, timeout, refused, dns, tls, blocked, network, http_3xx, http_4xx, http_5xx. */
+  kind: string;
+  excerpt: string | null;
+}
+
+type Sender = Pick<Deps, 'config' | 'wall'>;
+
+function failureKind(error: unknown): string {
+  const cause = (error as { cause?: { code?: string } } | null)?.cause;
+  const code = cause?.code ?? '';
+  if ((error as { name?: string } | null)?.name === 'TimeoutError') return 'timeout';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (code.startsWith('ERR_TLS') || code.includes('CERT')) return 'tls';
+  return 'network';
+}
+
+/** One signed POST of an envelope to a URL: what came back, and how long it took. */
+export async function send(deps: Sender, url: string, secret: string, messageId: string, body: string): Promise<Outcome> {
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  try {
+    // Checked again at every attempt: a name that resolved to a public address at creation may not now.
+    if (!(await reachable(url, deps.config.environment))) return { ok: false, statusCode: null, durationMs: elapsed(), kind: 'blocked', excerpt: null };
+  } catch {
+    return { ok: false, statusCode: null, durationMs: elapsed(), kind: 'dns', excerpt: null };
+  }
+  const timestamp = Math.floor(deps.wall.now().getTime() / 1000);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'payment-gateway-webhooks/1',
+        'webhook-id': messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, messageId, timestamp, body),
+      },
+      body,
+    });
+    const text = (await res.text()).slice(0, EXCERPT);
+    const ok = res.status >= 200 && res.status < 300;
+    return { ok, statusCode: res.status, durationMs: elapsed(), kind: ok ? 'ok' : `http_${String(Math.floor(res.status / 100))}xx`, excerpt: text };
+  } catch (error) {
+    return { ok: false, statusCode: null, durationMs: elapsed(), kind: failureKind(error), excerpt: null };
+  }
+}
+
+/** The Standard Webhooks body of an event: id, type, timestamp (when it occurred), merchantId, data. */
+export const envelope = (event: StoredEvent): string =>
+  JSON.stringify({ id: event.id, type: event.type, timestamp: event.occurredOn, merchantId: event.merchantId, data: event.data });
+
+/** What a delivery becomes after an attempt at business time `at`. */
+export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 'triggerType'>, ok: boolean, at: Date): { status: repo.DeliveryStatus; attemptNumber: number; nextRetryAt: string | null } {
+  if (ok) return { status: 'Succeeded', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
+  const delay = RETRY_DELAYS_MS[delivery.attemptNumber - 1];
+  // A manual retry makes one attempt; a scheduled delivery fails for good after the last of the table.
+  if (delivery.triggerType === 'Manual' || delay === undefined) return { status: 'Failed', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
+  return { status: 'Pending', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
+}
+
+/** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
+export async function attemptDelivery(deps: Pick<Deps, 'db' | 'config' | 'wall'>, delivery: DeliveryRecord, at: Date, endpoint?: EndpointRecord & { deleted: boolean }): Promise<Outcome | undefined> {
+  const target = endpoint ?? (await endpointById(deps.db, delivery.endpointId));
+  const event = await findEvent(deps.db, delivery.eventId);
+  if (!target || target.deleted || !target.isActive || !event) {
+    // Inactive (or deleted) when the attempt falls due: Failed without an attempt; nothing is queued.
+    await repo.failWithoutAttempt(deps.db, delivery.id);
+    return undefined;
+  }
+  const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));
+  await repo.recordAttempt(deps.db, {
+    deliveryId: delivery.id, attemptNumber: delivery.attemptNumber, attemptedOn: iso(at), responseStatusCode: outcome.statusCode,
+    durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt,
+  }, afterAttempt(delivery, outcome.ok, at), iso(at));
+  return outcome;
+}
+
+/**
+ * Attempts the merchant's deliveries due at or before `until` (business time). `virtual`: the sandbox clock
+ * advance, where each attempt happens at its due time and the retries it schedules within the window fall
+ * due in turn; otherwise each attempt happens now. Returns the number of attempts made.
+ */
+export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall'>, merchantId: string, until: Date, virtual: boolean): Promise<number> {
+  let attempts = 0;
+  for (;;) {
+    const wallNow = deps.wall.now();
+    const claimed = await repo.claimDue(deps.db, merchantId, iso(until), iso(wallNow), iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs)), 50);
+    if (claimed.length === 0) return attempts;
+    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, virtual ? new Date(d.nextRetryAt ?? iso(until)) : until)));
+    attempts += made.filter((m) => m !== undefined).length;
+  }
+}

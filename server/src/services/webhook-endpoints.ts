@@ -1,0 +1,110 @@
+// Webhook endpoints: the event types a webhook may select (the spec's list), create, read, list, update and
+// delete (irreversible: the endpoint is gone, its delivery log stays and its pending deliveries fail), with
+// the URL rules of the environment and the Webhooks permission of the account.
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../../generated/types.ts';
+import { generateWebhookSecret } from '../../../generated/webhooks.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError, invalid, notFound } from '../platform/errors.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import { responseExample } from '../platform/spec-data.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import * as repo from '../repositories/webhook-endpoints.ts';
+import { failPendingOf } from '../repositories/webhook-deliveries.ts';
+import { reachable, urlProblem } from './webhook-urls.ts';
+
+type Schemas = components['schemas'];
+type EventTypeInfo = Schemas['WebhookEventTypeInfo'];
+
+/** The event types, as the spec's event-type list gives them (id, name, description, category). */
+const EVENT_TYPES: readonly EventTypeInfo[] = (responseExample('/v2/webhooks/event-types', 'get') as { items: EventTypeInfo[] }).items;
+
+export const eventTypeNames = (): readonly string[] => EVENT_TYPES.map((t) => t.name);
+
+/** 403 webhooks_permission_required unless the merchant's account has the Webhooks permission. */
+export async function requirePermission(deps: Deps, merchantId: string): Promise<void> {
+  if (!(await repo.hasWebhooksPermission(deps.db, merchantId))) throw new ApiError('webhooks_permission_required');
+}
+
+export function listEventTypes(query: ListQuery): { items: EventTypeInfo[]; total: number } {
+  const search = query.search?.trim().toLowerCase() ?? '';
+  const matching = EVENT_TYPES.filter((t) => search === '' || [t.name, t.description, t.category].some((v) => v.toLowerCase().includes(search)));
+  const key = (query.orderBy ?? 'id') as 'id' | 'name' | 'category';
+  const sorted = [...matching].sort((a, b) => {
+    const order = key === 'id' ? a.id - b.id : a[key].localeCompare(b[key]) || a.id - b.id;
+    return query.asc === false ? -order : order;
+  });
+  const size = query.pageSize ?? 15;
+  const page = query.page ?? 0;
+  return { items: sorted.slice(page * size, page * size + size), total: matching.length };
+}
+
+export const endpointView = (e: repo.EndpointRecord): Schemas['WebhookEndpoint'] => ({
+  id: e.id, name: e.name, endpointUrl: e.endpointUrl, eventTypes: e.eventTypes as Schemas['WebhookEventType'][], isActive: e.isActive,
+  signingSecret: e.signingSecret, createdOn: e.createdOn, modifiedOn: e.modifiedOn,
+});
+
+/** The URL rules of the environment (production also resolves the host now); 400 naming endpointUrl. */
+async function checkUrl(deps: Deps, url: string): Promise<void> {
+  const problem = urlProblem(url, deps.config.environment);
+  if (problem) throw invalid('endpointUrl', problem);
+  let ok: boolean;
+  try {
+    ok = await reachable(url, deps.config.environment);
+  } catch {
+    throw invalid('endpointUrl', 'names a host that does not resolve');
+  }
+  if (!ok) throw invalid('endpointUrl', 'resolves to a loopback, private or link-local address');
+}
+
+async function ownEndpoint(deps: Deps, merchantId: string, id: string): Promise<repo.EndpointRecord> {
+  const endpoint = await repo.findEndpoint(deps.db, merchantId, id.toLowerCase());
+  if (!endpoint) throw notFound(id, 'webhook');
+  return endpoint;
+}
+
+export async function createEndpoint(deps: Deps, merchantId: string, body: Schemas['WebhookEndpointCreateRequest']): Promise<Schemas['WebhookEndpoint']> {
+  await requirePermission(deps, merchantId);
+  await checkUrl(deps, body.endpointUrl);
+  const now = iso(deps.clock.now());
+  const endpoint: repo.EndpointRecord = {
+    id: randomUUID(), merchantId, name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: true,
+    signingSecret: generateWebhookSecret(), createdOn: now, modifiedOn: now,
+  };
+  await repo.insertEndpoint(deps.db, endpoint);
+  return endpointView(endpoint);
+}
+
+export async function getEndpoint(deps: Deps, merchantId: string, id: string): Promise<Schemas['WebhookEndpoint']> {
+  await requirePermission(deps, merchantId);
+  return endpointView(await ownEndpoint(deps, merchantId, id));
+}
+
+export async function listEndpoints(deps: Deps, merchantId: string, query: ListQuery): Promise<Schemas['WebhookEndpointList']> {
+  await requirePermission(deps, merchantId);
+  const { items, total } = await repo.listEndpoints(deps.db, merchantId, query);
+  return { items: items.map(endpointView), total };
+}
+
+export async function updateEndpoint(deps: Deps, merchantId: string, id: string, body: Schemas['WebhookEndpointUpdateRequest']): Promise<Schemas['WebhookEndpoint']> {
+  await requirePermission(deps, merchantId);
+  await checkUrl(deps, body.endpointUrl);
+  return withTransaction(deps.db, async (tx) => {
+    const endpoint = await ownEndpoint({ ...deps, db: tx }, merchantId, id);
+    const changed = { name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: body.isActive ?? endpoint.isActive, modifiedOn: iso(deps.clock.now()) };
+    await repo.updateEndpoint(tx, merchantId, endpoint.id, changed);
+    return endpointView({ ...endpoint, ...changed });
+  });
+}
+
+/** Deletes a webhook for good: its log stays; its Pending deliveries are marked Failed. */
+export async function deleteEndpoint(deps: Deps, merchantId: string, id: string): Promise<void> {
+  await requirePermission(deps, merchantId);
+  await withTransaction(deps.db, async (tx) => {
+    const endpoint = await ownEndpoint({ ...deps, db: tx }, merchantId, id);
+    const now = iso(deps.clock.now());
+    await repo.deleteEndpoint(tx, merchantId, endpoint.id, now);
+    await failPendingOf(tx, endpoint.id);
+  });
+}

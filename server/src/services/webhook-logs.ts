@@ -1,0 +1,93 @@
+// The delivery log: all deliveries or one webhook's, with filters and paging; the export (CSV, RFC 4180 with a
+// header row, or JSON) of every matching entry, at most 10,000, streamed; a manual retry of a Failed
+// delivery (one attempt now, same webhook-id and body); and the test ping (signed, not logged).
+import { randomUUID } from 'node:crypto';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError, notFound } from '../platform/errors.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import { iso } from '../platform/time.ts';
+import * as repo from '../repositories/webhook-deliveries.ts';
+import type { DeliveryRecord, LogFilter } from '../repositories/webhook-deliveries.ts';
+import { endpointById, findEndpoint } from '../repositories/webhook-endpoints.ts';
+import { attemptDelivery, send } from './webhook-delivery.ts';
+import { requirePermission } from './webhook-endpoints.ts';
+
+type Schemas = components['schemas'];
+type Entry = Schemas['WebhookDeliveryLogEntry'];
+
+export const EXPORT_LIMIT = 10_000;
+
+export const entryOf = (d: DeliveryRecord): Entry => ({
+  id: d.id, webhookId: d.endpointId, eventId: d.eventId, eventType: d.eventType as Schemas['WebhookEventType'], status: d.status,
+  attemptNumber: d.attemptNumber, nextRetryAt: d.nextRetryAt, lastAttemptAt: d.lastAttemptAt, responseStatusCode: d.responseStatusCode,
+  responseDurationMs: d.responseDurationMs, triggerType: d.triggerType, createdOn: d.createdOn,
+});
+
+/** The columns of the CSV export, in the order of the log entry's fields. */
+export const CSV_COLUMNS = ['id', 'webhookId', 'eventId', 'eventType', 'status', 'attemptNumber', 'nextRetryAt', 'lastAttemptAt', 'responseStatusCode', 'responseDurationMs', 'triggerType', 'createdOn'] as const;
+
+/** One RFC 4180 field: quoted when it holds a comma, a quote or a line break (quotes doubled). */
+const csvField = (value: string | number | null): string => {
+  const text = value === null ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+export const csvLine = (entry: Entry): string => `${CSV_COLUMNS.map((c) => csvField(entry[c])).join(',')}\r\n`;
+export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
+
+export async function listLogs(deps: Deps, merchantId: string, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
+  await requirePermission(deps, merchantId);
+  const { items, total } = await repo.listDeliveries(deps.db, merchantId, filter, query);
+  return { items: items.map(entryOf), total };
+}
+
+/** One webhook's log (a deleted webhook's stays readable); 404 for an id that never was the merchant's. */
+export async function listWebhookLogs(deps: Deps, merchantId: string, webhookId: string, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
+  await requirePermission(deps, merchantId);
+  const endpoint = await endpointById(deps.db, webhookId.toLowerCase());
+  if (endpoint?.merchantId !== merchantId) throw notFound(webhookId, 'webhook');
+  return listLogs(deps, merchantId, { ...filter, webhookId: endpoint.id }, query);
+}
+
+/** The matching entries, oldest first, at most EXPORT_LIMIT, as they are read. */
+export async function exportLogs(deps: Deps, merchantId: string, filter: LogFilter, query: ListQuery): Promise<AsyncGenerator<Entry>> {
+  await requirePermission(deps, merchantId);
+  const rows = repo.exportDeliveries(deps.db, merchantId, filter, query, EXPORT_LIMIT);
+  return (async function* entries() {
+    for await (const row of rows) yield entryOf(row);
+  })();
+}
+
+/** Retries a Failed delivery: a new Manual entry makes one attempt now and is returned with its outcome. */
+export async function retryDelivery(deps: Deps, merchantId: string, id: string): Promise<Entry> {
+  await requirePermission(deps, merchantId);
+  const failed = await repo.findDelivery(deps.db, merchantId, id.toLowerCase());
+  if (!failed) throw notFound(id, 'delivery');
+  if (failed.status !== 'Failed') {
+    throw new ApiError('webhook_delivery_not_failed', { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
+  }
+  const endpoint = await endpointById(deps.db, failed.endpointId);
+  if (!endpoint || endpoint.deleted || !endpoint.isActive) {
+    throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: failed.id });
+  }
+  const now = deps.clock.now();
+  const manualId = await repo.insertManual(deps.db, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType, at: iso(now) });
+  const manual = await repo.findDelivery(deps.db, merchantId, manualId);
+  if (!manual) throw new ApiError('internal_error');
+  await attemptDelivery(deps, manual, now, endpoint);
+  const done = await repo.findDelivery(deps.db, merchantId, manualId);
+  if (!done) throw new ApiError('internal_error');
+  return entryOf(done);
+}
+
+/** Sends a signed webhook.ping to the webhook (active or not); not retried, not logged. */
+export async function ping(deps: Deps, merchantId: string, id: string): Promise<Schemas['WebhookPingResult']> {
+  await requirePermission(deps, merchantId);
+  const endpoint = await findEndpoint(deps.db, merchantId, id.toLowerCase());
+  if (!endpoint) throw notFound(id, 'webhook');
+  const deliveryId = randomUUID();
+  const body = JSON.stringify({ id: deliveryId, type: 'webhook.ping', timestamp: iso(deps.clock.now()), merchantId, data: { webhookId: endpoint.id } });
+  const outcome = await send(deps, endpoint.endpointUrl, endpoint.signingSecret, deliveryId, body);
+  return { success: outcome.ok, responseStatusCode: outcome.statusCode, responseDurationMs: outcome.durationMs, deliveryId };
+}

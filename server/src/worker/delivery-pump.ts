@@ -1,0 +1,46 @@
+// The worker's webhook deliveries: every tick it claims what fell due (under a lease) up to a bound of
+// attempts in flight and starts them without waiting, so a slow receiver holds up only its own deliveries,
+// never the engine. Stopping it waits for the attempts in flight.
+import type { Deps } from '../platform/deps.ts';
+import { iso } from '../platform/time.ts';
+import { claimDue, merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
+import { attemptDelivery } from '../services/webhook-delivery.ts';
+import { businessTimes } from './run-due.ts';
+
+export class DeliveryPump {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log'>,
+    private readonly maxInFlight = 200,
+  ) {}
+
+  get attemptsInFlight(): number {
+    return this.inFlight.size;
+  }
+
+  /** Claims due deliveries while there is room and starts their attempts; returns how many it started. */
+  async tick(): Promise<number> {
+    const wallNow = this.deps.wall.now();
+    const times = await businessTimes(this.deps, wallNow);
+    let started = 0;
+    for (const merchantId of await merchantsWithDueDeliveries(this.deps.db, times.furthest)) {
+      const room = this.maxInFlight - this.inFlight.size;
+      if (room <= 0) break;
+      const lease = iso(new Date(wallNow.getTime() + this.deps.config.webhookLeaseMs));
+      for (const delivery of await claimDue(this.deps.db, merchantId, iso(times.of(merchantId)), iso(wallNow), lease, room)) {
+        const attempt = attemptDelivery(this.deps, delivery, times.of(merchantId))
+          .catch((error: unknown) => { this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record; its lease lapses and it is tried again'); })
+          .finally(() => { this.inFlight.delete(attempt); });
+        this.inFlight.add(attempt);
+        started += 1;
+      }
+    }
+    return started;
+  }
+
+  /** Waits for every attempt in flight. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+}
