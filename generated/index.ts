@@ -6,5 +6,6 @@ export type * from './handlers.ts';
 export * from './router.ts';
 export * from './client.ts';
 export * from './webhooks.ts';
+export * from './state-machines.ts';
 export { apiSpec } from './spec.ts';
 export { routerProblem, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';

@@ -2795,7 +2795,7 @@ export interface components {
         /**
          * AchTransactionStatus
          * Format: int32
-         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
+         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
         AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28;
@@ -3109,7 +3109,7 @@ export interface components {
         /**
          * CardTransactionStatus
          * Format: int32
-         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
+         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
         CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
@@ -4656,7 +4656,7 @@ export interface components {
         /**
          * InvoiceStatus
          * Format: int32
-         * @description Status of an invoice. 1 Draft, 2 Due (published, not yet due), 3 PastDue (published, the due date has passed), 4 Paid, 5 Cancelled. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it here.
+         * @description Status of an invoice. 1 Draft, 2 Due (published, not yet due), 3 PastDue (published, the due date has passed), 4 Paid, 5 Cancelled. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
         InvoiceStatus: 1 | 2 | 3 | 4 | 5;
@@ -6188,7 +6188,7 @@ export interface components {
             status: components["schemas"]["WebhookDeliveryStatus"];
             /**
              * Format: int32
-             * @description The number of the upcoming attempt while the delivery is Pending (1 before the first attempt, 2 after the first failure, up to 7); once it is Succeeded or Failed, the number of the last attempt made. A Manual entry makes attempt 1 only.
+             * @description The number of the upcoming attempt while the delivery is Pending (1 before the first attempt, 2 after the first failure, up to 7); once it is Succeeded or Failed, the number of the last attempt made (1, with lastAttemptAt null, for a delivery that failed before any attempt because its webhook was deleted or paused). A Manual entry makes attempt 1 only.
              */
             attemptNumber: number;
             /**

@@ -23,7 +23,7 @@ export const apiSpec: Record<string, unknown> = JSON.parse(readFileSync(new URL(
   ]);
 }
 
-function indexModule(printer: Printer): GeneratedFile {
+function indexModule(printer: Printer, stateMachines: boolean): GeneratedFile {
   return printer.file('index.ts', 'Everything generated, from one module.', [
     `export type * from './types.ts';`,
     `export * from './operations.ts';`,
@@ -31,6 +31,7 @@ function indexModule(printer: Printer): GeneratedFile {
     `export * from './router.ts';`,
     `export * from './client.ts';`,
     `export * from './webhooks.ts';`,
+    ...(stateMachines ? [`export * from './state-machines.ts';`] : []),
     `export { apiSpec } from './spec.ts';`,
     `export { routerProblem, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
   ]);
@@ -45,6 +46,7 @@ export interface Generation {
 export async function generate(doc: JsonObject): Promise<Generation> {
   const model = readModel(doc);
   const printer = new Printer();
+  const stateMachines = transformStateMachines(doc, printer);
   const files: GeneratedFile[] = [
     textFile('openapi.json', `${JSON.stringify(doc, null, 2)}\n`),
     await transformTypes(doc),
@@ -53,9 +55,9 @@ export async function generate(doc: JsonObject): Promise<Generation> {
     transformRouter(model, printer),
     transformClient(model, printer),
     transformWebhooks(model, printer),
-    ...[transformStateMachines(doc, printer)].filter((f): f is GeneratedFile => f !== undefined),
+    ...(stateMachines ? [stateMachines] : []),
     specModule(printer),
-    indexModule(printer),
+    indexModule(printer, stateMachines !== undefined),
     ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),
   ];
   files.sort((a, b) => a.path.localeCompare(b.path));

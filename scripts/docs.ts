@@ -40,7 +40,7 @@ function main(): void {
   const doc = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as { info: { description?: string } };
   const machines = readStateMachines(doc);
   if (machines.length > 0) {
-    doc.info.description = `${doc.info.description ?? ''}\n\n## State machines\n\nEach status enumeration declares its transitions (spec: \`x-state-machine\`); the server runs every change through these tables and the conformance suite walks them.\n\n${machines.map(stateMachineMarkdown).join('\n\n')}\n`;
+    doc.info.description = `${doc.info.description ?? ''}\n\n## State machines\n\nEach status enumeration declares its transitions (spec: \`x-state-machine\`); the reference server runs every change through these tables.\n\n${machines.map(stateMachineMarkdown).join('\n\n')}\n`;
   }
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-docs-'));
   try {

@@ -51,6 +51,26 @@ const sources: Record<string, string> = {
     import type * as op from '../../../generated/operations.ts';
     export const page = (input: op.SearchCustomersInput): string => input.query.page;
   `,
+  stateMachineUse: `
+    import { achStateMachine, type AchTransition, type AchTrigger, type StateMachine, type StateTransition } from '../../../generated/state-machines.ts';
+    const trigger: AchTrigger = 'holdAchTransaction';
+    export const holds: readonly AchTransition[] = achStateMachine.transitions.filter((row) => row.trigger === trigger && row.from === 21);
+    export const anyRow: StateTransition | undefined = achStateMachine.transitions[0];
+    export const anyMachine: StateMachine = achStateMachine;
+  `,
+  stateMachineTypo: `
+    import { achStateMachine } from '../../../generated/state-machines.ts';
+    export const rows = achStateMachine.transitions.filter((row) => row.trigger === 'holdAchTransacton');
+  `,
+  stateMachineBadRow: `
+    import type { AchStatus, AchTrigger, StateMachine, TransactionResponseCode } from '../../../generated/state-machines.ts';
+    import type { WebhookEventName } from '../../../generated/webhooks.ts';
+    type Ach = StateMachine<AchStatus, AchTrigger, TransactionResponseCode, WebhookEventName>;
+    const machine = { name: 'ach', schema: 'AchTransactionStatus', statuses: {}, refusal: { kind: 'responseCode', responseCode: '101' }, triggers: {} } as const;
+    const row = { from: 21, trigger: 'holdAchTransaction', to: 26, responseCodes: ['000'], event: 'payment.ach.held', types: null, provenance: 'seed', note: null } as const;
+    export const badCode = { ...machine, transitions: [{ ...row, responseCodes: ['999'] }] } as const satisfies Ach;
+    export const badEvent = { ...machine, transitions: [{ ...row, event: 'payment.ach.teleported' }] } as const satisfies Ach;
+  `,
 };
 
 beforeAll(() => {
@@ -96,5 +116,21 @@ describe('generated handler types', () => {
 
   it('type the inputs (a number query parameter is not a string)', () => {
     expect(diagnostics.get('wrongInputUse')?.join('\n')).toMatch(/number/);
+  });
+});
+
+describe('generated state machine types', () => {
+  it('type the rows with literal triggers, and fit the general shapes', () => {
+    expect(diagnostics.get('stateMachineUse')).toEqual([]);
+  });
+
+  it('reject a trigger the machine does not have', () => {
+    expect(diagnostics.get('stateMachineTypo')?.join('\n')).toMatch(/holdAchTransacton/);
+  });
+
+  it('reject a response code or an event the spec does not define', () => {
+    const found = diagnostics.get('stateMachineBadRow')?.join('\n');
+    expect(found).toMatch(/'"999"'/);
+    expect(found).toMatch(/'"payment\.ach\.teleported"'/);
   });
 });

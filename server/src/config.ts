@@ -15,6 +15,8 @@ export interface ServerConfig {
   readonly logLevel: string;
   /** How often the worker looks for due work (ms); 0 runs no worker (tests call runDue themselves). */
   readonly workerIntervalMs: number;
+  /** How often the worker looks for webhook deliveries that fell due (ms); 0: with the other due work. */
+  readonly deliveryIntervalMs: number;
   /** How long a worker holds a claimed webhook delivery (ms): longer than an attempt may take (15 s). */
   readonly webhookLeaseMs: number;
 }
@@ -35,6 +37,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   }
   const workerIntervalMs = Number(env.PGW_WORKER_INTERVAL_MS ?? 1000);
   if (!Number.isInteger(workerIntervalMs) || workerIntervalMs < 0) throw new ConfigError(`PGW_WORKER_INTERVAL_MS must be a whole number of milliseconds, not ${String(env.PGW_WORKER_INTERVAL_MS)}`);
+  const deliveryIntervalMs = Number(env.PGW_DELIVERY_INTERVAL_MS ?? 100);
+  if (!Number.isInteger(deliveryIntervalMs) || deliveryIntervalMs < 0) throw new ConfigError(`PGW_DELIVERY_INTERVAL_MS must be a whole number of milliseconds, not ${String(env.PGW_DELIVERY_INTERVAL_MS)}`);
   const webhookLeaseMs = Number(env.PGW_WEBHOOK_LEASE_MS ?? 60_000);
   if (!Number.isInteger(webhookLeaseMs) || webhookLeaseMs < 1000) throw new ConfigError(`PGW_WEBHOOK_LEASE_MS must be at least 1000 milliseconds, not ${String(env.PGW_WEBHOOK_LEASE_MS)}`);
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -47,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     baseUrl: (env.PGW_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${String(port)}`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     workerIntervalMs,
+    deliveryIntervalMs,
     webhookLeaseMs,
   };
 }

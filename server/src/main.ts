@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       `-d client_id="$(jq -r '.merchants[0].clientId' ${config.credentialsFile})" -d client_secret="$(jq -r '.merchants[0].clientSecret' ${config.credentialsFile})"`,
   );
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
-  const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs);
+  const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
   if (config.workerIntervalMs > 0) worker.start();
   // SIGTERM: stop taking requests and starting runs, let what is in flight finish, then close the database.
   const stop = (): void => {

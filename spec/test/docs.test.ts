@@ -91,6 +91,10 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(text).toMatch(/Settled \(4\)\s+refundCardTransaction\s+Refunded \(7\)\s+000\s+payment\.card\.refunded/);
     expect(text).toMatch(/Draft \(1\)\s+publishInvoice\s+Due \(2\)/);
     expect(text).toContain('network.submit');
+    // The table's columns, and the network triggers with what they are.
+    expect(text).toMatch(/From\s+Trigger\s+To\s+Response code\s+Event\s+Provenance/);
+    expect(text).toContain('network.clear: The entry clears 24 hours after submission');
+    expect(text).toContain('time.dueDatePassed: The due date of a Due invoice passes');
   });
 
   it('needs nothing from the network to render', () => {

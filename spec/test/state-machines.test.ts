@@ -9,14 +9,14 @@ import type { JsonObject } from './faithfulness.ts';
 
 const asObject = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
 
-/** Operation id -> its tag, for every operation of the document. */
-function operationTags(doc: JsonObject): Map<string, string> {
-  const tags = new Map<string, string>();
+/** Operation id -> its tag and method, for every operation of the document. */
+function operationTags(doc: JsonObject): Map<string, { tag: string; method: string }> {
+  const tags = new Map<string, { tag: string; method: string }>();
   for (const [, item] of Object.entries(asObject(doc.paths))) {
     for (const [method, op] of Object.entries(asObject(item))) {
       const operation = asObject(op);
       if (typeof operation.operationId === 'string' && ['get', 'post', 'put', 'patch', 'delete'].includes(method)) {
-        tags.set(operation.operationId, (operation.tags as string[] | undefined)?.[0] ?? '');
+        tags.set(operation.operationId, { tag: (operation.tags as string[] | undefined)?.[0] ?? '', method });
       }
     }
   }
@@ -24,8 +24,10 @@ function operationTags(doc: JsonObject): Map<string, string> {
 }
 
 const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices' };
-/** Operations of those tags that change no status, and so are no trigger. */
-const READS = new Set(['getInvoice', 'listInvoices', 'getInvoiceCalculations', 'getInvoiceSettings', 'updateInvoiceSettings']);
+/** Operations of those tags that are not GETs and still change no status, and so need be no trigger. */
+const NON_GET_READS = new Set(['updateInvoiceSettings']);
+/** A read: a GET, or one of NON_GET_READS (a GET may still be a trigger, as downloadInvoicePdf is). */
+const isRead = (operationId: string, method: string): boolean => method === 'get' || NON_GET_READS.has(operationId);
 
 /** The rule violations of a document's state machines (empty: it keeps the rules). */
 function problems(doc: JsonObject): string[] {
@@ -42,11 +44,11 @@ function problems(doc: JsonObject): string[] {
     const tag = MACHINE_TAGS[machine.name];
     const triggers = new Set(machine.rows.map((r) => r.trigger));
     for (const trigger of triggers) {
-      const operationTag = tags.get(trigger);
+      const operationTag = tags.get(trigger)?.tag;
       if (operationTag !== undefined && operationTag !== tag) found.push(`${machine.name}: trigger ${trigger} is an operation of ${operationTag}, not ${String(tag)}`);
     }
-    for (const [operationId, operationTag] of tags) {
-      if (operationTag === tag && !READS.has(operationId) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
+    for (const [operationId, operation] of tags) {
+      if (operation.tag === tag && !isRead(operationId, operation.method) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
     }
     if (machine.refusal.kind === 'errorCode') {
       const codes = asObject(machine.refusal.errorCodes);
@@ -74,6 +76,10 @@ describe('the state machines of the spec', () => {
       const machine = machineOf(doc, 'AchTransactionStatus');
       machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'holdAchTransaction');
     }, /holdAchTransaction is no trigger/],
+    ['a card command no row triggers', (doc) => {
+      const machine = machineOf(doc, 'CardTransactionStatus');
+      machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'captureCardTransaction');
+    }, /captureCardTransaction is no trigger/],
     ['a card operation in the ACH table', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus')[4]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments/],
     ['an invoice trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'InvoiceStatus').refusal).errorCodes).cancelInvoice; }, /cancelInvoice has no refusal errorCode/],
   ];

@@ -65,8 +65,11 @@ export async function findDelivery(db: Knex, merchantId: string, id: string): Pr
 
 /** A deleted webhook's Pending deliveries fail: it will never be called again. */
 export async function failPendingOf(db: Knex, endpointId: string): Promise<void> {
-  await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null });
+  await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null, attempt_number: LAST_MADE(db) });
 }
+
+/** A Pending delivery's attemptNumber is the upcoming attempt; once Failed it is the last one made (1 when none was). */
+const LAST_MADE = (db: Knex): Knex.Raw => db.raw('case when attempt_number > 1 then attempt_number - 1 else 1 end');
 
 /** Merchants with Pending deliveries due at or before `until` (business time of the furthest clock). */
 export async function merchantsWithDueDeliveries(db: Knex, until: string): Promise<string[]> {
@@ -116,7 +119,7 @@ export async function recordAttempt(db: Knex, attempt: AttemptRecord, next: { st
 
 /** A delivery due while its webhook is inactive fails without an attempt. */
 export async function failWithoutAttempt(db: Knex, id: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null });
+  await db('webhook_deliveries').where({ id, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null, attempt_number: LAST_MADE(db) });
 }
 
 export async function attemptsOf(db: Knex, deliveryId: string): Promise<AttemptRecord[]> {

@@ -1,22 +1,18 @@
-// The worker that `npm start` runs beside the HTTP server: every interval it runs the network's changes that
-// fell due, then starts the webhook attempts that fell due (without waiting on receivers). Stopping it
-// (SIGTERM) lets the run in progress and the attempts in flight finish and starts no other.
+// The worker that `npm start` runs beside the HTTP server, as two loops: every PGW_WORKER_INTERVAL_MS the
+// network's changes that fell due; every PGW_DELIVERY_INTERVAL_MS the webhook attempts that fell due, started
+// without waiting on receivers. Stopping it (SIGTERM) lets the runs in progress and the attempts in flight
+// finish and starts no other.
 import type { Deps } from '../platform/deps.ts';
 import { DeliveryPump } from './delivery-pump.ts';
 import { runNetworkDue } from './run-due.ts';
 
-export class Worker {
+/** A task run again `intervalMs` after each run ends, until stopped; stop waits for the run in progress. */
+class Loop {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private stopped = false;
-  private readonly pump: DeliveryPump;
+  private stopped = true;
 
-  constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log'>,
-    private readonly intervalMs: number,
-  ) {
-    this.pump = new DeliveryPump(deps);
-  }
+  constructor(private readonly task: () => Promise<void>, private readonly intervalMs: number) {}
 
   start(): void {
     this.stopped = false;
@@ -26,29 +22,51 @@ export class Worker {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
+      this.running = this.task().finally(() => {
         this.running = undefined;
         this.schedule();
       });
     }, this.intervalMs);
   }
 
-  private async tick(): Promise<void> {
-    try {
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+export class Worker {
+  private readonly pump: DeliveryPump;
+  private readonly network: Loop;
+  private readonly deliveries: Loop;
+
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log'>, intervalMs: number, deliveryIntervalMs = intervalMs) {
+    this.pump = new DeliveryPump(deps);
+    this.network = new Loop(() => this.guard(async () => {
       const counts = await runNetworkDue(this.deps, this.deps.wall.now());
       const ran = Object.values<number>(counts).reduce((a, b) => a + b, 0);
       if (ran > 0) this.deps.log.info({ ran: counts }, 'worker ran what fell due');
-      await this.pump.tick();
+    }), intervalMs);
+    this.deliveries = new Loop(() => this.guard(async () => { await this.pump.tick(); }), deliveryIntervalMs);
+  }
+
+  private async guard(task: () => Promise<void>): Promise<void> {
+    try {
+      await task();
     } catch (error) {
       this.deps.log.error({ err: error }, 'worker run failed; it is tried again at the next interval');
     }
   }
 
-  /** Starts no new run and waits for the one in progress and the webhook attempts in flight. */
+  start(): void {
+    this.network.start();
+    this.deliveries.start();
+  }
+
+  /** Starts no new run and waits for the runs in progress and the webhook attempts in flight. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await Promise.all([this.network.stop(), this.deliveries.stop()]);
     await this.pump.drain();
   }
 }

@@ -165,13 +165,13 @@ describe.each(engines())('SIGKILL during a delivery burst (%s)', (engine) => {
     const hooks = await receiver(100);
     cleanups.push(hooks.close);
     const file = path.join(dir, `${engine}-kill.json`);
-    const first = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file, PGW_WORKER_INTERVAL_MS: '1000000' });
+    const first = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file, PGW_WORKER_INTERVAL_MS: '1000000', PGW_DELIVERY_INTERVAL_MS: '1000000' });
     cleanups.push(() => stop(first));
     const bearer = await token(first.baseUrl, file);
     await subscribe(first.baseUrl, bearer, hooks.url);
     await emit([{ baseUrl: first.baseUrl, bearer }], 300);
     await stop(first, 'SIGKILL');
-    // The worker did not run (a long interval): restart with it, and kill it again mid-burst.
+    // Its worker did not run (long intervals): restart with one, and kill it again mid-burst.
     const second = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file });
     await until(() => hooks.ids.length >= 30, 30_000);
     await stop(second, 'SIGKILL');

@@ -183,6 +183,19 @@ describe.each(engines())('webhooks (%s)', (engine) => {
       expect([gone.status, (gone.body as ErrorBody).errorCode]).toEqual([400, 'webhook_endpoint_unavailable']);
     });
 
+    it('fails, without an attempt, a pending delivery whose retry falls due while its webhook is paused', async () => {
+      const h1 = await s.as(1);
+      const hook = await endpoint(['payment.ach.scheduled'], h1);
+      receiver.answer(500);
+      await pay.achDebit(h1, achDebitBody(s, 1));
+      await pay.advance(h1, 1);
+      expect((await request(s.app).get(`${W}/delivery-logs/${hook.id}`).set(h1)).body).toMatchObject({ items: [{ status: 'Pending', attemptNumber: 2 }] });
+      await request(s.app).put(`${W}/endpoints/${hook.id}`).set(h1).send({ name: 'Paused', endpointUrl: hook.endpointUrl, eventTypes: hook.eventTypes, isActive: false }).expect(200);
+      expect((await pay.advance(h1, 120)).ran.webhookAttempts).toBe(0);
+      expect((await request(s.app).get(`${W}/delivery-logs/${hook.id}`).set(h1)).body).toMatchObject({ items: [{ status: 'Failed', attemptNumber: 1, nextRetryAt: null }] });
+      expect(receivedBy(hook)).toHaveLength(1);
+    });
+
     it('sends nothing to an inactive webhook, and fails a pending delivery of a deleted one', async () => {
       const h1 = await s.as(1);
       const paused = await endpoint(['payment.ach.scheduled'], h1);
