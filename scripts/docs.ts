@@ -16,7 +16,7 @@ export function stateMachineMarkdown(machine: StateMachineModel): string {
   const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
   const status = (id: number | null | 'removed'): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)' : `${names.get(id) ?? ''} (${String(id)})`);
   const refusal = machine.refusal.kind === 'responseCode'
-    ? `A trigger with no row for the status answers HTTP 200 with responseCode \`${String(machine.refusal.responseCode)}\` and changes nothing.`
+    ? `A trigger with no row for the status answers HTTP 200 with responseCode \`${machine.refusal.responseCode}\` and changes nothing.`
     : 'A trigger with no row for the status answers 400 with its errorCode and changes nothing.';
   const lines = [
     `### ${machine.name === 'ach' ? 'ACH' : machine.name.charAt(0).toUpperCase() + machine.name.slice(1)} (${machine.schema})`,

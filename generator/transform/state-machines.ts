@@ -70,8 +70,7 @@ interface Vocabulary {
 function expandEntry(entry: unknown, statuses: ReadonlyMap<string, number>, declared: ReadonlySet<string>, known: Vocabulary, fail: (message: string) => never): StateRow[] {
   const t = asObject(entry);
   const statusId = (name: unknown): number => statuses.get(String(name)) ?? fail(`names no status ${String(name)}`);
-  if (typeof t.trigger !== 'string') fail('has no trigger');
-  const trigger = String(t.trigger);
+  const trigger = typeof t.trigger === 'string' ? t.trigger : fail('has no trigger');
   if (!known.operations.has(trigger) && !declared.has(trigger)) fail(`trigger ${trigger} is neither an operationId of the document nor declared under triggers`);
   const event = typeof t.event === 'string' ? t.event : null;
   if (t.event !== null && t.event !== undefined && event === null) fail('event must be a webhook name or null');
@@ -105,8 +104,7 @@ function readRefusal(raw: unknown, rows: readonly StateRow[], known: Vocabulary,
   const errorCodes: Record<string, string> = {};
   for (const [trigger, code] of Object.entries(asObject(refusal.errorCodes))) {
     if (!known.operations.has(trigger) || !rows.some((r) => r.trigger === trigger)) fail(`refusal errorCodes names ${trigger}, which is no operation trigger of this machine`);
-    if (typeof code !== 'string') fail(`refusal errorCodes.${trigger} must be an errorCode string`);
-    errorCodes[trigger] = String(code);
+    errorCodes[trigger] = typeof code === 'string' ? code : fail(`refusal errorCodes.${trigger} must be an errorCode string`);
   }
   return { kind: 'errorCode', errorCodes };
 }
