@@ -53,8 +53,8 @@ export async function recordEvents<T extends WebhookEventName>(trx: Knex, events
 
 export interface StoredEvent { id: string; merchantId: string; type: string; data: unknown; occurredOn: string }
 
-/** An event as recorded (what a delivery sends). */
-export async function findEvent(db: Knex, id: string): Promise<StoredEvent | undefined> {
-  const row = await db('outbox_events').where({ id }).first<{ id: string; merchant_id: string; type: string; payload: string; occurred_on: string } | undefined>();
-  return row ? { id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on } : undefined;
+/** Events as recorded (what deliveries send), by id, in one query. */
+export async function findEvents(db: Knex, ids: readonly string[]): Promise<Map<string, StoredEvent>> {
+  const rows = await db('outbox_events').whereIn('id', [...new Set(ids)]).select<{ id: string; merchant_id: string; type: string; payload: string; occurred_on: string }[]>('*');
+  return new Map(rows.map((row) => [row.id, { id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on }]));
 }

@@ -68,10 +68,16 @@ export async function activeEndpoints(db: Knex, merchantId: string): Promise<End
   return rows.map(recordOf);
 }
 
-/** An endpoint by id whatever its state, with whether it is deleted (a delivery's log stays after a delete). */
-export async function endpointById(db: Knex, id: string): Promise<(EndpointRecord & { deleted: boolean }) | undefined> {
-  const row = await db('webhook_endpoints').where({ id }).first<(Row & { deleted_on: string | null }) | undefined>();
-  return row ? { ...recordOf(row), deleted: row.deleted_on !== null } : undefined;
+export type AnyEndpoint = EndpointRecord & { deleted: boolean };
+
+/** Endpoints by id whatever their state, with whether each is deleted (a delivery's log stays after a delete). */
+export async function endpointsById(db: Knex, ids: readonly string[]): Promise<Map<string, AnyEndpoint>> {
+  const rows = await db('webhook_endpoints').whereIn('id', [...new Set(ids)]).select<(Row & { deleted_on: string | null })[]>('*');
+  return new Map(rows.map((row) => [row.id, { ...recordOf(row), deleted: row.deleted_on !== null }]));
+}
+
+export async function endpointById(db: Knex, id: string): Promise<AnyEndpoint | undefined> {
+  return (await endpointsById(db, [id])).get(id);
 }
 
 /** Whether the merchant's account has the Webhooks permission. */

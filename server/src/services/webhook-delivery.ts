@@ -5,11 +5,11 @@
 // Attempts run concurrently, so a slow receiver holds up only its own deliveries.
 import { signWebhook } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
-import { findEvent, type StoredEvent } from '../platform/outbox.ts';
+import { findEvents, type StoredEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord } from '../repositories/webhook-deliveries.ts';
-import { endpointById, type EndpointRecord } from '../repositories/webhook-endpoints.ts';
+import { endpointsById, type AnyEndpoint } from '../repositories/webhook-endpoints.ts';
 import { reachable } from './webhook-urls.ts';
 
 /** The delay before attempt n+1 after attempt n failed (n = 1..6), as the spec's retry table gives it. */
@@ -86,10 +86,21 @@ export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 't
   return { status: 'Pending', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
 }
 
+/** What claimed deliveries need for their attempts, read in two queries for the whole batch. */
+export async function attemptsOf(db: Deps['db'], deliveries: readonly DeliveryRecord[]): Promise<{ endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> }> {
+  return {
+    endpoints: await endpointsById(db, deliveries.map((d) => d.endpointId)),
+    events: await findEvents(db, deliveries.map((d) => d.eventId)),
+  };
+}
+
 /** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
-export async function attemptDelivery(deps: Pick<Deps, 'db' | 'config' | 'wall'>, delivery: DeliveryRecord, at: Date, endpoint?: EndpointRecord & { deleted: boolean }): Promise<Outcome | undefined> {
-  const target = endpoint ?? (await endpointById(deps.db, delivery.endpointId));
-  const event = await findEvent(deps.db, delivery.eventId);
+export async function attemptDelivery(
+  deps: Pick<Deps, 'db' | 'config' | 'wall'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
+): Promise<Outcome | undefined> {
+  const { endpoints, events } = loaded ?? (await attemptsOf(deps.db, [delivery]));
+  const target = endpoints.get(delivery.endpointId);
+  const event = events.get(delivery.eventId);
   if (!target || target.deleted || !target.isActive || !event) {
     // Inactive (or deleted) when the attempt falls due: Failed without an attempt; nothing is queued.
     await repo.failWithoutAttempt(deps.db, delivery.id);
@@ -114,7 +125,8 @@ export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall'>, mer
     const wallNow = deps.wall.now();
     const claimed = await repo.claimDue(deps.db, merchantId, iso(until), iso(wallNow), iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs)), 50);
     if (claimed.length === 0) return attempts;
-    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, virtual ? new Date(d.nextRetryAt ?? iso(until)) : until)));
+    const loaded = await attemptsOf(deps.db, claimed);
+    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, virtual ? new Date(d.nextRetryAt ?? iso(until)) : until, loaded)));
     attempts += made.filter((m) => m !== undefined).length;
   }
 }

@@ -75,7 +75,7 @@ export async function retryDelivery(deps: Deps, merchantId: string, id: string):
   const manualId = await repo.insertManual(deps.db, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType, at: iso(now) });
   const manual = await repo.findDelivery(deps.db, merchantId, manualId);
   if (!manual) throw new ApiError('internal_error');
-  await attemptDelivery(deps, manual, now, endpoint);
+  await attemptDelivery(deps, manual, now);
   const done = await repo.findDelivery(deps.db, merchantId, manualId);
   if (!done) throw new ApiError('internal_error');
   return entryOf(done);

@@ -4,7 +4,7 @@
 import type { Deps } from '../platform/deps.ts';
 import { iso } from '../platform/time.ts';
 import { claimDue, merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
-import { attemptDelivery } from '../services/webhook-delivery.ts';
+import { attemptDelivery, attemptsOf } from '../services/webhook-delivery.ts';
 import { businessTimes } from './run-due.ts';
 
 export class DeliveryPump {
@@ -28,8 +28,10 @@ export class DeliveryPump {
       const room = this.maxInFlight - this.inFlight.size;
       if (room <= 0) break;
       const lease = iso(new Date(wallNow.getTime() + this.deps.config.webhookLeaseMs));
-      for (const delivery of await claimDue(this.deps.db, merchantId, iso(times.of(merchantId)), iso(wallNow), lease, room)) {
-        const attempt = attemptDelivery(this.deps, delivery, times.of(merchantId))
+      const claimed = await claimDue(this.deps.db, merchantId, iso(times.of(merchantId)), iso(wallNow), lease, room);
+      const loaded = await attemptsOf(this.deps.db, claimed);
+      for (const delivery of claimed) {
+        const attempt = attemptDelivery(this.deps, delivery, times.of(merchantId), loaded)
           .catch((error: unknown) => { this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record; its lease lapses and it is tried again'); })
           .finally(() => { this.inFlight.delete(attempt); });
         this.inFlight.add(attempt);
