@@ -16,6 +16,7 @@ export type RequestTokenResult =
   | { status: 200; contentType?: 'application/json'; body: operations['requestToken']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['requestToken']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['requestToken']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['requestToken']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['requestToken']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `requestCrmToken` handler receives (validated against the document). */
@@ -31,6 +32,7 @@ export type RequestCrmTokenResult =
   | { status: 200; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getTransactionStatus` handler receives (validated against the document). */
@@ -49,6 +51,7 @@ export type GetTransactionStatusResult =
   | { status: 404; contentType?: 'application/json'; body: operations['getTransactionStatus']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['getTransactionStatus']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['getTransactionStatus']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getTransactionStatus']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getTransactionStatus']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createAchDebit` handler receives (validated against the document). */
@@ -65,8 +68,10 @@ export type CreateAchDebitResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createAchDebit']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createAchCredit` handler receives (validated against the document). */
@@ -83,8 +88,10 @@ export type CreateAchCreditResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createAchCredit']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `holdAchTransaction` handler receives (validated against the document). */
@@ -103,6 +110,7 @@ export type HoldAchTransactionResult =
   | { status: 404; contentType?: 'application/json'; body: operations['holdAchTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['holdAchTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['holdAchTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['holdAchTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['holdAchTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `unholdAchTransaction` handler receives (validated against the document). */
@@ -121,6 +129,7 @@ export type UnholdAchTransactionResult =
   | { status: 404; contentType?: 'application/json'; body: operations['unholdAchTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['unholdAchTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['unholdAchTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['unholdAchTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['unholdAchTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `voidAchTransaction` handler receives (validated against the document). */
@@ -139,6 +148,7 @@ export type VoidAchTransactionResult =
   | { status: 404; contentType?: 'application/json'; body: operations['voidAchTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['voidAchTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['voidAchTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['voidAchTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['voidAchTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `refundAchTransaction` handler receives (validated against the document). */
@@ -156,8 +166,10 @@ export type RefundAchTransactionResult =
   | { status: 401; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['refundAchTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `authorizeCard` handler receives (validated against the document). */
@@ -174,8 +186,10 @@ export type AuthorizeCardResult =
   | { status: 400; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['authorizeCard']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createCardSale` handler receives (validated against the document). */
@@ -192,8 +206,10 @@ export type CreateCardSaleResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createCardSale']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createCardSale']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createCardSale']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createCardSale']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createCardSale']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createCardSale']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createCardSale']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createCardSale']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `captureCardTransaction` handler receives (validated against the document). */
@@ -211,8 +227,10 @@ export type CaptureCardTransactionResult =
   | { status: 401; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['captureCardTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `voidCardTransaction` handler receives (validated against the document). */
@@ -231,6 +249,7 @@ export type VoidCardTransactionResult =
   | { status: 404; contentType?: 'application/json'; body: operations['voidCardTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['voidCardTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['voidCardTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['voidCardTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['voidCardTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `refundCardTransaction` handler receives (validated against the document). */
@@ -248,8 +267,10 @@ export type RefundCardTransactionResult =
   | { status: 401; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['refundCardTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `refundCardWithoutReference` handler receives (validated against the document). */
@@ -266,8 +287,10 @@ export type RefundCardWithoutReferenceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['refundCardWithoutReference']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `searchCustomers` handler receives (validated against the document). */
@@ -283,6 +306,7 @@ export type SearchCustomersResult =
   | { status: 200; contentType?: 'application/json'; body: operations['searchCustomers']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['searchCustomers']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['searchCustomers']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['searchCustomers']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['searchCustomers']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createCustomer` handler receives (validated against the document). */
@@ -299,8 +323,10 @@ export type CreateCustomerResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createCustomer']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createCustomer']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createCustomer']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createCustomer']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createCustomer']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createCustomer']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createCustomer']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createCustomer']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getCustomer` handler receives (validated against the document). */
@@ -317,6 +343,7 @@ export type GetCustomerResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getCustomer']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getCustomer']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getCustomer']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getCustomer']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getCustomer']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateCustomer` handler receives (validated against the document). */
@@ -333,7 +360,9 @@ export type UpdateCustomerResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateCustomer']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteCustomer` handler receives (validated against the document). */
@@ -350,6 +379,7 @@ export type DeleteCustomerResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deleteCustomer']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deleteCustomer']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteCustomer']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteCustomer']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteCustomer']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listPaymentMethods` handler receives (validated against the document). */
@@ -366,6 +396,7 @@ export type ListPaymentMethodsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['listPaymentMethods']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listPaymentMethods']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['listPaymentMethods']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listPaymentMethods']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listPaymentMethods']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `addCardPaymentMethod` handler receives (validated against the document). */
@@ -383,8 +414,10 @@ export type AddCardPaymentMethodResult =
   | { status: 401; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['addCardPaymentMethod']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `addAchPaymentMethod` handler receives (validated against the document). */
@@ -402,8 +435,10 @@ export type AddAchPaymentMethodResult =
   | { status: 401; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['addAchPaymentMethod']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updatePaymentMethod` handler receives (validated against the document). */
@@ -420,7 +455,9 @@ export type UpdatePaymentMethodResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updatePaymentMethod']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deletePaymentMethod` handler receives (validated against the document). */
@@ -437,6 +474,7 @@ export type DeletePaymentMethodResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deletePaymentMethod']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deletePaymentMethod']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deletePaymentMethod']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deletePaymentMethod']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deletePaymentMethod']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `makeDefaultPaymentMethod` handler receives (validated against the document). */
@@ -453,6 +491,7 @@ export type MakeDefaultPaymentMethodResult =
   | { status: 400; contentType?: 'application/json'; body: operations['makeDefaultPaymentMethod']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['makeDefaultPaymentMethod']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['makeDefaultPaymentMethod']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['makeDefaultPaymentMethod']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['makeDefaultPaymentMethod']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getPaymentConfiguration` handler receives (validated against the document). */
@@ -468,6 +507,7 @@ export type GetPaymentConfigurationResult =
   | { status: 200; contentType?: 'application/json'; body: operations['getPaymentConfiguration']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['getPaymentConfiguration']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getPaymentConfiguration']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getPaymentConfiguration']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getPaymentConfiguration']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listContactInfos` handler receives (validated against the document). */
@@ -483,6 +523,7 @@ export type ListContactInfosResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listContactInfos']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listContactInfos']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listContactInfos']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listContactInfos']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listContactInfos']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `issueTapToPayToken` handler receives (validated against the document). */
@@ -499,8 +540,10 @@ export type IssueTapToPayTokenResult =
   | { status: 400; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['issueTapToPayToken']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `activateTapToPayDevice` handler receives (validated against the document). */
@@ -519,6 +562,7 @@ export type ActivateTapToPayDeviceResult =
   | { status: 404; contentType?: 'application/json'; body: operations['activateTapToPayDevice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['activateTapToPayDevice']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['activateTapToPayDevice']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['activateTapToPayDevice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['activateTapToPayDevice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listDevices` handler receives (validated against the document). */
@@ -534,6 +578,7 @@ export type ListDevicesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listDevices']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listDevices']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listDevices']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listDevices']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listDevices']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getDevice` handler receives (validated against the document). */
@@ -550,6 +595,7 @@ export type GetDeviceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getDevice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getDevice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getDevice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getDevice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getDevice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listApiKeys` handler receives (validated against the document). */
@@ -565,6 +611,7 @@ export type ListApiKeysResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listApiKeys']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listApiKeys']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listApiKeys']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listApiKeys']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listApiKeys']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createApiKey` handler receives (validated against the document). */
@@ -581,8 +628,10 @@ export type CreateApiKeyResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createApiKey']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createApiKey']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createApiKey']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createApiKey']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createApiKey']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createApiKey']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createApiKey']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createApiKey']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteApiKey` handler receives (validated against the document). */
@@ -599,6 +648,7 @@ export type DeleteApiKeyResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deleteApiKey']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deleteApiKey']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteApiKey']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteApiKey']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteApiKey']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listCountries` handler receives (validated against the document). */
@@ -614,6 +664,7 @@ export type ListCountriesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listCountries']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listCountries']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listCountries']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listCountries']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listCountries']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listStates` handler receives (validated against the document). */
@@ -629,6 +680,7 @@ export type ListStatesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listStates']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listStates']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listStates']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listStates']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listStates']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listEnumerations` handler receives (validated against the document). */
@@ -644,6 +696,7 @@ export type ListEnumerationsResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listEnumerations']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listEnumerations']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listEnumerations']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listEnumerations']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listEnumerations']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listCategories` handler receives (validated against the document). */
@@ -659,6 +712,7 @@ export type ListCategoriesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listCategories']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listCategories']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listCategories']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listCategories']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listCategories']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createCategory` handler receives (validated against the document). */
@@ -675,8 +729,10 @@ export type CreateCategoryResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createCategory']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createCategory']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createCategory']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createCategory']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createCategory']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createCategory']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createCategory']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createCategory']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateCategory` handler receives (validated against the document). */
@@ -693,7 +749,9 @@ export type UpdateCategoryResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updateCategory']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updateCategory']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateCategory']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateCategory']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateCategory']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateCategory']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateCategory']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteCategory` handler receives (validated against the document). */
@@ -710,6 +768,7 @@ export type DeleteCategoryResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deleteCategory']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deleteCategory']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteCategory']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteCategory']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteCategory']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listLineItems` handler receives (validated against the document). */
@@ -725,6 +784,7 @@ export type ListLineItemsResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listLineItems']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listLineItems']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listLineItems']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listLineItems']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listLineItems']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createLineItem` handler receives (validated against the document). */
@@ -741,8 +801,10 @@ export type CreateLineItemResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createLineItem']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createLineItem']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createLineItem']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createLineItem']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createLineItem']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createLineItem']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createLineItem']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createLineItem']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateLineItem` handler receives (validated against the document). */
@@ -759,7 +821,9 @@ export type UpdateLineItemResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateLineItem']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteLineItem` handler receives (validated against the document). */
@@ -776,6 +840,7 @@ export type DeleteLineItemResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deleteLineItem']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deleteLineItem']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteLineItem']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteLineItem']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteLineItem']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listUnitTypes` handler receives (validated against the document). */
@@ -791,6 +856,7 @@ export type ListUnitTypesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listUnitTypes']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listUnitTypes']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listUnitTypes']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listUnitTypes']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listUnitTypes']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listInvoices` handler receives (validated against the document). */
@@ -806,6 +872,7 @@ export type ListInvoicesResult =
   | { status: 200; contentType?: 'application/json'; body: operations['listInvoices']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 400; contentType?: 'application/json'; body: operations['listInvoices']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listInvoices']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listInvoices']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listInvoices']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createInvoice` handler receives (validated against the document). */
@@ -822,8 +889,10 @@ export type CreateInvoiceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['createInvoice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['createInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createInvoice']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createInvoice']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createInvoice']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createInvoice']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `publishInvoice` handler receives (validated against the document). */
@@ -841,8 +910,10 @@ export type PublishInvoiceResult =
   | { status: 401; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['publishInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getInvoice` handler receives (validated against the document). */
@@ -859,6 +930,7 @@ export type GetInvoiceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getInvoice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getInvoice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateInvoice` handler receives (validated against the document). */
@@ -875,7 +947,9 @@ export type UpdateInvoiceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteInvoice` handler receives (validated against the document). */
@@ -892,6 +966,7 @@ export type DeleteInvoiceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['deleteInvoice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['deleteInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteInvoice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `submitInvoiceCardPayment` handler receives (validated against the document). */
@@ -909,8 +984,10 @@ export type SubmitInvoiceCardPaymentResult =
   | { status: 401; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['submitInvoiceCardPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `submitInvoiceAchPayment` handler receives (validated against the document). */
@@ -928,8 +1005,10 @@ export type SubmitInvoiceAchPaymentResult =
   | { status: 401; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['submitInvoiceAchPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getInvoiceCalculations` handler receives (validated against the document). */
@@ -946,6 +1025,7 @@ export type GetInvoiceCalculationsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getInvoiceCalculations']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getInvoiceCalculations']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getInvoiceCalculations']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getInvoiceCalculations']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getInvoiceCalculations']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `cancelInvoice` handler receives (validated against the document). */
@@ -962,6 +1042,7 @@ export type CancelInvoiceResult =
   | { status: 400; contentType?: 'application/json'; body: operations['cancelInvoice']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['cancelInvoice']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['cancelInvoice']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['cancelInvoice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['cancelInvoice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `markInvoiceAsPaid` handler receives (validated against the document). */
@@ -978,7 +1059,9 @@ export type MarkInvoiceAsPaidResult =
   | { status: 400; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['markInvoiceAsPaid']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `sendInvoiceEmailNotification` handler receives (validated against the document). */
@@ -996,8 +1079,10 @@ export type SendInvoiceEmailNotificationResult =
   | { status: 401; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['sendInvoiceEmailNotification']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `sendInvoiceSmsNotification` handler receives (validated against the document). */
@@ -1015,8 +1100,10 @@ export type SendInvoiceSmsNotificationResult =
   | { status: 401; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['sendInvoiceSmsNotification']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `downloadInvoicePdf` handler receives (validated against the document). */
@@ -1033,6 +1120,7 @@ export type DownloadInvoicePdfResult =
   | { status: 400; contentType?: 'application/json'; body: operations['downloadInvoicePdf']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['downloadInvoicePdf']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['downloadInvoicePdf']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['downloadInvoicePdf']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['downloadInvoicePdf']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getInvoiceSettings` handler receives (validated against the document). */
@@ -1049,6 +1137,7 @@ export type GetInvoiceSettingsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getInvoiceSettings']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getInvoiceSettings']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getInvoiceSettings']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getInvoiceSettings']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getInvoiceSettings']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateInvoiceSettings` handler receives (validated against the document). */
@@ -1065,7 +1154,9 @@ export type UpdateInvoiceSettingsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateInvoiceSettings']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listWebhookEventTypes` handler receives (validated against the document). */
@@ -1082,6 +1173,7 @@ export type ListWebhookEventTypesResult =
   | { status: 400; contentType?: 'application/json'; body: operations['listWebhookEventTypes']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listWebhookEventTypes']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['listWebhookEventTypes']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listWebhookEventTypes']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listWebhookEventTypes']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listWebhookEndpoints` handler receives (validated against the document). */
@@ -1098,6 +1190,7 @@ export type ListWebhookEndpointsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['listWebhookEndpoints']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listWebhookEndpoints']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['listWebhookEndpoints']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listWebhookEndpoints']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listWebhookEndpoints']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `createWebhookEndpoint` handler receives (validated against the document). */
@@ -1115,8 +1208,10 @@ export type CreateWebhookEndpointResult =
   | { status: 401; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['createWebhookEndpoint']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getWebhookEndpoint` handler receives (validated against the document). */
@@ -1134,6 +1229,7 @@ export type GetWebhookEndpointResult =
   | { status: 401; contentType?: 'application/json'; body: operations['getWebhookEndpoint']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['getWebhookEndpoint']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getWebhookEndpoint']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getWebhookEndpoint']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getWebhookEndpoint']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `updateWebhookEndpoint` handler receives (validated against the document). */
@@ -1151,7 +1247,9 @@ export type UpdateWebhookEndpointResult =
   | { status: 401; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['updateWebhookEndpoint']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `deleteWebhookEndpoint` handler receives (validated against the document). */
@@ -1169,6 +1267,7 @@ export type DeleteWebhookEndpointResult =
   | { status: 401; contentType?: 'application/json'; body: operations['deleteWebhookEndpoint']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['deleteWebhookEndpoint']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['deleteWebhookEndpoint']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteWebhookEndpoint']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['deleteWebhookEndpoint']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `pingWebhookEndpoint` handler receives (validated against the document). */
@@ -1188,6 +1287,7 @@ export type PingWebhookEndpointResult =
   | { status: 404; contentType?: 'application/json'; body: operations['pingWebhookEndpoint']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['pingWebhookEndpoint']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['pingWebhookEndpoint']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['pingWebhookEndpoint']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['pingWebhookEndpoint']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listDeliveryLogs` handler receives (validated against the document). */
@@ -1204,6 +1304,7 @@ export type ListDeliveryLogsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['listDeliveryLogs']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['listDeliveryLogs']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['listDeliveryLogs']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listDeliveryLogs']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listDeliveryLogs']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `exportDeliveryLogs` handler receives (validated against the document). */
@@ -1221,6 +1322,7 @@ export type ExportDeliveryLogsResult =
   | { status: 400; contentType?: 'application/json'; body: operations['exportDeliveryLogs']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['exportDeliveryLogs']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['exportDeliveryLogs']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['exportDeliveryLogs']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['exportDeliveryLogs']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listWebhookDeliveryLogs` handler receives (validated against the document). */
@@ -1238,6 +1340,7 @@ export type ListWebhookDeliveryLogsResult =
   | { status: 401; contentType?: 'application/json'; body: operations['listWebhookDeliveryLogs']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 403; contentType?: 'application/json'; body: operations['listWebhookDeliveryLogs']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['listWebhookDeliveryLogs']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listWebhookDeliveryLogs']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['listWebhookDeliveryLogs']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `retryDelivery` handler receives (validated against the document). */
@@ -1257,6 +1360,7 @@ export type RetryDeliveryResult =
   | { status: 404; contentType?: 'application/json'; body: operations['retryDelivery']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['retryDelivery']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['retryDelivery']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['retryDelivery']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['retryDelivery']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `getSandboxClock` handler receives (validated against the document). */
@@ -1273,6 +1377,7 @@ export type GetSandboxClockResult =
   | { status: 400; contentType?: 'application/json'; body: operations['getSandboxClock']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['getSandboxClock']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['getSandboxClock']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getSandboxClock']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getSandboxClock']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `advanceSandboxClock` handler receives (validated against the document). */
@@ -1290,8 +1395,10 @@ export type AdvanceSandboxClockResult =
   | { status: 401; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['advanceSandboxClock']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `simulateTransaction` handler receives (validated against the document). */
@@ -1309,8 +1416,10 @@ export type SimulateTransactionResult =
   | { status: 401; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 404; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 409; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 415; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 422; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 /** Every operation of the document, as the router binds it. */
 export const routes: readonly RouteDefinition[] = [

@@ -2788,7 +2788,7 @@ export interface components {
              * @description Requests same-day processing instead of the standard clearing (up to two days).
              * @default false
              */
-            isFasterProcessing: boolean;
+            isFasterProcessing?: boolean;
             /** @description Customer tax identifier. */
             taxId?: string | null;
         };
@@ -2935,7 +2935,7 @@ export interface components {
              * @description Requests same-day processing instead of the standard clearing (up to two days).
              * @default false
              */
-            isFasterProcessing: boolean;
+            isFasterProcessing?: boolean;
             /** @description Customer tax identifier. */
             taxId?: string | null;
         };
@@ -3039,7 +3039,7 @@ export interface components {
              * @description Country id (see the countries lookup); default 1 (US).
              * @default 1
              */
-            countryId: number;
+            countryId?: number;
             /** @description Postal code. */
             postalCode: string;
         };
@@ -3076,7 +3076,7 @@ export interface components {
              * @description The part of amount that is a tip; at most amount (400 otherwise). Default 0.
              * @default 0
              */
-            tipAmount: number;
+            tipAmount?: number;
             /**
              * Format: uuid
              * @description Card payment processor id; default the merchant's default card processor (payment configuration).
@@ -3104,7 +3104,7 @@ export interface components {
              * @description Save the entered card to customerId's customer; the response carries the new paymentMethodId.
              * @default false
              */
-            savePaymentMethod: boolean;
+            savePaymentMethod?: boolean;
         };
         /**
          * CardTransactionStatus
@@ -3549,12 +3549,12 @@ export interface components {
              * @description true to send SMS notifications to the mobile phone number; it requires mobilePhoneNumber (400 under `errors.isMobileNumberSmsNotificationsEnabled` otherwise). False when absent.
              * @default false
              */
-            isMobileNumberSmsNotificationsEnabled: boolean;
+            isMobileNumberSmsNotificationsEnabled?: boolean;
             /**
              * @description true when the shipping address is the billing address (shippingAddress is then ignored). False when absent.
              * @default false
              */
-            useBillingAsShippingAddress: boolean;
+            useBillingAsShippingAddress?: boolean;
             /** @description Billing address; null or absent records none. stateId, when given, must be a state of countryId (the states lookup lists them; only country 1 has states), else 400 under `errors.billingAddress.stateId`. */
             billingAddress?: components["schemas"]["CustomerAddressRequest"];
             /** @description Shipping address, with the rules of billingAddress; null or absent records none. */
@@ -3880,12 +3880,12 @@ export interface components {
              * @description true to send SMS notifications to the mobile phone number; it requires mobilePhoneNumber (400 under `errors.isMobileNumberSmsNotificationsEnabled` otherwise). False when absent.
              * @default false
              */
-            isMobileNumberSmsNotificationsEnabled: boolean;
+            isMobileNumberSmsNotificationsEnabled?: boolean;
             /**
              * @description true when the shipping address is the billing address (shippingAddress is then ignored). False when absent.
              * @default false
              */
-            useBillingAsShippingAddress: boolean;
+            useBillingAsShippingAddress?: boolean;
             /** @description Billing address; null or absent records none. stateId, when given, must be a state of countryId (the states lookup lists them; only country 1 has states), else 400 under `errors.billingAddress.stateId`. */
             billingAddress?: components["schemas"]["CustomerAddressRequest"];
             /** @description Shipping address, with the rules of billingAddress; null or absent records none. */
@@ -4905,7 +4905,7 @@ export interface components {
              * @description Tax rate of the item in percent (0 to 100), kept with the item for the merchant's reference. An invoice's tax is its own taxPercentage: invoice line items carry no tax rate (designed).
              * @default 0
              */
-            taxRate: number;
+            taxRate?: number;
         };
         /**
          * CatalogueUnitType
@@ -4990,7 +4990,7 @@ export interface components {
         } | null;
         /**
          * InvoiceCustomerRequest
-         * @description The customer as written on the invoice. The invoice keeps its own copy; `customerId` of the invoice request only links it to a customer record. When useBillingAsShippingAddress is true the shipping address is a copy of the billing address and the one sent is ignored.
+         * @description The customer as written on the invoice. The invoice keeps its own copy. When the invoice request names `customerId`, the customer record fills every field left out here (a field sent, null included, wins); without `customerId`, firstName and lastName are required (400 validation_failed under `errors["customer.firstName"]`). When useBillingAsShippingAddress is true the shipping address is a copy of the billing address and the one sent is ignored.
          * @example {
          *       "firstName": "Jane",
          *       "lastName": "Doe",
@@ -5012,8 +5012,8 @@ export interface components {
          *     }
          */
         InvoiceCustomerRequest: {
-            firstName: string;
-            lastName: string;
+            firstName?: string;
+            lastName?: string;
             companyName?: string | null;
             /**
              * Format: email
@@ -5025,18 +5025,18 @@ export interface components {
              * @description Whether the customer accepts SMS about the invoice (the automatic SMS after a payment).
              * @default false
              */
-            isMobileNumberSmsNotificationsEnabled: boolean;
+            isMobileNumberSmsNotificationsEnabled?: boolean;
             /**
              * @description Whether the shipping address is the billing address.
              * @default false
              */
-            useBillingAsShippingAddress: boolean;
+            useBillingAsShippingAddress?: boolean;
             billingAddress?: components["schemas"]["InvoiceCustomerAddress"];
             shippingAddress?: components["schemas"]["InvoiceCustomerAddress"];
         };
         /**
          * InvoiceLineItemRequest
-         * @description A line of the invoice. With `lineItemId` (a catalogue line item of the merchant) the fields left out take the catalogue item's values; a unitPrice that differs from the catalogue's is an override, accepted only when the request's canPriceBeForceOverrided and the settings' canOverWriteInvoiceLineItemPrice are both true (else 400 errorCode `line_item_price_override_not_allowed`). With `lineItemId` null the line is entered manually: productName, unitTypeId and unitPrice are then required (400 validation_failed), and manual lines are accepted only when the settings' allowManuallyEnterLineItems is true (else 400 errorCode `line_item_manual_entry_not_allowed`). The line's totalAmount is computed by the server (see InvoicePaymentTypeCalculation); a value sent is ignored.
+         * @description A line of the invoice. With `lineItemId` (a catalogue line item of the merchant) the fields left out take the catalogue item's values; a unitPrice that differs from the catalogue's is an override, accepted only when the request's canPriceBeForceOverrided and the settings' canOverWriteInvoiceLineItemPrice are both true (else 400 errorCode `line_item_price_override_not_allowed`). With `lineItemId` null or left out the line is entered manually: productName, unitTypeId and unitPrice are then required (400 validation_failed), and manual lines are accepted only when the settings' allowManuallyEnterLineItems is true (else 400 errorCode `line_item_manual_entry_not_allowed`). The line's totalAmount is computed by the server (see InvoicePaymentTypeCalculation); a value sent is ignored.
          * @example {
          *       "lineItemId": "51902285-6fb9-4d44-802e-624af089d451",
          *       "quantity": 10
@@ -5055,9 +5055,9 @@ export interface components {
         InvoiceLineItemRequest: {
             /**
              * Format: uuid
-             * @description The catalogue line item the line comes from; null for a manually entered line.
+             * @description The catalogue line item the line comes from; null or left out for a manually entered line.
              */
-            lineItemId: string | null;
+            lineItemId?: string | null;
             /**
              * Format: int32
              * @description Unit type (id of the unit-type list); the catalogue item's when left out.
@@ -5077,7 +5077,7 @@ export interface components {
              * @description Discount on the line in percent, 0 to 100.
              * @default 0
              */
-            discountPercentage: number;
+            discountPercentage?: number;
             /** @description Ignored on input; the server computes the line total. */
             totalAmount?: number;
         };
@@ -5162,19 +5162,19 @@ export interface components {
             merchantContactInfoId?: string | null;
             /**
              * Format: uuid
-             * @description Customer record the invoice is linked to, used when saving the payment method of a payment; null when there is none yet (a payment that saves its method then creates one from the invoice's customer).
+             * @description Customer record the invoice is linked to, used when saving the payment method of a payment; null when there is none yet (a payment that saves its method then creates one from the invoice's customer). With customerId, `customer` may be left out or partial: the record fills what it leaves out.
              */
             customerId?: string | null;
             /** @description Whether an ACH payment of the invoice requests same-day processing; null for the settings' value. */
             achAllowFasterProcessing?: boolean | null;
-            customer: components["schemas"]["InvoiceCustomerRequest"];
+            customer?: components["schemas"]["InvoiceCustomerRequest"];
             /** @description The lines of the invoice, in order. */
             lineItems: components["schemas"]["InvoiceLineItemRequest"][];
             /**
              * @description Whether a line's unitPrice may differ from its catalogue item's price (also requires the settings' canOverWriteInvoiceLineItemPrice).
              * @default false
              */
-            canPriceBeForceOverrided: boolean;
+            canPriceBeForceOverrided?: boolean;
         };
         /**
          * InvoicePublishRequest
@@ -5218,19 +5218,19 @@ export interface components {
             merchantContactInfoId?: string | null;
             /**
              * Format: uuid
-             * @description Customer record the invoice is linked to, used when saving the payment method of a payment; null when there is none yet (a payment that saves its method then creates one from the invoice's customer).
+             * @description Customer record the invoice is linked to, used when saving the payment method of a payment; null when there is none yet (a payment that saves its method then creates one from the invoice's customer). With customerId, `customer` may be left out or partial: the record fills what it leaves out.
              */
             customerId?: string | null;
             /** @description Whether an ACH payment of the invoice requests same-day processing; null for the settings' value. */
             achAllowFasterProcessing?: boolean | null;
-            customer: components["schemas"]["InvoiceCustomerRequest"];
+            customer?: components["schemas"]["InvoiceCustomerRequest"];
             /** @description The lines of the invoice, in order. */
             lineItems: components["schemas"]["InvoiceLineItemRequest"][];
             /**
              * @description Whether a line's unitPrice may differ from its catalogue item's price (also requires the settings' canOverWriteInvoiceLineItemPrice).
              * @default false
              */
-            canPriceBeForceOverrided: boolean;
+            canPriceBeForceOverrided?: boolean;
         };
         /**
          * InvoiceMerchantContactInfo
@@ -5631,7 +5631,7 @@ export interface components {
              * @description Save the card to the invoice's customer record (creating the record from the invoice's customer when the invoice has no customerId).
              * @default false
              */
-            savePaymentMethod: boolean;
+            savePaymentMethod?: boolean;
         };
         /**
          * InvoicePaymentResponse
@@ -5691,7 +5691,7 @@ export interface components {
              * @description Whether the payer wants SMS notifications about the payment.
              * @default false
              */
-            smsNotification: boolean | null;
+            smsNotification?: boolean | null;
             addressLine1?: string;
             addressLine2?: string;
             city?: string;
@@ -5705,7 +5705,7 @@ export interface components {
              * @description Save the bank account to the invoice's customer record (creating the record from the invoice's customer and these contact details when the invoice has no customerId).
              * @default false
              */
-            savePaymentMethod: boolean;
+            savePaymentMethod?: boolean;
             /** @description The payer authorizes the debit of the account; must be true. */
             authorizeBankWithdrawal: boolean;
             /**
@@ -8197,6 +8197,15 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
+        /** @description The request's headers are larger than the server accepts (Node.js's limit, 16 KB by default). The connection is closed after this response. */
+        HeadersTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The server failed on a valid request. `details` is null; quote `correlationId` to support. */
         ServerError: {
             headers: {
@@ -8259,6 +8268,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["ValidationProblemDetails"];
+            };
+        };
+        /** @description The request body is larger than the server accepts (1 MB). */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The request body is not `application/json`. */
@@ -8340,7 +8358,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Always `no-store` on token responses (RFC 6749 section 5.1). */
+        /** @description Always `no-store` on a response that carries a token or a secret (RFC 6749 section 5.1, RFC 9111 section 5.2.2.5): the token services, a created API key, a tap-to-pay token, a webhook with its signing secret. (The server sends it on every API response: none of them may be cached.) */
         "Cache-Control": "no-store";
         /** @description The bearer challenge (RFC 6750), for example `Bearer realm="payment-gateway", error="invalid_token"`. */
         "WWW-Authenticate": string;
@@ -8374,6 +8392,7 @@ export interface operations {
             };
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8410,6 +8429,7 @@ export interface operations {
             };
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8444,6 +8464,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8477,8 +8498,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8512,8 +8535,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8548,6 +8573,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8582,6 +8608,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8616,6 +8643,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8653,8 +8681,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8688,8 +8718,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8723,8 +8755,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8762,8 +8796,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8798,6 +8834,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8835,8 +8872,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8870,8 +8909,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -8974,6 +9015,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9012,8 +9054,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9044,6 +9088,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9076,7 +9121,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9105,6 +9152,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9187,6 +9235,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9238,8 +9287,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9292,8 +9343,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9328,7 +9381,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9359,6 +9414,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9389,6 +9445,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9415,6 +9472,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9479,6 +9537,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9503,6 +9562,7 @@ export interface operations {
             /** @description The token and its expiry. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9518,8 +9578,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9552,6 +9614,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9620,6 +9683,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9650,6 +9714,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9712,6 +9777,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9741,6 +9807,7 @@ export interface operations {
             /** @description The key was created; its client secret is shown once. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9758,8 +9825,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9788,6 +9857,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9814,6 +9884,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9843,6 +9914,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9869,6 +9941,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9933,6 +10006,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -9979,8 +10053,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10021,7 +10097,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10052,6 +10130,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10141,6 +10220,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10192,8 +10272,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10239,7 +10321,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10270,6 +10354,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10298,6 +10383,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10388,6 +10474,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10474,8 +10561,10 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10575,8 +10664,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10827,6 +10918,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10911,7 +11003,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10942,6 +11036,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -10993,8 +11088,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11063,8 +11160,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11113,6 +11212,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11143,6 +11243,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11182,7 +11283,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11226,8 +11329,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11271,8 +11376,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11306,6 +11413,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11361,6 +11469,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11417,7 +11526,9 @@ export interface operations {
             400: components["responses"]["BadRequestWithBody"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11464,6 +11575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11497,6 +11609,7 @@ export interface operations {
             /** @description A page of webhooks. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11548,6 +11661,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11583,6 +11697,7 @@ export interface operations {
             /** @description The new webhook, with its signing secret. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11617,8 +11732,10 @@ export interface operations {
                 };
             };
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11640,6 +11757,7 @@ export interface operations {
             /** @description The webhook. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11674,6 +11792,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11712,6 +11831,7 @@ export interface operations {
             /** @description The updated webhook. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11747,7 +11867,9 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11785,6 +11907,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11828,6 +11951,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -11919,6 +12043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12016,6 +12141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12109,6 +12235,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12168,6 +12295,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12202,6 +12330,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12254,8 +12383,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };
@@ -12324,8 +12455,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
     };

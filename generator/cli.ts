@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { emit } from './emit.ts';
 import { FINGERPRINT_FILE, fingerprintText, inputsFingerprint, upToDate } from './fingerprint.ts';
 import { loadDocument } from './load.ts';
-import { readModel } from './model.ts';
-import { scaffold } from './scaffold.ts';
+import { readModel, type ApiModel } from './model.ts';
+import { diffSummary } from './diff-summary.ts';
+import type { ScaffoldOptions, ScaffoldReport } from './scaffold.ts';
 
 interface Config {
   input: string;
@@ -19,7 +20,8 @@ const usage = `usage: npm run generate -- [--check] [--input FILE] [--output DIR
   --force        regenerate even when nothing the output depends on has changed
   --input FILE   the OpenAPI document (YAML or JSON, bundled first when it has external references)
   --output DIR   the generated folder
-  --scaffold DIR write a starting handler module for each tag that has none (never overwrites)
+  --scaffold DIR for the handler modules in DIR: write a module for each group implemented nowhere in DIR,
+                 and print the stubs of the operations an existing module lacks (never edits a file)
   --config FILE  defaults for the above (default generator.config.json)`;
 
 async function main(): Promise<number> {
@@ -44,16 +46,17 @@ async function main(): Promise<number> {
   const started = performance.now();
   const inputs = inputsFingerprint(input);
   const elapsed = (): string => ((performance.now() - started) / 1000).toFixed(2);
-  const scaffoldDir = values.scaffold ?? config.scaffold?.dir;
-  const scaffoldContext = values.scaffold === undefined ? config.scaffold?.context : undefined;
+  // Only on request: scaffolding parses the handler modules, which a no-op regeneration must not wait for.
+  const scaffoldDir = values.scaffold;
+  // The configured context type applies to the configured folder, however the folder is named on the command line.
+  const sameDir = config.scaffold !== undefined && scaffoldDir !== undefined && path.resolve(scaffoldDir) === path.resolve(config.scaffold.dir);
+  const scaffoldContext = sameDir ? config.scaffold?.context : undefined;
 
   // Nothing changed since the last generation: stop before loading the TypeScript toolchain.
   if (!values.check && !values.force && upToDate(output, inputs)) {
     console.log(`${output}/ is up to date with ${input} (nothing changed, ${elapsed()}s)`);
     if (scaffoldDir !== undefined) {
-      for (const file of scaffold(readModel(loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext })) {
-        console.log(`scaffolded ${file}`);
-      }
+      await runScaffold(readModel(loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
     }
     return 0;
   }
@@ -70,7 +73,11 @@ async function main(): Promise<number> {
       return 0;
     }
     console.error(`${output}/ is stale: run \`npm run generate\`. Files that differ from ${input}:`);
-    for (const file of report.changed) console.error(`  changed  ${path.join(output, file)}`);
+    for (const file of report.changed) {
+      console.error(`  changed  ${path.join(output, file)}`);
+      const after = files.find((f) => f.path === file)?.content ?? '';
+      for (const line of diffSummary(readFileSync(path.join(output, file), 'utf8'), after)) console.error(`           ${line}`);
+    }
     for (const file of report.missing) console.error(`  missing  ${path.join(output, file)}`);
     for (const file of report.extra) console.error(`  extra    ${path.join(output, file)}`);
     return 1;
@@ -82,9 +89,21 @@ async function main(): Promise<number> {
       `${String(report.extra.length)} removed, ${seconds}s`,
   );
   if (scaffoldDir !== undefined) {
-    for (const file of scaffold(model, { dir: scaffoldDir, generatedDir: output, context: scaffoldContext })) console.log(`scaffolded ${file}`);
+    await runScaffold(model, { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
   }
   return 0;
+}
+
+async function runScaffold(model: ApiModel, options: ScaffoldOptions): Promise<void> {
+  const { scaffold } = await import('./scaffold.ts');
+  printScaffold(scaffold(model, options));
+}
+
+function printScaffold(report: ScaffoldReport): void {
+  for (const file of report.written) console.log(`scaffolded ${file} (register its handlers where the others are passed to createApiRouter)`);
+  for (const gap of report.missing) {
+    console.log(`${gap.file}: ${gap.group}Handlers lacks ${gap.operations.join(', ')}; add to it:\n${gap.stubs}`);
+  }
 }
 
 main().then(

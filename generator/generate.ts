@@ -33,7 +33,7 @@ function indexModule(printer: Printer, stateMachines: boolean): GeneratedFile {
     `export * from './webhooks.ts';`,
     ...(stateMachines ? [`export * from './state-machines.ts';`] : []),
     `export { apiSpec } from './spec.ts';`,
-    `export { routerProblem, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
+    `export { routerProblem, MissingHandlersError, missingHandlers, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
   ]);
 }
 

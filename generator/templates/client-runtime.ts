@@ -1,6 +1,6 @@
 // A typed openapi-fetch client with OAuth 2.0 client credentials: it fetches a token, refreshes it
 // before expiry (or after a 401, retrying the request once) and adds Idempotency-Key headers on request.
-import { randomUUID } from 'node:crypto';
+// It uses only web platform APIs (fetch, crypto.randomUUID), so it runs in Node.js 20+ and in browsers.
 import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
 
 export interface TokenResponse {
@@ -124,7 +124,7 @@ export function bearerAuth(provider: ClientCredentialsTokenProvider, doFetch: (i
 }
 
 /** Gives every POST that has none an Idempotency-Key, so a retried POST cannot act twice. */
-export function automaticIdempotencyKeys(newKey: () => string = randomUUID): Middleware {
+export function automaticIdempotencyKeys(newKey: () => string = () => globalThis.crypto.randomUUID()): Middleware {
   return {
     onRequest({ request }) {
       if (request.method === 'POST' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', newKey());
@@ -134,7 +134,7 @@ export function automaticIdempotencyKeys(newKey: () => string = randomUUID): Mid
 }
 
 /** A new random Idempotency-Key. */
-export const idempotencyKey = (): string => randomUUID();
+export const idempotencyKey = (): string => globalThis.crypto.randomUUID();
 
 export interface AuthenticatedClientOptions extends Omit<ClientOptions, 'baseUrl' | 'fetch'> {
   /** The API base URL. */

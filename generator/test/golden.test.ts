@@ -73,6 +73,8 @@ describe('the project\'s generated/ folder', () => {
     expect(stale.out).toContain('generated/ is stale');
     expect(stale.out).toMatch(/changed\s+generated\/types\.ts/);
     expect(stale.out).toMatch(/changed\s+generated\/openapi\.json/);
+    // What changed, not only where: the line counts and the new line itself.
+    expect(stale.out).toMatch(/changed\s+generated\/types\.ts\s+\+1 -0 lines\s+\+ loyaltyTier\?: string \| null;/);
 
     // Regenerated (into a copy, to leave the project's folder alone), --check passes again.
     const copy = tempDir();

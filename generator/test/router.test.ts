@@ -3,7 +3,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createApiRouter, routerProblem } from './golden/small/index.ts';
+import { MissingHandlersError, createApiRouter, routerProblem } from './golden/small/index.ts';
 import type { Handlers } from './golden/small/handlers.ts';
 import type * as op from './golden/small/operations.ts';
 
@@ -79,6 +79,17 @@ const problemOf = (res: request.Response): ProblemBody => res.body as ProblemBod
 const last = (): { operationId: string; input: unknown } | undefined => seen.at(-1);
 
 describe('the generated router', () => {
+  it('refuses to be built when an operation has no handler, naming each one', () => {
+    const pets: Partial<Handlers['pets']> = { ...handlers.pets };
+    delete pets.getPet;
+    const partial = { ...handlers, pets, default: {} } as unknown as Handlers;
+    const build = (): unknown => createApiRouter({ handlers: partial, context: (req, res, route) => ({ req, res, route }) });
+    expect(build).toThrow(MissingHandlersError);
+    expect(build).toThrow(/^no handler for 2 operations/);
+    expect(build).toThrow(/pets\.getPet \(GET \/pets\/\{pet-id\}\)/);
+    expect(build).toThrow(/default\.health \(GET /);
+  });
+
   it('passes typed, validated inputs: query coerced, headers lower-cased', async () => {
     const res = await request(app).get('/pets?limit=5&kind=2').set(auth).set('X-Request-Id', 'r-1');
     expect(res.status).toBe(200);

@@ -1,5 +1,6 @@
 // The generated Standard Webhooks helpers agree with the third-party `standardwebhooks` package and with the
-// public test vectors in ../shared/data/standard-webhooks-vectors.json.
+// public test vectors in fixtures/standard-webhooks-vectors.json (copied from the workplace's shared/data; the
+// upstream vectors come from the standard-webhooks/standard-webhooks repository's library tests, as the file says).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ import {
 } from '../../generated/webhooks.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const vectorsFile = path.resolve(root, '..', 'shared', 'data', 'standard-webhooks-vectors.json');
+const vectorsFile = path.resolve(root, 'generator', 'test', 'fixtures', 'standard-webhooks-vectors.json');
 
 interface Vector { name: string; secret: string; msg_id: string; timestamp: number; payload: string; expected_signature: string }
 const vectors = JSON.parse(readFileSync(vectorsFile, 'utf8')) as {

@@ -4,9 +4,12 @@ import type { ApiModel } from '../model.ts';
 
 export function transformClient(model: ApiModel, printer: Printer): GeneratedFile {
   return printer.file('client.ts', `The typed client of ${model.title} ${model.version}.`, [
-    `import type { paths } from './types.ts';`,
-    `import { createAuthenticatedClient, type AuthenticatedClient } from './runtime/client-runtime.ts';`,
-    `export { ClientCredentialsTokenProvider, TokenError, idempotencyKey } from './runtime/client-runtime.ts';`,
+    // The client is its own entry point, free of server code; \`.js\` specifiers let any TypeScript project
+    // (NodeNext or bundler resolution) compile it without allowImportingTsExtensions.
+    `import type { paths } from './types.js';`,
+    `import { createAuthenticatedClient, type AuthenticatedClient } from './runtime/client-runtime.js';`,
+    `export { ClientCredentialsTokenProvider, TokenError, idempotencyKey } from './runtime/client-runtime.js';`,
+    `export type { paths, components, operations } from './types.js';`,
     `export interface ApiClientOptions {
   /** The API base URL. */
   baseUrl: string;
@@ -16,6 +19,8 @@ export function transformClient(model: ApiModel, printer: Printer): GeneratedFil
   clientSecret?: string;
   /** Requested scope (default \`offline_access\`). */
   scope?: string;
+  /** Renew the access token this many seconds before it expires (default 60). */
+  refreshMarginSeconds?: number;
   /** Give every POST without one an Idempotency-Key (default false; or pass one per call in \`params.header\`). */
   idempotencyKeys?: boolean;
   /** Headers sent with every request. */
@@ -29,10 +34,10 @@ export function transformClient(model: ApiModel, printer: Printer): GeneratedFil
  * renews it and repeats the request once.
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const { tokenUrl, clientId, clientSecret, scope, ...rest } = options;
+  const { tokenUrl, clientId, clientSecret, scope, refreshMarginSeconds, ...rest } = options;
   const credentials =
     tokenUrl !== undefined && clientId !== undefined && clientSecret !== undefined
-      ? { tokenUrl, clientId, clientSecret, ...(scope === undefined ? {} : { scope }) }
+      ? { tokenUrl, clientId, clientSecret, ...(scope === undefined ? {} : { scope }), ...(refreshMarginSeconds === undefined ? {} : { refreshMarginSeconds }) }
       : undefined;
   return createAuthenticatedClient<paths>({ ...rest, ...(credentials ? { clientCredentials: credentials } : {}) });
 }`,

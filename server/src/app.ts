@@ -75,8 +75,21 @@ export async function createApp(options: AppOptions): Promise<Express> {
   };
   const app = express();
   app.disable('x-powered-by');
+  // Every response: no MIME sniffing, and no caching (answers are per tenant and may carry secrets or tokens).
+  app.use((_req, res, next) => {
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    next();
+  });
   app.use(correlation);
   app.use(accessLog(options.log));
+  // The root points to the documentation: a browser goes there; a program gets the links.
+  app.get('/', (req, res) => {
+    if (req.accepts(['json', 'html']) === 'html') {
+      res.redirect(302, '/docs');
+      return;
+    }
+    res.json({ service: 'payment-gateway', environment: options.config.environment, docs: '/docs', openapi: '/openapi.json', health: '/healthz' });
+  });
   app.get('/healthz', (_req, res, next) => {
     options.db.raw('select 1').then(() => res.json({ status: 'ok', environment: options.config.environment }), next);
   });

@@ -13,6 +13,8 @@ export interface ServerConfig {
   /** The public base URL (token services and invoice links are built from it). */
   readonly baseUrl: string;
   readonly logLevel: string;
+  /** `json` (one object a line, for collectors) or `pretty` (readable, for a terminal). */
+  readonly logFormat: 'json' | 'pretty';
   /** How often the worker looks for due work (ms); 0 runs no worker (tests call runDue themselves). */
   readonly workerIntervalMs: number;
   /** How often the worker looks for webhook deliveries that fell due (ms); 0: with the other due work. */
@@ -23,7 +25,7 @@ export interface ServerConfig {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), terminal = process.stdout.isTTY): ServerConfig {
   const port = Number(env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not ${String(env.PORT)}`);
   const host = env.HOST ?? '127.0.0.1';
@@ -41,6 +43,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!Number.isInteger(deliveryIntervalMs) || deliveryIntervalMs < 0) throw new ConfigError(`PGW_DELIVERY_INTERVAL_MS must be a whole number of milliseconds, not ${String(env.PGW_DELIVERY_INTERVAL_MS)}`);
   const webhookLeaseMs = Number(env.PGW_WEBHOOK_LEASE_MS ?? 60_000);
   if (!Number.isInteger(webhookLeaseMs) || webhookLeaseMs < 1000) throw new ConfigError(`PGW_WEBHOOK_LEASE_MS must be at least 1000 milliseconds, not ${String(env.PGW_WEBHOOK_LEASE_MS)}`);
+  // auto: readable lines in a terminal, JSON when the output goes to a file, a pipe or a collector.
+  const format = env.PGW_LOG_FORMAT ?? 'auto';
+  if (format !== 'auto' && format !== 'json' && format !== 'pretty') throw new ConfigError(`PGW_LOG_FORMAT must be auto, json or pretty, not ${format}`);
+  const logFormat = format === 'auto' ? (terminal ? 'pretty' : 'json') : format;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return {
     port,
@@ -50,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     credentialsFile: path.resolve(cwd, env.PGW_CREDENTIALS_FILE ?? path.join('data', 'sandbox-credentials.json')),
     baseUrl: (env.PGW_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${String(port)}`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat,
     workerIntervalMs,
     deliveryIntervalMs,
     webhookLeaseMs,

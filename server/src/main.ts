@@ -1,11 +1,14 @@
 // `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
 // credentials file, and listens.
 import { createServer, type AddressInfo } from 'node:net';
+import { MissingHandlersError } from '../../generated/index.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials } from './db/seed.ts';
-import { createLogger } from './platform/log.ts';
+import { answerClientErrors } from './platform/client-errors.ts';
+import { createLogger, prettyDestination } from './platform/log.ts';
+import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
 import { systemClock } from './platform/time.ts';
 import { Worker } from './worker/worker.ts';
 
@@ -31,7 +34,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, config.logFormat === 'pretty' ? prettyDestination() : undefined);
   const db = createDatabase(config.databaseUrl);
   await migrate(db);
   const secrets = await seedDemoData(db, systemClock);
@@ -40,6 +43,7 @@ async function main(): Promise<void> {
   const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
   const app = await createApp({ config: { ...config, port, baseUrl }, db, log });
   const server = app.listen(port, config.host);
+  answerClientErrors(server, log);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -49,13 +53,12 @@ async function main(): Promise<void> {
     { environment: config.environment, baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm` },
     secrets,
   );
-  log.info({ baseUrl, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'payment gateway listening');
+  log.info({ baseUrl, docs: `${baseUrl}/docs`, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'payment gateway listening');
   if (secrets) log.info({ credentialsFile: config.credentialsFile }, 'demo data created; the credentials are in the credentials file (shown nowhere else)');
   else if (!written) log.warn({ credentialsFile: config.credentialsFile }, 'the credentials file is missing; the secrets of the existing data cannot be shown again');
-  log.info(
-    `get a token: curl -s -X POST ${baseUrl}/oauth2/token -d grant_type=client_credentials -d scope=offline_access ` +
-      `-d client_id="$(jq -r '.merchants[0].clientId' ${config.credentialsFile})" -d client_secret="$(jq -r '.merchants[0].clientSecret' ${config.credentialsFile})"`,
-  );
+  // In a terminal, plain lines that paste as printed; in JSON, the command as a field (`jq -r .tokenCommand`).
+  if (config.logFormat === 'pretty') process.stdout.write(`${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`);
+  else log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand; the docs are at docs');
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
   const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
   if (config.workerIntervalMs > 0) worker.start();
@@ -71,6 +74,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // An operation of the spec without a handler: say which, without a stack trace, and do not start.
+  if (error instanceof MissingHandlersError) console.error(`cannot start: ${error.message}`);
+  else console.error(error);
   process.exit(1);
 });

@@ -486,6 +486,9 @@ export const queryParameters: readonly { method: Method; path: string; names: re
   },
 ];
 
+/** The common pagination and search parameters the interface gives every list ("query, common"). */
+export const commonQueryParameters = ['page', 'pageSize', 'orderBy', 'asc', 'search', 'dateFrom', 'dateTo'] as const;
+
 /** Pagination defaults: page 0, pageSize 15, asc true. */
 export const pagingDefaults = { page: 0, pageSize: 15, asc: true } as const;
 

@@ -104,6 +104,53 @@ describe('contract rules', () => {
     expect(missing.map((o) => o.label)).toEqual([]);
   });
 
+  it('lists a field with a default as required wherever a response carries it (clients read it as present)', () => {
+    const loose: string[] = [];
+    const seen = new Set<unknown>();
+    const visit = (node: unknown, at: string): void => {
+      const schema = deref(doc, node);
+      if (!isObject(schema) || seen.has(schema)) return;
+      seen.add(schema);
+      const required = Array.isArray(schema.required) ? schema.required : [];
+      for (const [name, property] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
+        if (isObject(property) && property.default !== undefined && !required.includes(name)) loose.push(`${at}.${name}`);
+        visit(property, `${at}.${name}`);
+      }
+      for (const key of ['items', 'allOf', 'oneOf', 'anyOf'] as const) {
+        const child = schema[key];
+        if (Array.isArray(child)) child.forEach((part) => { visit(part, at); });
+        else visit(child, at);
+      }
+    };
+    for (const o of ops) for (const status of Object.keys(responses(o))) visit(responseSchema(o, status), `${o.label} ${status}`);
+    expect(loose).toEqual([]);
+  });
+
+  it('marks every field that holds a secret or a token x-secret, and never caches a response carrying one', () => {
+    // A field named like a credential (not a type or a kind of one) must say so.
+    const secretName = /(secret|password|(^|_)token$|jwtToken|access_token|refresh_token)$/i;
+    const unmarked = [...walk(doc)].flatMap(([at, node]) =>
+      Object.entries(isObject(node.properties) ? node.properties : {})
+        .filter(([name, p]) => secretName.test(name) && !(isObject(p) && p['x-secret'] === true))
+        .map(([name]) => `${at}.${name}`));
+    expect(unmarked).toEqual([]);
+    const carriesSecret = (node: unknown, seen = new Set<unknown>()): boolean => {
+      const schema = deref(doc, node);
+      if (!isObject(schema) || seen.has(schema)) return false;
+      seen.add(schema);
+      if (Object.values(isObject(schema.properties) ? schema.properties : {}).some((p) => isObject(p) && p['x-secret'] === true)) return true;
+      return [...Object.values(isObject(schema.properties) ? schema.properties : {}), schema.items,
+        ...(['allOf', 'oneOf', 'anyOf'] as const).flatMap((k) => (Array.isArray(schema[k]) ? schema[k] as unknown[] : []))]
+        .some((child) => carriesSecret(child, seen));
+    };
+    const cached = ops.flatMap((o) => Object.keys(responses(o)).filter((status) => status.startsWith('2')).filter((status) => {
+      const response = deref(doc, responses(o)[status]);
+      const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+      return carriesSecret(responseSchema(o, status)) && !('Cache-Control' in headers);
+    }).map((status) => `${o.label} ${status}`));
+    expect(cached).toEqual([]);
+  });
+
   it('gives every designed mark a reason', () => {
     const unexplained = [...walk(doc)]
       .filter(([, node]) => node['x-provenance'] === 'designed' || 'x-designed-values' in node || 'x-designed-required' in node)

@@ -12,6 +12,7 @@ const registry = {
   malformed_json: { status: 400, exceptionType: 'ValidationException', message: 'The request body is not valid JSON.' },
   invalid_api_version: { status: 400, exceptionType: 'ValidationException', message: 'The x-api-version header names no accepted version.' },
   payload_too_large: { status: 413, exceptionType: 'ValidationException', message: 'The request body is too large.' },
+  headers_too_large: { status: 431, exceptionType: 'ValidationException', message: 'The request headers are too large.' },
   invalid_token: { status: 401, exceptionType: 'AuthenticationException', message: 'The access token is missing or not valid.' },
   webhooks_permission_required: { status: 403, exceptionType: 'AuthenticationException', message: 'The account lacks the Webhooks permission.' },
   not_found: { status: 404, exceptionType: 'NotFoundException', message: 'The record was not found.' },
@@ -36,7 +37,6 @@ const registry = {
   webhook_endpoint_unavailable: { status: 400, exceptionType: 'BusinessRuleException', message: "The delivery's webhook is deleted or inactive." },
   consent_required: { status: 400, exceptionType: 'BusinessRuleException', message: 'A notification needs customerConsent: true.' },
   notification_target_missing: { status: 400, exceptionType: 'BusinessRuleException', message: "Neither the body nor the invoice's customer gives a phone number or e-mail address." },
-  not_available: { status: 500, exceptionType: 'InternalServerException', message: 'This operation is not available on this server yet.' },
   internal_error: { status: 500, exceptionType: 'InternalServerException', message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; exceptionType: string; message: string }>;
 
@@ -69,8 +69,8 @@ export class ApiError extends Error {
   /** The standard error body; a server fault says nothing but its correlation id. */
   toResponse(correlationId: string): ErrorBody {
     const entry = registry[this.code];
-    // A fault says nothing but its correlation id; `not_available` is a known limit, and says which.
-    const fault = entry.status >= 500 && this.code !== 'not_available';
+    // A fault says nothing but its correlation id.
+    const fault = entry.status >= 500;
     return {
       ...(this.context.errors ? { errors: this.context.errors } : {}),
       details: fault ? null : this.message,

@@ -147,7 +147,7 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
       customerId, paymentMethodId: account.paymentMethodId, invoiceId: create.invoiceId ?? null,
       panMask: null, cardType: null, avsResult: null, cvvResult: null,
       accountLast4: account.last4, routingNumber: account.routingNumber, secCode: body.secCode,
-      isFasterProcessing: body.isFasterProcessing,
+      isFasterProcessing: body.isFasterProcessing ?? false,
       sandboxOutcome: sandboxed(deps) ? sandboxOutcomeOf(account.magicCode) : null,
       orderNumber: null, description: null, authorizationConsentOn: create.authorizationConsentOn ?? null, createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null, expiresAt: null,
       dueAction: approved ? 'submit' : null,

@@ -116,7 +116,7 @@ function statusAfter(trigger: Creation, code: string): number {
 export async function createCard(deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest, create: CardCreate = {}): Promise<{ record: TransactionRecord; result: CardResult }> {
   const now = deps.clock.now();
   const cents = amountCents(body.amount);
-  const tipCents = 'tipAmount' in body ? toCents(body.tipAmount) : 0;
+  const tipCents = 'tipAmount' in body && body.tipAmount !== undefined ? toCents(body.tipAmount) : 0;
   return withTransaction(deps.db, async (tx) => {
     const errors: Problems = {};
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');

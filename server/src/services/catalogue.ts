@@ -152,7 +152,7 @@ async function checkLineItem(db: Knex, merchantId: string, body: LineItemRequest
     unitPriceCents: toCents(body.unitPrice),
     unitTypeId: body.unitTypeId,
     categoryId,
-    taxRate: body.taxRate,
+    taxRate: body.taxRate ?? 0,
   };
 }
 

@@ -10,14 +10,14 @@ import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts'
 import { processorType } from '../repositories/invoice-settings.ts';
 import type { InvoiceAddress, InvoiceContent, InvoiceCustomerValue, InvoiceLineValue, ZeroCostTerms } from '../repositories/invoices.ts';
 import { contactInfosOf } from '../repositories/merchants.ts';
-import { findCustomer } from '../repositories/customers.ts';
+import { findCustomer, type AddressValue, type CustomerRecord } from '../repositories/customers.ts';
 import { findLineItem, unitTypeById } from './catalogue.ts';
 import { calculateInvoice, type CalcInput, type CalcResult } from './invoice-calculations.ts';
 import { invoiceDefaults } from './invoice-settings.ts';
 
 export interface InvoiceCustomerInput {
-  firstName: string;
-  lastName: string;
+  firstName?: string;
+  lastName?: string;
   companyName?: string | null;
   email?: string | null;
   mobilePhoneNumber?: string | null;
@@ -28,7 +28,8 @@ export interface InvoiceCustomerInput {
 }
 
 export interface InvoiceLineInput {
-  lineItemId: string | null;
+  /** Null or left out: a manually entered line. */
+  lineItemId?: string | null;
   unitTypeId?: number;
   productName?: string;
   description?: string | null;
@@ -51,7 +52,8 @@ export interface InvoiceInput {
   merchantContactInfoId?: string | null;
   customerId?: string | null;
   achAllowFasterProcessing?: boolean | null;
-  customer: InvoiceCustomerInput;
+  /** Required without customerId; with it, the customer record fills what is left out. */
+  customer?: InvoiceCustomerInput;
   lineItems: InvoiceLineInput[];
   canPriceBeForceOverrided?: boolean;
 }
@@ -86,13 +88,55 @@ export function baseTotalCents(result: CalcResult): number {
   return ach.totalCents - ach.surchargeCents + ach.cashDiscountCents;
 }
 
+/** A customer record's address as an invoice address (the invoice's names: line1, line2). */
+function invoiceAddressOf(address: AddressValue | null): InvoiceAddress | null {
+  if (address === null) return null;
+  const entries = Object.entries({
+    line1: address.addressLine1, line2: address.addressLine2, city: address.city, zip: address.zip,
+    countryId: address.countryId, stateId: address.stateId, stateName: address.stateName,
+  }).filter(([, value]) => value !== null);
+  const converted: InvoiceAddress = Object.fromEntries(entries);
+  return converted;
+}
+
+/** What the customer record says, in the invoice request's terms: it fills the fields the request leaves out. */
+function recordAsInput(record: CustomerRecord): InvoiceCustomerInput {
+  return {
+    firstName: record.firstName ?? '',
+    lastName: record.lastName,
+    companyName: record.companyName,
+    email: record.email,
+    mobilePhoneNumber: record.mobilePhoneNumber,
+    isMobileNumberSmsNotificationsEnabled: record.smsNotificationsEnabled,
+    useBillingAsShippingAddress: record.useBillingAsShipping,
+    billingAddress: invoiceAddressOf(record.billingAddress),
+    shippingAddress: invoiceAddressOf(record.shippingAddress),
+  };
+}
+
+/**
+ * The invoice's customer: the fields sent (null included) over the linked record's. Without a record,
+ * firstName and lastName must be sent.
+ */
+function mergedCustomer(sent: InvoiceCustomerInput | undefined, record: CustomerRecord | undefined, errors: Errors): InvoiceCustomerInput {
+  const given = Object.fromEntries(Object.entries(sent ?? {}).filter(([, value]) => value !== undefined)) as InvoiceCustomerInput;
+  if (record) return { ...recordAsInput(record), ...given };
+  if (sent === undefined) {
+    addError(errors, 'customer', 'is required unless customerId names a customer of this merchant (whose record then fills it).');
+  } else {
+    if (given.firstName === undefined) addError(errors, 'customer.firstName', 'is required unless customerId names a customer record.');
+    if (given.lastName === undefined) addError(errors, 'customer.lastName', 'is required unless customerId names a customer record.');
+  }
+  return given;
+}
+
 function customerOf(input: InvoiceCustomerInput): InvoiceCustomerValue {
   const useBilling = input.useBillingAsShippingAddress ?? false;
   // The phone pattern of the interface admits the text `null`: it means no number.
   const phone = input.mobilePhoneNumber === 'null' ? null : (input.mobilePhoneNumber ?? null);
   return {
-    firstName: input.firstName,
-    lastName: input.lastName,
+    firstName: input.firstName ?? '',
+    lastName: input.lastName ?? '',
     companyName: input.companyName ?? null,
     email: input.email ?? null,
     mobilePhoneNumber: phone,
@@ -117,11 +161,11 @@ async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, i
   if (input.unitTypeId !== undefined && !unitTypeById(input.unitTypeId)) {
     addError(errors, field('unitTypeId'), `${input.unitTypeId} is not a unit type id (${UNIT_TYPES}).`);
   }
-  if (input.lineItemId === null) {
+  if (input.lineItemId === null || input.lineItemId === undefined) {
     const { productName, unitTypeId, unitPrice } = input;
-    if (productName === undefined || productName.trim() === '') addError(errors, field('productName'), 'is required on a manually entered line (lineItemId null).');
-    if (unitTypeId === undefined) addError(errors, field('unitTypeId'), 'is required on a manually entered line (lineItemId null).');
-    if (unitPrice === undefined) addError(errors, field('unitPrice'), 'is required on a manually entered line (lineItemId null).');
+    if (productName === undefined || productName.trim() === '') addError(errors, field('productName'), 'is required on a manually entered line (lineItemId null or left out).');
+    if (unitTypeId === undefined) addError(errors, field('unitTypeId'), 'is required on a manually entered line (lineItemId null or left out).');
+    if (unitPrice === undefined) addError(errors, field('unitPrice'), 'is required on a manually entered line (lineItemId null or left out).');
     if (productName === undefined || unitTypeId === undefined || unitPrice === undefined) return {};
     const line = {
       lineItemId: null, unitTypeId, productName, description: input.description ?? null, sku: input.sku ?? null,
@@ -132,7 +176,7 @@ async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, i
         line,
         refusal: new ApiError('line_item_manual_entry_not_allowed', {
           details: 'The invoice settings do not allow manually entered lines (allowManuallyEnterLineItems is false): give a catalogue lineItemId.',
-          errors: { [field('lineItemId')]: ['A manually entered line (lineItemId null) is not allowed by the invoice settings.'] },
+          errors: { [field('lineItemId')]: ['A manually entered line (lineItemId null or left out) is not allowed by the invoice settings.'] },
         }),
       };
     }
@@ -177,7 +221,8 @@ async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, i
 
 async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, errors: Errors) {
   const customerId = input.customerId?.toLowerCase() ?? null;
-  if (customerId !== null && !(await findCustomer(db, merchantId, customerId))) addError(errors, 'customerId', 'names no customer of this merchant.');
+  const customerRecord = customerId === null ? undefined : await findCustomer(db, merchantId, customerId);
+  if (customerId !== null && !customerRecord) addError(errors, 'customerId', 'names no customer of this merchant.');
   const contacts = await contactInfosOf(db, merchantId);
   let contactId: string | undefined;
   if (input.merchantContactInfoId !== undefined && input.merchantContactInfoId !== null) {
@@ -198,6 +243,7 @@ async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput
   };
   return {
     customerId,
+    customer: customerId !== null && !customerRecord ? {} : mergedCustomer(input.customer, customerRecord, errors),
     contactId: contactId ?? '',
     cardProcessorId: await processor(input.cardPaymentProcessorId, settings.cardPaymentProcessorId, 1, 'cardPaymentProcessorId'),
     achProcessorId: await processor(input.achPaymentProcessorId, settings.achPaymentProcessorId, 2, 'achPaymentProcessorId'),
@@ -241,7 +287,7 @@ export async function settleContent(deps: Deps, merchantId: string, input: Invoi
     ...amounts,
     merchantContactInfoId: refs.contactId,
     customerId: refs.customerId,
-    customer: customerOf(input.customer),
+    customer: customerOf(refs.customer),
     achAllowFasterProcessing: input.achAllowFasterProcessing ?? null,
     lines: lines.map((line, i) => ({ ...line, totalCents: result.lineTotalsCents[i] ?? 0 })),
   };

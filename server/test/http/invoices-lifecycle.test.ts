@@ -99,6 +99,40 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
       expect([edited.customerId, edited.isCustomerUpdated]).toEqual([customerId, true]);
     });
 
+    it('fills the invoice customer from the linked record: whole when left out, field by field when partial', async () => {
+      const h = await as(0);
+      const created = await request(s.app).post('/pay-api/v1/customers').set(h).send({
+        firstName: 'Ada', lastName: 'Byron', companyName: null, email: 'ada@example.com', mobilePhoneNumber: '+15555550177',
+        billingAddress: { addressLine1: '1 Main St', city: 'Dallas', zip: '75201', stateName: 'Texas', stateId: 44, countryId: 1 },
+      });
+      expect(created.status, created.text).toBe(200);
+      const customerId = (created.body as { id: string }).id;
+      const whole = await calls.get(h, await calls.create(h, { customerId, lineItems: [manualLine()] }));
+      expect(whole.customer).toMatchObject({
+        firstName: 'Ada', lastName: 'Byron', companyName: null, email: 'ada@example.com', mobilePhoneNumber: '+15555550177',
+        isMobileNumberSmsNotificationsEnabled: false, useBillingAsShippingAddress: false,
+        billingAddress: { line1: '1 Main St', city: 'Dallas', zip: '75201', stateName: 'Texas', stateId: 44, countryId: 1 },
+      });
+      expect(whole.isCustomerUpdated).toBe(false);
+      // A field sent wins, null included; the rest comes from the record.
+      const partial = await calls.get(h, await calls.create(h, { customerId, customer: { email: 'billing@example.com', mobilePhoneNumber: null }, lineItems: [manualLine()] }));
+      expect(partial.customer).toMatchObject({ firstName: 'Ada', lastName: 'Byron', email: 'billing@example.com', mobilePhoneNumber: null });
+      expect(partial.isCustomerUpdated).toBe(true);
+      // Publishing with customerId alone works the same way.
+      const published = await request(s.app).post(`${INVOICES}/publish`).set(h).send({ customerId, lineItems: [manualLine()] });
+      expect(published.status, published.text).toBe(200);
+    });
+
+    it('takes a line without lineItemId as a manually entered line, as with lineItemId null', async () => {
+      const h = await as(0);
+      const line = manualLine({ productName: 'Hand-entered' });
+      delete line.lineItemId;
+      const invoice = await calls.get(h, await calls.create(h, invoiceBody({ lineItems: [line] })));
+      expect(invoice.lineItems).toEqual([expect.objectContaining({ lineItemId: null, productName: 'Hand-entered', unitPrice: 50, quantity: 2 })]);
+      const missing = await request(s.app).post(INVOICES).set(h).send(invoiceBody({ lineItems: [{ quantity: 1 }] }));
+      expect([missing.status, fieldsOf(missing.body)]).toEqual([400, ['lineItems[0].productName', 'lineItems[0].unitPrice', 'lineItems[0].unitTypeId']]);
+    });
+
     it('refuses bad requests, keyed by field, and creates nothing', async () => {
       const h = await as(0);
       const foreignItem = await calls.createItem(await as(1), { productName: 'Foreign item', unitPrice: 5 });
@@ -122,7 +156,9 @@ describe.each(engines())('invoices lifecycle (%s)', (engine) => {
         [invoiceBody({ lineItems: [manualLine({ quantity: 0 })] }), ['lineItems[0].quantity']],
         [invoiceBody({ taxPercentage: 100.5 }), ['taxPercentage']],
         [invoiceBody({ customer: { firstName: 'Jane' } }), ['customer.lastName']],
+        [invoiceBody({ customer: {} }), ['customer.firstName', 'customer.lastName']],
         [{ lineItems: [manualLine()] }, ['customer']],
+        [{ customerId: UNKNOWN, lineItems: [manualLine()] }, ['customerId']],
       ];
       for (const [body, fields] of cases) {
         const res = await request(s.app).post(INVOICES).set(h).send(body);

@@ -67,6 +67,29 @@ export interface RouterOptions<Ctx> {
   validateResponses?: boolean;
   /** Largest accepted request body (default `1mb`). */
   bodyLimit?: string;
+  /**
+   * The handler groups. When given, every operation must have its method: a router is never built with an
+   * operation that would fail at request time (an operation added to the document but not implemented).
+   */
+  handlers?: object;
+}
+
+/** Operations of the document that the handlers do not implement; the router refuses to be built. */
+export class MissingHandlersError extends Error {
+  constructor(readonly missing: readonly RouteDefinition[]) {
+    super(
+      `no handler for ${String(missing.length)} operation${missing.length === 1 ? '' : 's'} of the document: ` +
+        missing.map((r) => `${r.group}.${r.operationId} (${r.method.toUpperCase()} ${r.path})`).join(', ') +
+        '. Implement each as a method of its group\'s handlers (`npm run generate -- --scaffold <dir>` writes stubs).',
+    );
+    this.name = 'MissingHandlersError';
+  }
+}
+
+/** The routes whose handler method is missing from the groups. */
+export function missingHandlers(handlers: object, routes: readonly RouteDefinition[]): RouteDefinition[] {
+  const groups = handlers as Record<string, Record<string, unknown> | undefined>;
+  return routes.filter((route) => typeof groups[route.group]?.[route.operationId] !== 'function');
 }
 
 /** `{customerId}` -> `:customerId`; names that Express cannot take are mapped to safe ones. */
@@ -134,7 +157,78 @@ function validatorSpec(apiSpec: object, routes: readonly RouteDefinition[]): obj
     renamedPaths[[...renames].reduce((p, [name, safe]) => p.replace(`{${name}}`, `{${safe}}`), path)] = item;
   }
   copy.paths = renamedPaths;
+  // Query values may carry RFC 3986's sub-delimiters unencoded (`* ( ) ' !` are legal in a query, and
+  // encodeURIComponent leaves them as they are): allowReserved only tells clients how to serialize, so a
+  // server must not refuse them. The validator refuses them unless the parameter allows reserved characters.
+  for (const param of Object.values(shared)) if (isJsonObject(param) && param.in === 'query') param.allowReserved = true;
+  for (const item of Object.values(renamedPaths)) {
+    for (const value of [item, ...Object.values(item)]) {
+      if (!isJsonObject(value) || !Array.isArray(value.parameters)) continue;
+      for (const param of value.parameters) if (isJsonObject(param) && param.in === 'query') param.allowReserved = true;
+    }
+  }
   return copy;
+}
+
+type NumericKind = 'integer' | 'number';
+
+/**
+ * The integer and number query parameters of each operation. The validator converts query strings with
+ * JavaScript's number rules, which take `0x10`, `1e3` and ` 1`; these are checked as decimal text first.
+ */
+function numericQueryParameters(apiSpec: object, routes: readonly RouteDefinition[]): Map<string, Map<string, NumericKind>> {
+  const doc = apiSpec as JsonObject;
+  const resolve = (node: unknown): unknown => {
+    let current = node;
+    for (let i = 0; i < 20 && isJsonObject(current) && typeof current.$ref === 'string'; i++) {
+      current = current.$ref.slice(2).split('/').reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), doc);
+    }
+    return current;
+  };
+  const kindOf = (schema: unknown): NumericKind | undefined => {
+    const resolved = resolve(schema);
+    if (!isJsonObject(resolved)) return undefined;
+    const types = Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+    if (types.includes('integer')) return 'integer';
+    if (types.includes('number')) return 'number';
+    const parts = [resolved.allOf, resolved.oneOf, resolved.anyOf].flatMap((list): unknown[] => (Array.isArray(list) ? (list as unknown[]) : []));
+    return parts.map(kindOf).find((kind) => kind !== undefined);
+  };
+  const paths = isJsonObject(doc.paths) ? doc.paths : {};
+  const found = new Map<string, Map<string, NumericKind>>();
+  for (const route of routes) {
+    const item = resolve(paths[route.path]);
+    if (!isJsonObject(item)) continue;
+    const op = item[route.method];
+    const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+    const params = [...listOf(item.parameters), ...(isJsonObject(op) ? listOf(op.parameters) : [])];
+    const kinds = new Map<string, NumericKind>();
+    for (const raw of params) {
+      const param = resolve(raw);
+      if (!isJsonObject(param) || param.in !== 'query' || typeof param.name !== 'string') continue;
+      const kind = kindOf(param.schema);
+      if (kind) kinds.set(param.name, kind);
+    }
+    if (kinds.size > 0) found.set(route.operationId, kinds);
+  }
+  return found;
+}
+
+const DECIMAL: Record<NumericKind, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
+
+/** Numeric query values that are not plain decimal text, in the validator's error shape. */
+function numericQueryErrors(kinds: Map<string, NumericKind> | undefined, query: Record<string, unknown>): { path: string; message: string; errorCode: string }[] {
+  if (!kinds) return [];
+  const errors: { path: string; message: string; errorCode: string }[] = [];
+  for (const [name, kind] of kinds) {
+    const raw = query[name];
+    for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
+      if (typeof value === 'string' && !DECIMAL[kind].test(value)) {
+        errors.push({ path: `/query/${name}`, message: `must be ${kind === 'integer' ? 'an integer' : 'a number'} written in decimal digits`, errorCode: 'type.openapi.validation' });
+      }
+    }
+  }
+  return errors;
 }
 
 function pickHeaders(req: Request, names: readonly string[]): Record<string, string> {
@@ -174,6 +268,7 @@ function send(res: Response, result: OperationResult): void | Promise<void> {
 
 const CONTEXT = Symbol('operation-context');
 const ROUTE = Symbol('operation-route');
+const NUMERIC_QUERY = Symbol('numeric-query-errors');
 type Locals = Record<symbol, unknown>;
 
 /** The router: mount it at the root of an Express app, after any routes the document does not describe. */
@@ -182,8 +277,11 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
   // paths without case would reach handlers the context step never authenticated).
   const router = express.Router({ caseSensitive: true });
   const routes = [...options.routes].sort(routeOrder);
+  const missing = options.handlers === undefined ? [] : missingHandlers(options.handlers, routes);
+  if (missing.length > 0) throw new MissingHandlersError(missing);
   const matchers = routes.map((route) => ({ route, pattern: matcher(route), anyCase: new RegExp(matcher(route).source, 'i') }));
   const limit = options.bodyLimit ?? '1mb';
+  const numericQuery = numericQueryParameters(options.apiSpec, routes);
 
   const contextStep: RequestHandler = (req, res, next) => {
     const method = req.method.toLowerCase();
@@ -213,20 +311,41 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
   if (mediaTypes.has('application/x-www-form-urlencoded')) router.use(express.urlencoded({ limit, extended: false }));
   if ([...mediaTypes].some((t) => t.startsWith('text/'))) router.use(express.text({ limit, type: 'text/*' }));
 
+  // Read before the validator, which converts query values in place.
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const route = (res.locals as Locals)[ROUTE] as RouteDefinition | undefined;
+    if (route) (res.locals as Locals)[NUMERIC_QUERY] = numericQueryErrors(numericQuery.get(route.operationId), req.query);
+    next();
+  });
+
   router.use(
     OpenApiValidator.middleware({
       apiSpec: validatorSpec(options.apiSpec, routes) as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
       validateApiSpec: false,
-      validateRequests: { coerceTypes: false, allowUnknownQueryParameters: false },
+      // allErrors: a refused request names every problem, not the first; the body limit bounds the work.
+      validateRequests: { coerceTypes: false, allowUnknownQueryParameters: false, allErrors: true },
       validateResponses: options.validateResponses === false ? false : { removeAdditional: false },
       validateSecurity: false,
       ignoreUndocumented: false,
     }),
   );
 
+  // Numeric query values in other notations than decimal digits: reported with the validator's problems,
+  // or on their own when the validator found none.
+  router.use((_req: Request, res: Response, next: NextFunction) => {
+    const found = (res.locals as Locals)[NUMERIC_QUERY] as ValidatorErrorLike['errors'];
+    if (found && found.length > 0) next(Object.assign(new Error('request/query has numbers not written in decimal digits'), { status: 400, errors: found }));
+    else next();
+  });
+
   // The validator knows path parameters by their Express-safe names; problems name them as the document does.
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const route = (res.locals as Locals)[ROUTE] as RouteDefinition | undefined;
+    const numeric = (res.locals as Locals)[NUMERIC_QUERY] as ValidatorErrorLike['errors'];
+    if (numeric && isValidatorError(err) && err.status === 400 && err.errors !== numeric) {
+      const known = new Set((err.errors ?? []).map((e) => e.path));
+      err.errors = [...(err.errors ?? []), ...numeric.filter((e) => !known.has(e.path))];
+    }
     if (route && isValidatorError(err)) {
       for (const item of err.errors ?? []) {
         for (const p of route.pathParams) item.path = item.path.replace(new RegExp(`([./]params[./])${p.expressName}$`), `$1${p.name}`);
@@ -302,6 +421,9 @@ function splitPath(raw: string): { location: ProblemLocation; path: string } {
   return location ? { location, path: parts.slice(1).join('.') } : { location: 'request', path: parts.join('.') };
 }
 
+/** The most problems one refused request reports. */
+export const MAX_PROBLEMS = 50;
+
 /** Classifies an error raised by body parsing or validation; undefined for any other error. */
 export function routerProblem(err: unknown): RouterProblem | undefined {
   if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.parse.failed') {
@@ -311,7 +433,8 @@ export function routerProblem(err: unknown): RouterProblem | undefined {
     return { status: 413, kind: 'payload_too_large', message: 'The request body is too large.', problems: [], allow: undefined };
   }
   if (!isValidatorError(err)) return undefined;
-  const problems = (err.errors ?? []).map((e) => ({
+  // Bounded: a body of many bad items reports its first MAX_PROBLEMS problems.
+  const problems = (err.errors ?? []).slice(0, MAX_PROBLEMS).map((e) => ({
     ...splitPath(e.path),
     message: e.message,
     keyword: e.errorCode?.replace(/\.openapi\.(validation|requestValidation)$/, ''),

@@ -1,0 +1,29 @@
+// What `npm start` tells a new user: where the API and its docs are, and a token command that pastes into a
+// shell as printed (the secrets stay in the credentials file; the command reads them from there).
+
+/** A word for a POSIX shell: single-quoted, with single quotes inside it closed, escaped and reopened. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A `curl` command that asks the token service for merchant `index`'s token, reading its secret from the file. */
+export function tokenCommand(baseUrl: string, credentialsFile: string, index = 0): string {
+  // node rather than jq: Node.js is on every machine that runs the server.
+  const read = (key: 'clientId' | 'clientSecret'): string =>
+    `"$(node -p ${shellQuote(`require(${JSON.stringify(credentialsFile)}).merchants[${String(index)}].${key}`)})"`;
+  return `curl -s -X POST ${shellQuote(`${baseUrl}/oauth2/token`)} -d grant_type=client_credentials -d scope=offline_access ` +
+    `-d client_id=${read('clientId')} -d client_secret=${read('clientSecret')}`;
+}
+
+/** The plain-text lines printed under the logs when they go to a terminal. */
+export function startupBanner(baseUrl: string, environment: string, credentialsFile: string): string {
+  return [
+    '',
+    `  Payment gateway ${environment} at ${baseUrl}`,
+    `  Docs:         ${baseUrl}/docs   (the contract: ${baseUrl}/openapi.json)`,
+    `  Credentials:  ${credentialsFile}`,
+    '  Get a token (paste into a shell):',
+    `    ${tokenCommand(baseUrl, credentialsFile)}`,
+    '',
+  ].join('\n');
+}
