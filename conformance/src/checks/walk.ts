@@ -1,0 +1,208 @@
+// The coverage walk: every operation of the spec called once as its owner with a valid request, built from the
+// operation's own example with the ids of records the walk created, in an order that gives each operation the
+// state it needs. Operations the order does not name are called last the same way, so a new operation of the
+// spec is exercised without new code. Every response is checked against the spec by the runner.
+import { CheckFailure, CheckSkipped, bodyOf, type Check, type CheckContext } from '../check.ts';
+import type { CallOptions, Exchange } from '../http.ts';
+import { SpecReader } from '../negative-cases.ts';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const isRecord = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+const firstOf = (v: unknown): unknown => listOf(v)[0];
+
+/** Replaces, at any depth, the value of each key the walk knows an id for (only keys the example has). */
+function substitute(value: Json, ids: Readonly<Record<string, string>>): Json {
+  if (Array.isArray(value)) return value.map((v) => substitute(v, ids));
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, ids[k] !== undefined && (typeof v === 'string' || v === null) ? ids[k] : substitute(v, ids)]));
+}
+
+interface Step {
+  readonly op: string;
+  /** Changes to the example request; ids fill path parameters and id fields by name. */
+  readonly request?: (w: Walk) => Partial<CallOptions> | Promise<Partial<CallOptions>>;
+  /** Statuses that count as the operation answering a valid request (default: its 2xx). */
+  readonly accept?: readonly number[];
+  /** Keeps what the answer says for later steps. */
+  readonly keep?: (w: Walk, body: Record<string, unknown>) => void;
+}
+
+const future = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString();
+
+class Walk {
+  readonly ids: Record<string, string> = {};
+  readonly called = new Map<string, number>();
+  readonly failures: [string, Exchange][] = [];
+  private readonly reader: SpecReader;
+  constructor(readonly ctx: CheckContext) {
+    this.reader = new SpecReader(ctx.spec.document);
+  }
+
+  /** The operation's example request with the walk's ids in it. */
+  example(op: string): CallOptions {
+    const found = this.reader.operation(op);
+    if (!found) throw new Error(`the spec has no operation ${op}`);
+    const path: Record<string, string> = {};
+    for (const p of found.params.filter((x) => x.in === 'path')) path[String(p.name)] = this.ids[String(p.name)] ?? '';
+    const json = this.reader.jsonBody(found.op);
+    return { path, ...(json?.example === undefined ? {} : { body: substitute(structuredClone(json.example) as Json, this.ids) }) };
+  }
+
+  async step(step: Step): Promise<Exchange> {
+    const base = this.example(step.op);
+    const extra = step.request ? await step.request(this) : {};
+    const request: CallOptions = { ...base, ...extra, path: { ...base.path, ...extra.path } };
+    const exchange = await this.ctx.call(step.op, request);
+    const status = exchange.response?.status ?? 0;
+    this.called.set(step.op, status);
+    // A designed operation (the sandbox controls, say) that the target does not serve is not a failure.
+    if (status === 404 && this.ctx.spec.operation(step.op).designed) {
+      this.called.set(step.op, -404);
+      return exchange;
+    }
+    const ok = step.accept ? step.accept.includes(status) : status >= 200 && status < 300;
+    if (!ok) {
+      const said = exchange.response ? `${String(status)} ${exchange.response.text.slice(0, 160)}` : String(exchange.error);
+      this.failures.push([`${step.op}: expected ${step.accept ? step.accept.join(' or ') : 'a 2xx'} for a valid request, got ${said}`, exchange]);
+    }
+    else if (step.keep) step.keep(this, bodyOf(exchange));
+    return exchange;
+  }
+}
+
+const keepId = (name: string, field = 'id') => (w: Walk, body: Record<string, unknown>): void => {
+  const value = body[field];
+  if (typeof value === 'string') w.ids[name] = value;
+};
+/** A version 4 UUID from the run's seeded random numbers, so a run can be repeated. */
+const seededUuid = (random: () => number): string => {
+  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
+  hex[12] = '4';
+  hex[16] = (8 + Math.floor(random() * 4)).toString(16);
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};
+const card = { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
+const manualLine = { lineItemId: null, productName: 'Walk', unitTypeId: 1, unitPrice: 20, quantity: 1 };
+
+/** Records an invoice to publish: a customer's invoice due in 30 days with one manual line. */
+const invoiceBody = (w: Walk): Partial<CallOptions> => ({ body: { id: null, dueDate: future(30), customerId: w.ids.customerId ?? null, lineItems: [manualLine] } });
+const publishAs = (name: string): Step => ({ op: 'publishInvoice', request: invoiceBody, keep: keepId(name) });
+const at = (name: string, key: string) => (w: Walk): Partial<CallOptions> => ({ path: { [key]: w.ids[name] ?? '' } });
+const total = async (w: Walk, invoice: string, kind: 'creditCard' | 'ach'): Promise<number> => {
+  const calc = bodyOf(await w.ctx.call('getInvoice', { path: { invoiceId: w.ids[invoice] ?? '' } })).invoiceCalculations;
+  const part = isRecord(calc) ? calc[kind] : undefined;
+  return isRecord(part) && typeof part.totalAmount === 'number' ? part.totalAmount : 0;
+};
+
+/** The order: lookups and settings, then each family from creation to deletion. */
+const steps: readonly Step[] = [
+  { op: 'getPaymentConfiguration', keep: (w, b) => {
+    for (const p of listOf(b.availablePaymentProcessors)) {
+      if (!isRecord(p) || typeof p.id !== 'string') continue;
+      const kind = p.typeId === 1 || p.type === 'CardProcessor' ? 'cardPaymentProcessorId' : p.typeId === 2 || p.type === 'Eft' ? 'achPaymentProcessorId' : undefined;
+      if (kind !== undefined && !(kind in w.ids)) w.ids[kind] = p.id;
+    }
+  } },
+  { op: 'listContactInfos', keep: (w, b) => { const first = firstOf(b.contactInfos); if (isRecord(first) && typeof first.id === 'string') w.ids.merchantContactInfoId = first.id; } },
+  { op: 'listCountries' }, { op: 'listStates' }, { op: 'listEnumerations' }, { op: 'listUnitTypes' },
+  { op: 'listApiKeys' }, { op: 'listDevices' }, { op: 'listWebhookEventTypes' },
+  // Customers and their payment methods.
+  { op: 'createCustomer', request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk'), paymentMethodsCards: [{ name: 'Visa', ...card }], paymentMethodsAchAccounts: [{ accountNumber: '000123456789', routingNumber: '021000021', accountType: 1, accountHolderType: 2, name: 'Checking' }] } }), keep: keepId('customerId') },
+  { op: 'searchCustomers' },
+  { op: 'getCustomer', keep: (w, b) => { if (typeof b.merchantId === 'string') w.ids.merchantId = b.merchantId; } },
+  { op: 'updateCustomer', request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk-updated') } }) },
+  { op: 'listPaymentMethods' },
+  { op: 'addCardPaymentMethod', request: () => ({ body: { name: 'Second', ...card } }), keep: keepId('paymentMethodId') },
+  { op: 'addAchPaymentMethod', keep: keepId('achPaymentMethodId') },
+  { op: 'updatePaymentMethod', request: () => ({ body: { name: 'Renamed' } }) },
+  { op: 'makeDefaultPaymentMethod' },
+  { op: 'deletePaymentMethod', request: at('achPaymentMethodId', 'paymentMethodId') },
+  // The catalogue.
+  { op: 'listCategories' },
+  { op: 'createCategory', request: (w) => ({ body: { name: w.ctx.unique('walk-cat'), defaultUnitTypeId: 1 } }), keep: keepId('categoryId') },
+  { op: 'updateCategory', request: (w) => ({ body: { name: w.ctx.unique('walk-cat2'), defaultUnitTypeId: 1 } }) },
+  { op: 'listLineItems' },
+  { op: 'createLineItem', request: (w) => ({ body: { productName: w.ctx.unique('walk-item'), unitPrice: 12.5, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }), keep: keepId('lineItemId') },
+  { op: 'updateLineItem', request: (w) => ({ body: { productName: w.ctx.unique('walk-item2'), unitPrice: 13, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }) },
+  // Invoices.
+  { op: 'getInvoiceSettings', request: at('merchantId', 'merchantId'), keep: (w, b) => { w.ids.settings = JSON.stringify(b); } },
+  { op: 'updateInvoiceSettings', request: (w) => ({ path: { merchantId: w.ids.merchantId ?? '' }, body: JSON.parse(w.ids.settings ?? '{}') as Json }) },
+  { op: 'listInvoices' },
+  { op: 'createInvoice', request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [{ lineItemId: w.ids.lineItemId ?? null, quantity: 2 }] } }), keep: keepId('invoiceId') },
+  { op: 'getInvoice' },
+  { op: 'updateInvoice', request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [manualLine] } }) },
+  { op: 'getInvoiceCalculations' },
+  { op: 'deleteInvoice' },
+  { ...publishAs('invoiceId') },
+  { op: 'downloadInvoicePdf' },
+  { op: 'sendInvoiceEmailNotification' },
+  { op: 'sendInvoiceSmsNotification' },
+  { op: 'submitInvoiceCardPayment', request: async (w) => ({ body: { totalAmount: await total(w, 'invoiceId', 'creditCard'), accountNumber: card.pan, expirationMonth: card.expirationMonth, expirationYear: card.expirationYear, securityCode: card.securityCode, billingCountryId: 1 } }) },
+  publishAs('achInvoiceId'),
+  { op: 'submitInvoiceAchPayment', request: async (w) => ({ path: { invoiceId: w.ids.achInvoiceId ?? '' }, body: { ...(w.example('submitInvoiceAchPayment').body as Record<string, Json>), totalAmount: await total(w, 'achInvoiceId', 'ach'), authorizationConsentTimestamp: new Date().toISOString() } }) },
+  publishAs('cancelInvoiceId'),
+  { op: 'cancelInvoice', request: at('cancelInvoiceId', 'invoiceId') },
+  publishAs('paidInvoiceId'),
+  { op: 'markInvoiceAsPaid', request: at('paidInvoiceId', 'invoiceId') },
+  // ACH.
+  { op: 'createAchDebit', request: (w) => ({ body: { ...(w.example('createAchDebit').body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '' } }), keep: keepId('transactionId', 'transactionId') },
+  { op: 'getTransactionStatus' },
+  { op: 'holdAchTransaction' }, { op: 'unholdAchTransaction' }, { op: 'voidAchTransaction' },
+  { op: 'createAchCredit', request: async (w) => {
+    const methods = bodyOf(await w.ctx.call('listPaymentMethods', { path: { customerId: w.ids.customerId ?? '' } }));
+    const ach = listOf(methods.items).find((m) => isRecord(m) && m.paymentMethodTypeId === 2);
+    return { body: { ...(w.example('createAchCredit').body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '', paymentMethodId: isRecord(ach) && typeof ach.id === 'string' ? ach.id : '', customerId: w.ids.customerId ?? null } };
+  }, keep: keepId('creditId', 'transactionId') },
+  { op: 'simulateTransaction', request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { outcome: 'settle' } }) },
+  { op: 'refundAchTransaction', request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { amount: 1 } }) },
+  // Webhooks: a receiver that does not answer (a closed port), so a delivery ends Failed for retryDelivery.
+  { op: 'listWebhookEndpoints' },
+  { op: 'createWebhookEndpoint', request: (w) => ({ body: { name: w.ctx.unique('walk-hook'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }), keep: keepId('webhookId') },
+  { op: 'getWebhookEndpoint' },
+  { op: 'updateWebhookEndpoint', request: (w) => ({ body: { name: w.ctx.unique('walk-hook2'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }) },
+  { op: 'pingWebhookEndpoint' },
+  { op: 'listDeliveryLogs' }, { op: 'exportDeliveryLogs' },
+  // Cards (the webhook above subscribes to payment.card.authorized).
+  { op: 'authorizeCard', request: (w) => ({ body: { amount: 20, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('authorizationId', 'transactionId') },
+  { op: 'captureCardTransaction', request: at('authorizationId', 'transactionId') },
+  { op: 'createCardSale', request: (w) => ({ body: { amount: 30, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('saleId', 'transactionId') },
+  { op: 'voidCardTransaction', request: at('saleId', 'transactionId') },
+  { op: 'createCardSale', request: (w) => ({ body: { amount: 40, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('settledSaleId', 'transactionId') },
+  { op: 'advanceSandboxClock', request: () => ({ body: { seconds: 2 * 86_400 } }) },
+  { op: 'refundCardTransaction', request: (w) => ({ path: { transactionId: w.ids.settledSaleId ?? '' }, body: { amount: 5 } }) },
+  { op: 'refundCardWithoutReference', request: (w) => ({ body: { amount: 5, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }) },
+  { op: 'getSandboxClock' },
+  // Devices and API keys.
+  // A token for a device id the walk chooses registers that device (the answer does not name the device).
+  { op: 'issueTapToPayToken', request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
+  { op: 'getDevice' }, { op: 'activateTapToPayDevice' },
+  { op: 'createApiKey', request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
+  { op: 'deleteApiKey' },
+  { op: 'listWebhookDeliveryLogs', keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },
+  // Only a Failed delivery may be retried; one still pending answers the documented 400.
+  { op: 'retryDelivery', accept: [200, 400] },
+  { op: 'deleteWebhookEndpoint' },
+  // Deletions last.
+  { op: 'deleteLineItem' }, { op: 'deleteCategory' }, { op: 'deleteCustomer' },
+];
+
+export const walkChecks: readonly Check[] = [{
+  id: 'coverage/walk',
+  group: 'resources',
+  title: 'every operation answers a valid request from its owner (built from its examples and the records the walk made)',
+  tags: [],
+  designed: false,
+  run: async (ctx) => {
+    if (ctx.spec.operations.size === 0) throw new CheckSkipped('the spec has no operations');
+    const walk = new Walk(ctx);
+    for (const step of steps) await walk.step(step);
+    // Operations the order does not name (a new one in the spec): their example, the walk's ids.
+    for (const op of ctx.spec.operations.values()) {
+      if (!walk.called.has(op.operationId) && !op.path.includes('oauth2')) await walk.step({ op: op.operationId });
+    }
+    const first = walk.failures[0];
+    if (first) throw new CheckFailure(`${first[0]}${walk.failures.length > 1 ? ` (and ${String(walk.failures.length - 1)} more: ${walk.failures.slice(1, 5).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+  },
+}];

@@ -1,0 +1,106 @@
+// The spec-driven checks (negative cases from the schemas, the coverage walk) against the bundled server, where
+// they pass, and against mutants, each of which must fail the check meant to catch it (attribution by check id).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { negativeChecks } from '../src/checks/negative.ts';
+import { walkChecks } from '../src/checks/walk.ts';
+import { Runner, type CheckResult } from '../src/runner.ts';
+import { Spec } from '../src/spec.ts';
+import type { Check } from '../src/check.ts';
+import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
+
+const spec = Spec.load();
+const checks: Check[] = [...walkChecks, ...negativeChecks(spec)];
+let server: BundledServer;
+
+async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
+  const { merchants } = credentialsOf(server.credentialsFile);
+  const [a, b] = merchants;
+  if (!a || !b) throw new Error('two merchants expected');
+  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: undefined, credentials: { A: a, B: b } }, 7, 10_000);
+  await runner.prepare();
+  const results: CheckResult[] = [];
+  for (const check of checks.filter((c) => ids === undefined || ids.includes(c.id))) results.push(await runner.runCheck(check));
+  return results;
+}
+
+beforeAll(async () => { server = await startBundledServer(); }, 60_000);
+afterAll(async () => { await server.stop(); });
+
+describe('spec-driven checks against the bundled server', () => {
+  it('pass: the walk calls every operation, and every negative case is refused as documented', async () => {
+    const results = await run(server.baseUrl, undefined);
+    const failed = results.filter((r) => r.status !== 'passed').map((r) => `${r.id}: ${r.message ?? ''}`);
+    expect(failed).toEqual([]);
+    expect(results.length).toBe(checks.length);
+    // Each operation but the token services (exercised by the runner itself) has a negative check or none to make.
+    expect(results.filter((r) => r.id.startsWith('negative/')).length).toBeGreaterThan(50);
+  }, 180_000);
+});
+
+const json = (body: string): Record<string, unknown> => {
+  try { return JSON.parse(body) as Record<string, unknown>; } catch { return {}; }
+};
+const isList = (path: string): boolean => /^\/pay-api\/v1\/customers(\?|$)/.test(path);
+
+/** Each mutant plants one defect of a class the spec-driven checks exist for, and names the check meant to catch it. */
+const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: 'accepts a lastName over its maxLength (a length rule not enforced)',
+    checks: ['negative/createCustomer'],
+    reply: (req, reply) => (req.method === 'POST' && req.path === '/pay-api/v1/customers' && JSON.stringify(json(req.body).lastName ?? '').length > 102
+      ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: randomUUID() }) } : reply),
+  },
+  {
+    name: 'refuses, but without naming the field',
+    checks: ['negative/createCategory'],
+    reply: (req, reply) => (req.path.startsWith('/pay-int-api/categories') && reply.status === 400
+      ? { ...reply, body: JSON.stringify({ ...json(reply.body), errors: { request: ['is invalid'] } }) } : reply),
+  },
+  {
+    name: "a body whose statusCode is not the response's status",
+    checks: ['negative/createLineItem'],
+    reply: (req, reply) => (req.path.startsWith('/pay-int-api/line-items') && reply.status === 400 ? { ...reply, body: JSON.stringify({ ...json(reply.body), statusCode: 422 }) } : reply),
+  },
+  {
+    name: 'answers another media type with 400 instead of 415',
+    checks: ['negative/createWebhookEndpoint'],
+    reply: (req, reply) => (req.path.startsWith('/v2/webhooks/endpoints') && reply.status === 415 ? { ...reply, status: 400, body: JSON.stringify({ ...json(reply.body), statusCode: 400 }) } : reply),
+  },
+  {
+    name: 'clamps pageSize 101 to 100 instead of refusing it (a query bound not enforced)',
+    checks: ['negative/searchCustomers'],
+    request: (req) => (isList(req.path) ? { ...req, path: req.path.replace('pageSize=101', 'pageSize=100') } : req),
+  },
+  {
+    name: 'a refused create still creates (validation after the write)',
+    checks: ['negative/createCustomer'],
+    request: (req) => (req.method === 'POST' && req.path === '/pay-api/v1/customers' && JSON.stringify(json(req.body).firstName ?? '').length > 102
+      ? { ...req, headers: { ...req.headers, 'x-mutant-refuse': '1' }, body: JSON.stringify({ ...json(req.body), firstName: 'Mallory' }) } : req),
+    reply: (req, reply) => (req.headers['x-mutant-refuse'] === '1'
+      ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ errors: { firstName: ['too long'] }, details: 'x', statusCode: 400, source: 'm', exceptionType: 'ValidationException', correlationId: randomUUID(), entityId: null, errorCode: 'validation_failed' }) } : reply),
+  },
+  {
+    name: 'an operation the other checks never call fails (the device read answers 500)',
+    checks: ['coverage/walk'],
+    reply: (req, reply) => (req.method === 'GET' && /^\/pay-api\/v1\/devices\/[^/?]+$/.test(req.path) ? { status: 500, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
+  },
+  {
+    name: 'a response lacks a required field (the calculations without totalAmount)',
+    checks: ['coverage/walk'],
+    reply: (req, reply) => (req.path.endsWith('/calculations') && reply.status === 200 ? { ...reply, body: JSON.stringify({ ...json(reply.body), totalAmount: undefined }) } : reply),
+  },
+];
+
+describe('spec-driven checks against mutants', () => {
+  it.each(mutants.map((m) => [m.name, m] as const))('catch: %s', async (_name, mutant) => {
+    const proxy = await startProxy(server.baseUrl, mutant);
+    try {
+      const results = await run(proxy.baseUrl, mutant.checks);
+      // Caught by the check meant to catch it: each named check fails.
+      expect(results.map((r) => [r.id, r.status])).toEqual(mutant.checks.map((id) => [id, 'failed']));
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
+});
