@@ -2,22 +2,24 @@
 // they pass, and against mutants, each of which must fail the check meant to catch it (attribution by check id).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { arithmeticChecks } from '../src/checks/arithmetic.ts';
+import { identityChecks } from '../src/checks/identities.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
 import { Runner, type CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
 import type { Check } from '../src/check.ts';
-import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
+import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
-  const { merchants } = credentialsOf(server.credentialsFile);
+  const { merchants, partner } = credentialsOf(server.credentialsFile) as ReturnType<typeof credentialsOf> & { partner?: { clientId: string; clientSecret: string } };
   const [a, b] = merchants;
-  if (!a || !b) throw new Error('two merchants expected');
-  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: undefined, credentials: { A: a, B: b } }, 7, 10_000);
+  if (!a || !b || !partner) throw new Error('two merchants and a partner expected');
+  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: undefined, credentials: { A: a, B: b, partner } }, 7, 10_000);
   await runner.prepare();
   const results: CheckResult[] = [];
   for (const check of checks.filter((c) => ids === undefined || ids.includes(c.id))) results.push(await runner.runCheck(check));
@@ -44,7 +46,64 @@ const json = (body: string): Record<string, unknown> => {
 const isList = (path: string): boolean => /^\/pay-api\/v1\/customers(\?|$)/.test(path);
 
 /** Each mutant plants one defect of a class the spec-driven checks exist for, and names the check meant to catch it. */
+const refreshTokens = new Map<string, string>();
+let lastMerchant: string | undefined;
+const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: 'an amount rounded otherwise than the spec says (the ACH tax a cent off)',
+    checks: ['arithmetic/invoice_totals'],
+    reply: (req, reply) => {
+      if (!/^\/pay-int-api\/invoices\/[^/?]+(\?|$)/.test(req.path) || reply.status !== 200) return reply;
+      const body = json(reply.body) as { invoiceCalculations?: { ach?: { taxAmount: number } } };
+      if (body.invoiceCalculations?.ach) body.invoiceCalculations.ach.taxAmount = Math.round(body.invoiceCalculations.ach.taxAmount * 100 + 1) / 100;
+      return { ...reply, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: 'the PDF download is not a PDF',
+    checks: ['arithmetic/invoice_totals'],
+    reply: (req, reply) => (req.path.includes('/download-pdf') && reply.status === 200 ? { ...reply, body: 'PDF coming soon' } : reply),
+  },
+  {
+    name: 'a refresh token is accepted as an access token',
+    checks: ['identities/refresh_token_is_not_a_bearer'],
+    request: (req) => {
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const access = bearer === undefined ? undefined : refreshTokens.get(bearer);
+      return access === undefined ? req : { ...req, headers: { ...req.headers, authorization: `Bearer ${access}` } };
+    },
+    reply: (req, reply) => {
+      if (req.path === '/oauth2/token' && reply.status === 200) {
+        const body = json(reply.body);
+        if (typeof body.refresh_token === 'string' && typeof body.access_token === 'string') refreshTokens.set(body.refresh_token, body.access_token);
+      }
+      return reply;
+    },
+  },
+  {
+    name: "an Idempotency-Key replays across tenants (B gets A's response)",
+    checks: ['identities/idempotency_key_per_tenant'],
+    reply: (req, reply) => {
+      const key = req.headers['idempotency-key'];
+      if (key === undefined) return reply;
+      const first = replies.get(key);
+      if (first) return { ...first, headers: { ...first.headers, 'idempotent-replayed': 'true' } };
+      replies.set(key, reply);
+      return reply;
+    },
+  },
+  {
+    name: 'a partner may act on a merchant that is not its own',
+    checks: ['identities/partner_acts_for_its_merchant'],
+    // Acts on the last merchant it was asked for, whoever owns the one named now.
+    request: (req) => {
+      const named = req.headers['x-merchant-id'];
+      if (named === undefined) return req;
+      if (named !== '5f0e2c3d-4b1a-4c9e-8d7f-6a5b4c3d2e1f') { lastMerchant = named; return req; }
+      return lastMerchant === undefined ? req : { ...req, headers: { ...req.headers, 'x-merchant-id': lastMerchant } };
+    },
+  },
   {
     name: 'accepts a lastName over its maxLength (a length rule not enforced)',
     checks: ['negative/createCustomer'],

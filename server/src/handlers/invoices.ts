@@ -66,7 +66,7 @@ export const invoicesHandlers = {
     return { status: 200, body: await service.invoicePdfBase64(context, context.merchantId(), input.path.invoiceId) };
   },
 
-  // The payment of an invoice comes with the payments issue: until then, the project's honest not-yet answer.
+  // Paying an invoice: the interface's submit (card) and ach/submit rules (services/invoice-payments.ts).
   async submitInvoiceCardPayment(input: op.SubmitInvoiceCardPaymentInput, context: ServerContext): Promise<op.SubmitInvoiceCardPaymentResult> {
     return { status: 200, body: await payments.payByCard(context, context.merchantId(), input.path.invoiceId, input.body) };
   },

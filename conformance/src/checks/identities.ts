@@ -1,0 +1,62 @@
+// Identities: the partner acting for its merchants through x-merchant-id (and refused for another), a refresh
+// token that is not an access token, and Idempotency-Keys that belong to one tenant.
+import { CheckSkipped, bodyOf, createdId, expectStatus, expectThat, type Check } from '../check.ts';
+
+const UNKNOWN_MERCHANT = '5f0e2c3d-4b1a-4c9e-8d7f-6a5b4c3d2e1f';
+
+export const identityChecks: readonly Check[] = [
+  {
+    id: 'identities/partner_acts_for_its_merchant',
+    group: 'tenancy',
+    title: 'a partner token acts on the merchant x-merchant-id names (that merchant sees the record, another does not); an unknown merchant answers 400',
+    tags: ['Customers', 'createCustomer', 'getCustomer'],
+    designed: true,
+    run: async (ctx) => {
+      if (!ctx.identities.includes('partner')) throw new CheckSkipped('no partner credentials (--partner-client-id / the credentials file)');
+      const mine = await ctx.call('getPaymentConfiguration', {});
+      expectStatus(mine, 200, "merchant A's payment configuration");
+      const readA = await ctx.call('createCustomer', { body: { firstName: 'Partner', lastName: ctx.unique('probe') } });
+      const probeId = createdId(readA, "a customer of merchant A");
+      const merchantId = String(bodyOf(await ctx.call('getCustomer', { path: { customerId: probeId } })).merchantId);
+      const created = await ctx.call('createCustomer', { as: 'partner', headers: { 'x-merchant-id': merchantId }, body: { firstName: 'Partner', lastName: ctx.unique('for-a') } });
+      const customerId = createdId(created, 'a customer the partner creates for merchant A');
+      expectStatus(await ctx.call('getCustomer', { path: { customerId } }), 200, 'merchant A reads the customer its partner created for it');
+      expectStatus(await ctx.call('getCustomer', { as: 'B', path: { customerId } }), 404, 'merchant B does not see it');
+      const foreign = await ctx.call('createCustomer', { as: 'partner', headers: { 'x-merchant-id': UNKNOWN_MERCHANT }, body: { firstName: 'Partner', lastName: ctx.unique('nobody') } });
+      expectStatus(foreign, 400, 'a partner naming a merchant that is not its own');
+    },
+  },
+  {
+    id: 'identities/refresh_token_is_not_a_bearer',
+    group: 'auth',
+    title: 'a refresh token presented as a bearer token answers 401',
+    tags: ['Customers', 'searchCustomers'],
+    designed: false,
+    run: async (ctx) => {
+      const credentials = ctx.credentials.A;
+      if (!credentials) throw new CheckSkipped('no credentials for merchant A');
+      const token = await ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret } });
+      expectStatus(token, 200, 'a token with scope offline_access');
+      const refresh = bodyOf(token).refresh_token;
+      expectThat(typeof refresh === 'string', 'the token response carries a refresh_token', token);
+      const used = await ctx.call('searchCustomers', { as: 'none', headers: { authorization: `Bearer ${refresh}` } });
+      expectStatus(used, 401, 'a refresh token used as an access token');
+    },
+  },
+  {
+    id: 'identities/idempotency_key_per_tenant',
+    group: 'idempotency',
+    title: "merchant B's request with merchant A's Idempotency-Key acts for B and does not replay A's response",
+    tags: ['Customers', 'createCustomer'],
+    designed: true,
+    run: async (ctx) => {
+      const key = ctx.unique('idem-tenant');
+      const first = await ctx.call('createCustomer', { headers: { 'idempotency-key': key }, body: { firstName: 'Idem', lastName: ctx.unique('a') } });
+      const a = createdId(first, "merchant A's customer");
+      const second = await ctx.call('createCustomer', { as: 'B', headers: { 'idempotency-key': key }, body: { firstName: 'Idem', lastName: ctx.unique('b') } });
+      const b = createdId(second, "merchant B's customer with the same key");
+      expectThat(a !== b && second.response?.headers['idempotent-replayed'] !== 'true', "B's request acted (a new record, no Idempotent-Replayed)", second);
+      expectStatus(await ctx.call('getCustomer', { as: 'B', path: { customerId: b } }), 200, 'B reads its own customer');
+    },
+  },
+];
