@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithmeticChecks } from '../src/checks/arithmetic.ts';
+import { familyChecks } from '../src/checks/families.ts';
 import { identityChecks } from '../src/checks/identities.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
@@ -12,7 +13,7 @@ import type { Check } from '../src/check.ts';
 import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -50,6 +51,28 @@ const refreshTokens = new Map<string, string>();
 let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: "a deleted API key's tokens keep working",
+    checks: ['families/api_keys'],
+    // Deletes nothing: the key stays active.
+    request: (req) => (req.method === 'DELETE' && req.path.startsWith('/pay-api/v1/merchants/tokens/') ? { ...req, method: 'GET', path: '/pay-api/v1/merchants/tokens', headers: { ...req.headers, 'x-mutant-fake-delete': '1' } } : req),
+    reply: (req, reply) => (req.headers['x-mutant-fake-delete'] === '1' ? { status: 200, headers: {}, body: '' } : reply),
+  },
+  {
+    name: 'an update of a webhook endpoint is answered but not kept',
+    checks: ['families/webhook_endpoints'],
+    request: (req) => (req.method === 'PUT' && req.path.startsWith('/v2/webhooks/endpoints/') ? { ...req, method: 'GET', headers: { ...req.headers, 'x-mutant-fake-update': '1' } } : req),
+  },
+  {
+    name: "a payment method list shows the whole card number",
+    checks: ['families/payment_methods'],
+    reply: (req, reply) => {
+      if (!/\/payment-methods(\?|$)/.test(req.path) || req.method !== 'GET' || reply.status !== 200) return reply;
+      const body = json(reply.body) as { items?: { panMask?: string | null }[] };
+      for (const item of body.items ?? []) if (typeof item.panMask === 'string') item.panMask = '4111111111111111';
+      return { ...reply, body: JSON.stringify(body) };
+    },
+  },
   {
     name: 'an amount rounded otherwise than the spec says (the ACH tax a cent off)',
     checks: ['arithmetic/invoice_totals'],

@@ -1,0 +1,115 @@
+// Owner-side flows of the families the generic resource checks cannot address alone (nested under a customer,
+// made by a side effect, or credentials): what was written reads back field by field, an update reads back
+// changed, the caller's list holds it and another merchant's does not, a delete is gone.
+import { randomUUID } from 'node:crypto';
+import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
+import type { Exchange } from '../http.ts';
+
+type JsonObject = Record<string, unknown>;
+const itemsOf = (exchange: Exchange): JsonObject[] => {
+  const items = bodyOf(exchange).items;
+  return Array.isArray(items) ? items.filter((i): i is JsonObject => typeof i === 'object' && i !== null) : [];
+};
+
+/** Each field written reads back equal (arrays compared as sets of values). */
+function readsBack(written: JsonObject, read: Exchange, what: string): void {
+  const body = bodyOf(read);
+  for (const [field, value] of Object.entries(written)) {
+    const got = body[field];
+    const sorted = (list: unknown[]): string => JSON.stringify(list.map((v) => JSON.stringify(v)).sort());
+    const same = Array.isArray(value) && Array.isArray(got) ? sorted(value as unknown[]) === sorted(got as unknown[]) : JSON.stringify(got) === JSON.stringify(value);
+    if (!same) throw new CheckFailure(`${what}: ${field} reads back ${JSON.stringify(got)}, written ${JSON.stringify(value)}`, read);
+  }
+}
+
+async function token(ctx: CheckContext, clientId: string, clientSecret: string): Promise<Exchange> {
+  return ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: clientId, client_secret: clientSecret } });
+}
+
+export const familyChecks: readonly Check[] = [
+  {
+    id: 'families/webhook_endpoints', group: 'resources', designed: false,
+    tags: ['Webhooks', 'createWebhookEndpoint', 'getWebhookEndpoint', 'updateWebhookEndpoint', 'listWebhookEndpoints', 'deleteWebhookEndpoint'],
+    title: 'a webhook endpoint reads back as written and as updated, is listed for its owner only, and is gone once deleted',
+    async run(ctx) {
+      const written = { name: ctx.unique('hook'), endpointUrl: 'http://127.0.0.1:9/conformance', eventTypes: ['payment.card.authorized', 'invoice.paid'] };
+      const webhookId = createdId(await ctx.call('createWebhookEndpoint', { body: written }), 'a webhook endpoint');
+      const read = await ctx.call('getWebhookEndpoint', { path: { webhookId } });
+      expectStatus(read, 200, 'getWebhookEndpoint');
+      readsBack(written, read, 'the webhook');
+      expectThat(/^whsec_/.test(String(bodyOf(read).signingSecret)), 'the owner sees the signing secret (whsec_…)', read);
+      const changed = { name: ctx.unique('hook2'), endpointUrl: 'http://127.0.0.1:9/conformance/v2', eventTypes: ['payment.ach.cleared'] };
+      expectStatus(await ctx.call('updateWebhookEndpoint', { path: { webhookId }, body: changed }), 200, 'updateWebhookEndpoint');
+      readsBack(changed, await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 'the updated webhook');
+      const mine = await ctx.call('listWebhookEndpoints', { query: { pageSize: 100 } });
+      expectThat(itemsOf(mine).some((i) => i.id === webhookId), 'the owner lists it', mine);
+      const theirs = await ctx.call('listWebhookEndpoints', { as: 'B', query: { pageSize: 100 } });
+      expectThat(!itemsOf(theirs).some((i) => i.id === webhookId), "another merchant's list does not hold it", theirs);
+      expectStatus(await ctx.call('getWebhookEndpoint', { as: 'B', path: { webhookId } }), 404, "another merchant reads the webhook");
+      expectStatus(await ctx.call('deleteWebhookEndpoint', { path: { webhookId } }), 200, 'deleteWebhookEndpoint');
+      expectStatus(await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 404, 'getWebhookEndpoint after delete');
+    },
+  },
+  {
+    id: 'families/payment_methods', group: 'resources', designed: false,
+    tags: ['Payment Methods', 'addCardPaymentMethod', 'listPaymentMethods', 'updatePaymentMethod', 'makeDefaultPaymentMethod', 'deletePaymentMethod'],
+    title: "a customer's card reads back in the list, an update reads back, it becomes the default, and a delete is gone",
+    async run(ctx) {
+      const customerId = createdId(await ctx.call('createCustomer', { body: { firstName: 'Methods', lastName: ctx.unique('pm') } }), 'a customer');
+      const year = new Date().getUTCFullYear() + 4;
+      const added = await ctx.call('addCardPaymentMethod', { path: { customerId }, body: { name: 'Travel Visa', pan: '4111111111111111', expirationMonth: 7, expirationYear: year, securityCode: '123' } });
+      const paymentMethodId = createdId(added, 'a card payment method');
+      const find = async (): Promise<JsonObject | undefined> => itemsOf(await ctx.call('listPaymentMethods', { path: { customerId }, query: { pageSize: 100 } })).find((i) => i.id === paymentMethodId);
+      const listed = await find();
+      expectThat(listed !== undefined, 'listPaymentMethods holds the card', added);
+      expectThat(listed.name === 'Travel Visa' && listed.expirationMonth === 7 && listed.expirationYear === year && String(listed.panMask).endsWith('1111') && !String(listed.panMask).includes('41111111'),
+        `the card reads back (name, expiry, a masked number ending 1111): ${JSON.stringify(listed)}`, added);
+      expectStatus(await ctx.call('updatePaymentMethod', { path: { customerId, paymentMethodId }, body: { name: 'Renamed Visa', expirationMonth: 9, expirationYear: year } }), 200, 'updatePaymentMethod');
+      const updated = await find();
+      expectThat(updated?.name === 'Renamed Visa' && updated.expirationMonth === 9, `the update reads back: ${JSON.stringify(updated)}`);
+      expectStatus(await ctx.call('makeDefaultPaymentMethod', { path: { customerId, paymentMethodId } }), 200, 'makeDefaultPaymentMethod');
+      expectThat((await find())?.isDefault === true, 'the card is the default after make-default');
+      expectStatus(await ctx.call('listPaymentMethods', { as: 'B', path: { customerId } }), 404, "another merchant lists the customer's methods");
+      expectStatus(await ctx.call('deletePaymentMethod', { path: { customerId, paymentMethodId } }), 200, 'deletePaymentMethod');
+      expectThat((await find()) === undefined, 'a deleted payment method is no longer listed');
+    },
+  },
+  {
+    id: 'families/api_keys', group: 'auth', designed: true,
+    tags: ['API Keys', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
+    title: "a new API key is listed without its secret and gets tokens; once deleted, its tokens stop working and it gets no new one",
+    async run(ctx) {
+      const name = ctx.unique('key');
+      const created = await ctx.call('createApiKey', { body: { name } });
+      expectStatus(created, 200, 'createApiKey');
+      const { clientId, clientSecret } = bodyOf(created) as { clientId?: string; clientSecret?: string };
+      expectThat(typeof clientId === 'string' && typeof clientSecret === 'string' && clientSecret.length > 0, 'the new key shows its client id and secret once', created);
+      const listed = await ctx.call('listApiKeys', {});
+      const entry = itemsOf(listed).find((i) => i.clientId === clientId);
+      expectThat(entry?.name === name && !JSON.stringify(listed.response?.body ?? {}).includes(clientSecret), 'the list names the key and never shows a secret', listed);
+      const issued = await token(ctx, clientId, clientSecret);
+      expectStatus(issued, 200, "a token for the new key");
+      const bearer = String(bodyOf(issued).access_token);
+      expectStatus(await ctx.call('searchCustomers', { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 200, "the new key's token works");
+      expectStatus(await ctx.call('deleteApiKey', { path: { clientId } }), 200, 'deleteApiKey');
+      expectStatus(await ctx.call('searchCustomers', { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 401, "a deleted key's token");
+      expectStatus(await token(ctx, clientId, clientSecret), 401, 'a token request with a deleted key');
+    },
+  },
+  {
+    id: 'families/devices', group: 'resources', designed: true,
+    tags: ['Devices', 'issueTapToPayToken', 'listDevices', 'getDevice', 'activateTapToPayDevice'],
+    title: 'a device registered by a tap-to-pay token is listed and read by its owner only, and activation makes it Active',
+    async run(ctx) {
+      const deviceId = randomUUID();
+      expectStatus(await ctx.call('issueTapToPayToken', { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
+      const list = await ctx.call('listDevices', { query: { pageSize: 100 } });
+      expectThat(itemsOf(list).some((i) => i.deviceId === deviceId), 'listDevices holds the new device', list);
+      expectStatus(await ctx.call('getDevice', { path: { deviceId } }), 200, 'getDevice');
+      expectStatus(await ctx.call('getDevice', { as: 'B', path: { deviceId } }), 404, "another merchant reads the device");
+      expectStatus(await ctx.call('activateTapToPayDevice', { path: { deviceId } }), 200, 'activateTapToPayDevice');
+      const read = await ctx.call('getDevice', { path: { deviceId } });
+      expectThat(bodyOf(read).tapToPayStatusId === 2 && bodyOf(read).tapToPayEnabled === true, 'an activated device is Active (2) with tap-to-pay enabled', read);
+    },
+  },
+];
