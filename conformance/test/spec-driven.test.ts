@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithmeticChecks } from '../src/checks/arithmetic.ts';
 import { familyChecks } from '../src/checks/families.ts';
 import { identityChecks } from '../src/checks/identities.ts';
+import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
 import { Runner, type CheckResult } from '../src/runner.ts';
@@ -13,7 +14,7 @@ import type { Check } from '../src/check.ts';
 import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...machineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -51,6 +52,20 @@ const refreshTokens = new Map<string, string>();
 let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: 'a forbidden transition is permitted (void of an ACH debit in any status answers 000)',
+    checks: ['machines/AchTransactionStatus:AchDebit'],
+    reply: (req, reply) => (/\/transactions\/ach\/[^/]+\/void$/.test(req.path) && reply.status === 200 ? { ...reply, body: reply.body.replace('"responseCode":"101"', '"responseCode":"000"') } : reply),
+  },
+  {
+    name: 'a permitted command answers 000 but does not move the record (capture that captures nothing)',
+    checks: ['machines/CardTransactionStatus:Authorization'],
+    request: (req) => {
+      const id = /^\/pay-api\/v1\/transactions\/card\/([^/]+)\/capture$/.exec(req.path)?.[1];
+      return id === undefined ? req : { ...req, path: `/pay-api/v1/transactions/${id}`, body: '', headers: { ...req.headers, 'x-mutant-capture': id } };
+    },
+    reply: (req, reply) => (req.headers['x-mutant-capture'] === undefined ? reply : { ...reply, body: JSON.stringify({ ...json(reply.body), transactionId: req.headers['x-mutant-capture'], responseCode: '000' }) }),
+  },
   {
     name: "a deleted API key's tokens keep working",
     checks: ['families/api_keys'],

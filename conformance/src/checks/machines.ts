@@ -1,0 +1,174 @@
+// The transaction state machines, walked from the spec's own tables (`x-state-machine` on the status schemas):
+// for each kind of record, every status the table lets the suite reach (by operations, and by the sandbox's
+// network simulation where the target serves it) and every command of the table tried there: a permitted one
+// answers its responseCode and reaches its status; a forbidden one answers the machine's refusal and changes
+// nothing. A new row or status in the spec is a new case without new code.
+import { CheckFailure, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
+import type { CallOptions, Exchange } from '../http.ts';
+import { SpecReader } from '../negative-cases.ts';
+import type { Spec } from '../spec.ts';
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[] }
+interface Machine { schema: string; refusalCode: string; rows: Row[]; names: Map<number, string> }
+
+/** The network triggers the sandbox can force, as simulate requests. */
+const SIMULATED: Record<string, JsonObject> = {
+  'network.submit': { outcome: 'submit' },
+  'network.clear': { outcome: 'settle' },
+  'network.settle': { outcome: 'settle' },
+  'network.return.chargeback': { outcome: 'return', returnCode: 'R05' },
+  'network.return.failed': { outcome: 'return', returnCode: 'R01' },
+  'network.fail': { outcome: 'fail' },
+};
+
+/** A kind of record: the machine, the record type its rows name, and the operation that creates it. */
+interface Kind { machine: string; type: string; create: string }
+const KINDS: readonly Kind[] = [
+  { machine: 'AchTransactionStatus', type: 'AchDebit', create: 'createAchDebit' },
+  { machine: 'CardTransactionStatus', type: 'Authorization', create: 'authorizeCard' },
+  { machine: 'CardTransactionStatus', type: 'Sale', create: 'createCardSale' },
+];
+
+function machineOf(spec: Spec, schemaName: string): Machine | undefined {
+  const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
+  const schema = schemas[schemaName];
+  if (!isObject(schema) || !isObject(schema['x-state-machine'])) return undefined;
+  const table = schema['x-state-machine'];
+  const refusal = isObject(table.refusal) ? table.refusal : {};
+  const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
+  const names = Array.isArray(schema['x-enum-varnames']) ? (schema['x-enum-varnames'] as unknown[]) : [];
+  return {
+    schema: schemaName,
+    refusalCode: typeof refusal.responseCode === 'string' ? refusal.responseCode : '',
+    rows: (Array.isArray(table.transitions) ? table.transitions : []).filter(isObject) as unknown as Row[],
+    names: new Map(values.map((v, i) => [Number(v), String(names[i])])),
+  };
+}
+
+const applies = (row: Row, kind: Kind): boolean => row.types === undefined || row.types.includes(kind.type);
+const approves = (row: Row): boolean => row.responseCodes === undefined || row.responseCodes.length === 0 || row.responseCodes.includes('000');
+
+/** The shortest way from `initial` to each status: the rows to follow (approving ones only). */
+function routes(machine: Machine, kind: Kind, spec: Spec): Map<string, Row[]> {
+  const usable = machine.rows.filter((r) => applies(r, kind) && approves(r) && r.to !== 'same' && r.to !== 'removed' &&
+    (spec.operations.has(r.trigger) ? true : r.trigger in SIMULATED));
+  const found = new Map<string, Row[]>();
+  const start = usable.find((r) => r.from.includes('initial') && r.trigger === kind.create);
+  if (!start) return found;
+  found.set(start.to, [start]);
+  const queue = [start.to];
+  while (queue.length > 0) {
+    const at = queue.shift() ?? '';
+    for (const row of usable.filter((r) => r.from.includes(at) && !found.has(r.to))) {
+      found.set(row.to, [...(found.get(at) ?? []), row]);
+      queue.push(row.to);
+    }
+  }
+  return found;
+}
+
+class Records {
+  private processors: { card?: string; ach?: string } | undefined;
+  private readonly reader: SpecReader;
+  constructor(private readonly ctx: CheckContext) { this.reader = new SpecReader(ctx.spec.document); }
+
+  private async processor(kind: 'card' | 'ach'): Promise<string> {
+    if (!this.processors) {
+      this.processors = {};
+      const config = bodyOf(await this.ctx.call('getPaymentConfiguration', {}));
+      for (const p of Array.isArray(config.availablePaymentProcessors) ? (config.availablePaymentProcessors as unknown[]) : []) {
+        if (!isObject(p) || typeof p.id !== 'string') continue;
+        if (p.typeId === 1) this.processors.card ??= p.id;
+        if (p.typeId === 2) this.processors.ach ??= p.id;
+      }
+    }
+    return this.processors[kind] ?? '';
+  }
+
+  /** The request of a trigger on a record: its example, the record's id, a small amount. */
+  async request(op: string, transactionId: string | undefined): Promise<CallOptions> {
+    const found = this.reader.operation(op);
+    const example = found ? this.reader.jsonBody(found.op)?.example : undefined;
+    const body: JsonObject = isObject(example) ? { ...example } : {};
+    if ('amount' in body) body.amount = transactionId === undefined ? 20 : 1;
+    // Before settlement a card refund voids the whole transaction: no amount (the table's Captured to Voided row).
+    if (op === 'refundCardTransaction') delete body.amount;
+    if ('paymentProcessorId' in body || transactionId === undefined) body.paymentProcessorId = await this.processor(op.includes('Ach') ? 'ach' : 'card');
+    if (op === 'authorizeCard' || op === 'createCardSale') {
+      // A card entered now: the examples name a customer and a stored card of the spec's example, not the target's.
+      const card = { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
+      return { body: { amount: 20, paymentProcessorId: await this.processor('card'), card } };
+    }
+    return { ...(transactionId === undefined ? {} : { path: { transactionId } }), ...(found && this.reader.jsonBody(found.op) ? { body } : {}) };
+  }
+
+  async status(transactionId: string, machine: Machine): Promise<string> {
+    const read = await this.ctx.call('getTransactionStatus', { path: { transactionId } });
+    expectStatus(read, 200, 'getTransactionStatus');
+    return machine.names.get(Number(bodyOf(read).statusId)) ?? `unknown status ${String(bodyOf(read).statusId)}`;
+  }
+
+  /** A record of the kind in a status, by following the route's rows; undefined when the target cannot. */
+  async at(kind: Kind, machine: Machine, route: Row[]): Promise<string | undefined> {
+    let transactionId: string | undefined;
+    for (const row of route) {
+      let exchange: Exchange;
+      if (this.ctx.spec.operations.has(row.trigger)) {
+        exchange = await this.ctx.call(row.trigger, await this.request(row.trigger, transactionId));
+      } else {
+        exchange = await this.ctx.call('simulateTransaction', { path: { transactionId: transactionId ?? '' }, body: SIMULATED[row.trigger] ?? {} });
+        if (exchange.response?.status === 404 && this.ctx.spec.operation('simulateTransaction').designed) return undefined;
+      }
+      const goal = route[route.length - 1]?.to ?? '';
+      expectStatus(exchange, 200, `${row.trigger} on the way to ${goal}`);
+      transactionId ??= String(bodyOf(exchange).transactionId);
+      const reached = await this.status(transactionId, machine);
+      if (reached !== row.to) throw new CheckFailure(`${row.trigger} on the way to ${goal} left the ${kind.type} ${reached}, not ${row.to} as the table says`, exchange);
+    }
+    return transactionId;
+  }
+}
+
+export function machineChecks(spec: Spec): Check[] {
+  return KINDS.flatMap((kind): Check[] => {
+    const machine = machineOf(spec, kind.machine);
+    if (!machine || !spec.operations.has(kind.create)) return [];
+    return [{
+      id: `machines/${kind.machine}:${kind.type}`,
+      group: 'transitions',
+      title: `${kind.type}: from every status the suite can reach, each command of ${kind.machine}'s table answers and moves as the table says`,
+      tags: [kind.create, 'transitions'],
+      designed: false,
+      run: async (ctx) => {
+        const records = new Records(ctx);
+        const reachable = routes(machine, kind, ctx.spec);
+        // Commands on an existing record: the operation triggers of rows that do not start from `initial`.
+        const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger) && applies(r, kind)).map((r) => r.trigger))];
+        const failures: [string, Exchange | undefined][] = [];
+        let tried = 0;
+        for (const [status, route] of reachable) {
+          for (const command of commands) {
+            const transactionId = await records.at(kind, machine, route);
+            if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation (designed)');
+            const row = machine.rows.find((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
+            const answer = await ctx.call(command, await records.request(command, transactionId));
+            tried++;
+            const code = String(bodyOf(answer).responseCode);
+            const now = await records.status(transactionId, machine);
+            const expected = row ? (row.to === 'same' ? status : row.to) : status;
+            const codes = row ? (row.responseCodes ?? ['000']) : [machine.refusalCode];
+            if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
+              failures.push([`${command} on a ${status} ${kind.type} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
+            }
+          }
+        }
+        if (tried === 0) throw new CheckSkipped(`no status of ${kind.type} could be reached`);
+        const first = failures[0];
+        if (first) throw new CheckFailure(`${first[0]}${failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+      },
+    }];
+  });
+}
