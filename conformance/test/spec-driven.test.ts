@@ -8,13 +8,14 @@ import { identityChecks } from '../src/checks/identities.ts';
 import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
+import { webhookChecks } from '../src/checks/webhooks.ts';
 import { Runner, type CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
 import type { Check } from '../src/check.ts';
 import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...machineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -52,6 +53,12 @@ const refreshTokens = new Map<string, string>();
 let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: 'deliveries are not signed with the secret the endpoint shows',
+    checks: ['webhooks/deliveries'],
+    reply: (req, reply) => (req.method === 'POST' && req.path === '/v2/webhooks/endpoints' && reply.status === 200
+      ? { ...reply, body: JSON.stringify({ ...json(reply.body), signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }) } : reply),
+  },
   {
     name: 'a forbidden transition is permitted (void of an ACH debit in any status answers 000)',
     checks: ['machines/AchTransactionStatus:AchDebit'],
