@@ -44,9 +44,10 @@ function deliveryProblem(d: Delivery, secret: string, validators: Map<string, Va
   }
   if (!isObject(payload)) return 'a delivery body is not a JSON object';
   if (payload.id !== d.headers['webhook-id']) return `webhook-id ${String(d.headers['webhook-id'])} is not the event id ${String(payload.id)}`;
-  const validate = typeof payload.type === 'string' ? validators.get(payload.type) : undefined;
-  if (!validate) return `the spec has no webhook for event type ${String(payload.type)}`;
-  if (!validate(payload)) return `the ${String(payload.type)} payload does not match its schema: ${(validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath} ${e.message ?? ''}`).join('; ')}`;
+  const type = String(payload.type);
+  const validate = validators.get(type);
+  if (!validate) return `the spec has no webhook for event type ${type}`;
+  if (!validate(payload)) return `the ${type} payload does not match its schema: ${(validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath} ${e.message ?? ''}`).join('; ')}`;
   return undefined;
 }
 
