@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UnreachableError } from './http.ts';
 import { failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
-import { allChecks, Runner, select, type CheckResult, type Target } from './runner.ts';
+import { coverage, coverageTable } from './coverage.ts';
+import { checksFor, Runner, select, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
 
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
@@ -13,8 +14,8 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
        [--partner-client-id ID --partner-client-secret S] [--only G,..] [--skip G,..] [--strict-seed]
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
-  --only / --skip     check ids, id stems, groups (auth, errors, resources, pagination, tenancy, idempotency)
-                      or spec tags (Customers, ...), comma-separated
+  --only / --skip     check ids, id stems, groups (auth, errors, resources, pagination, tenancy, idempotency,
+                      transitions), spec tags (Customers, ...) or operationIds (createCustomer), comma-separated
   --strict-seed       only what the interface document defines; skips designed behaviour
 exit codes: 0 all passed, 1 a check failed, 2 usage or configuration error, 3 target unreachable or no token`;
 
@@ -90,7 +91,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     }
     spec = Spec.load(values.spec ?? defaultSpecPath);
     if (values.list) {
-      for (const c of allChecks) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
+      for (const c of checksFor(spec)) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
       return 0;
     }
     tgt = target(values);
@@ -99,6 +100,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     err(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     return 2;
   }
+  const allChecks = checksFor(spec);
   const { run, skipped } = select(allChecks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
   if (run.length === 0 && skipped.length === 0) {
     err(`no check matches --only ${list(values.only).join(',')}\n\n${usage}`);
@@ -106,7 +108,7 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   const runner = new Runner(spec, tgt, Number(values.seed), Number(values.timeout));
   const started = performance.now();
-  const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0 }));
+  const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0, operations: {} }));
   out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${String(run.length)} checks, seed ${values.seed}${values['strict-seed'] ? ', strict seed' : ''}`);
   for (const result of results) out(progressLine(result));
   try {
@@ -126,10 +128,12 @@ export async function main(argv: string[], out: (line: string) => void = console
   results.sort((x, y) => allChecks.findIndex((c) => c.id === x.id) - allChecks.findIndex((c) => c.id === y.id));
   const failed = results.filter((r) => r.status === 'failed');
   if (failed.length > 0) out(`\n${failed.map(failureDetails).join('\n\n')}`);
+  const covered = coverage(spec, results);
+  out(`\n${coverageTable(covered)}`);
   out(`\n${summaryTable(results)}`);
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);
   if (values.junit) writeFileSync(values.junit, junit(results, `conformance ${tgt.baseUrl}`));
-  if (values.json) writeFileSync(values.json, json(results, { target: tgt.baseUrl, seed: Number(values.seed), strictSeed: values['strict-seed'], durationSeconds: elapsed }));
+  if (values.json) writeFileSync(values.json, json(results, { target: tgt.baseUrl, seed: Number(values.seed), strictSeed: values['strict-seed'], durationSeconds: elapsed, coverage: covered }));
   return failed.length > 0 ? 1 : 0;
 }

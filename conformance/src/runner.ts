@@ -5,10 +5,22 @@ import { authChecks } from './checks/auth.ts';
 import { resourceChecks } from './checks/resources.ts';
 import { tenancyChecks } from './checks/tenancy.ts';
 import { transitionChecks } from './checks/transitions.ts';
+import { arithmeticChecks } from './checks/arithmetic.ts';
+import { familyChecks } from './checks/families.ts';
+import { identityChecks } from './checks/identities.ts';
+import { machineChecks } from './checks/machines.ts';
+import { negativeChecks } from './checks/negative.ts';
+import { walkChecks } from './checks/walk.ts';
+import { webhookChecks } from './checks/webhooks.ts';
 import { Http, UnreachableError, type Exchange } from './http.ts';
 import type { Spec } from './spec.ts';
 
 export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...tenancyChecks, ...transitionChecks];
+
+/** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
+export function checksFor(spec: Spec): Check[] {
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...webhookChecks, ...negativeChecks(spec)];
+}
 
 export interface Target {
   baseUrl: string;
@@ -34,6 +46,8 @@ export interface CheckResult {
   exchange?: Exchange;
   problems: string[];
   requests: number;
+  /** The operations the check called: how often, and the statuses they answered. */
+  operations: Record<string, { calls: number; statuses: number[] }>;
 }
 
 /** A check matches a filter by its id, its id's stem (before `:`), its group, or one of its tags. */
@@ -64,6 +78,18 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+function operationsOf(exchanges: readonly Exchange[]): CheckResult['operations'] {
+  const found: CheckResult['operations'] = {};
+  for (const e of exchanges) {
+    if (e.operationId === undefined) continue;
+    const entry = (found[e.operationId] ??= { calls: 0, statuses: [] });
+    entry.calls++;
+    const status = e.response?.status;
+    if (status !== undefined && !entry.statuses.includes(status)) entry.statuses.push(status);
+  }
+  return found;
 }
 
 export class Runner {
@@ -106,6 +132,16 @@ export class Runner {
     return pending;
   }
 
+  /** The operationId of a URL on the target's servers (API, token service, CRM token service). */
+  private operationAt(method: string, url: string): string | undefined {
+    const base = [this.target.crmAuthUrl, this.target.authUrl, this.target.baseUrl].find((b) => b !== undefined && url.startsWith(b));
+    if (base === undefined) return undefined;
+    const rest = url.slice(base.length);
+    // The CRM token service is addressed as {crm_auth_url}/oauth2/token; the spec writes it /crm/oauth2/token.
+    const path = base === this.target.crmAuthUrl && base !== this.target.baseUrl ? `/crm${rest}` : rest;
+    return this.spec.match(method, path)?.operationId;
+  }
+
   /** Gets a token for every identity before any check runs. */
   async prepare(): Promise<void> {
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
@@ -119,7 +155,8 @@ export class Runner {
       spec: this.spec,
       record: recorder.record,
       call: (operationId, options = {}) => this.http.call(recorder, operationId, { as: 'A', ...options }),
-      raw: (method, url, options = {}) => this.http.request(recorder, undefined, method, url, options),
+      // A raw request to an operation of the spec (the token services, say) is checked against it too.
+      raw: (method, url, options = {}) => this.http.request(recorder, this.operationAt(method, url), method, url, options),
       identities: Object.keys(this.target.credentials),
       baseUrl: this.target.baseUrl,
       authUrl: this.target.authUrl,
@@ -130,8 +167,8 @@ export class Runner {
     };
     const started = performance.now();
     const base = { id: check.id, group: check.group, title: check.title };
-    const finish = (partial: Omit<CheckResult, 'id' | 'group' | 'title' | 'durationMs' | 'requests'>): CheckResult =>
-      ({ ...base, ...partial, durationMs: performance.now() - started, requests: exchanges.length });
+    const finish = (partial: Omit<CheckResult, 'id' | 'group' | 'title' | 'durationMs' | 'requests' | 'operations'>): CheckResult =>
+      ({ ...base, ...partial, durationMs: performance.now() - started, requests: exchanges.length, operations: operationsOf(exchanges) });
     try {
       await check.run(ctx);
     } catch (error) {

@@ -72,6 +72,13 @@ export class Spec {
     return current;
   }
 
+  /** The operation a request addresses (its path relative to the server the operation is on), if any. */
+  match(method: string, path: string): OperationInfo | undefined {
+    const bare = path.split('?')[0] ?? '';
+    return [...this.operations.values()].find((op) => op.method === method.toLowerCase() &&
+      new RegExp(`^${op.path.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '{' || c === '}' ? c : `\\${c}`)).replace(/\{[^}]+\}/g, '[^/]+')}$`).test(bare));
+  }
+
   operation(operationId: string): OperationInfo {
     const op = this.operations.get(operationId);
     if (!op) throw new Error(`the spec has no operation ${operationId}`);

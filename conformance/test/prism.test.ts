@@ -83,7 +83,9 @@ describe('through Prism\'s validation proxy in front of the bundled server', () 
   });
 
   it('passes, and Prism logs no response violation', async () => {
-    const { code, out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile]);
+    // Prism's proxy answers a malformed JSON body itself (its own error body, not the gateway's), so the
+    // schema-derived negative checks are run against the server directly (conformance.test.ts), not through it.
+    const { code, out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile, '--skip', 'errors']);
     expect(out).toMatch(/\d+ passed, 0 failed/);
     expect(code).toBe(0);
     const violations = prism.output.filter((l) => l.includes('Violation:'));

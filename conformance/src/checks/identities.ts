@@ -27,6 +27,29 @@ export const identityChecks: readonly Check[] = [
     },
   },
   {
+    id: 'identities/crm_token_service',
+    group: 'auth',
+    title: "the CRM token service: the password grant and the refresh grant give tokens; a wrong password answers 400 invalid_grant",
+    tags: ['Authentication', 'requestCrmToken'],
+    designed: false,
+    run: async (ctx) => {
+      // The credentials file's merchant entry carries its management API user beside the key.
+      const a: { clientId: string; clientSecret: string; userEmail?: string; userPassword?: string } | undefined = ctx.credentials.A;
+      if (!ctx.crmAuthUrl || !a?.userEmail || !a.userPassword) throw new CheckSkipped('no CRM token service or user credentials (--crm-auth-url and a credentials file with the merchant user)');
+      const url = `${ctx.crmAuthUrl}/oauth2/token`;
+      const grant = (form: Record<string, string>) => ctx.raw('POST', url, { form: { client_id: a.clientId, client_secret: a.clientSecret, ...form } });
+      const issued = await grant({ grant_type: 'password', username: a.userEmail, password: a.userPassword, scope: 'offline_access' });
+      expectStatus(issued, 200, 'the password grant');
+      const refresh = bodyOf(issued).refresh_token;
+      expectThat(typeof bodyOf(issued).access_token === 'string' && typeof refresh === 'string', 'the password grant gives an access and a refresh token', issued);
+      const refreshed = await grant({ grant_type: 'refresh_token', refresh_token: refresh });
+      expectStatus(refreshed, 200, 'the refresh grant');
+      const wrong = await grant({ grant_type: 'password', username: a.userEmail, password: `${a.userPassword}-wrong`, scope: 'offline_access' });
+      expectStatus(wrong, 400, 'a wrong password');
+      expectThat(bodyOf(wrong).error === 'invalid_grant', 'a wrong password answers error invalid_grant', wrong);
+    },
+  },
+  {
     id: 'identities/refresh_token_is_not_a_bearer',
     group: 'auth',
     title: 'a refresh token presented as a bearer token answers 401',

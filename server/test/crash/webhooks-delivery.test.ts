@@ -142,6 +142,11 @@ describe.skipIf(!postgres)('two instances on one PostgreSQL database', () => {
     const distinct = new Set(hooks.ids);
     const check = knex({ client: 'pg', connection: db.url });
     try {
+      // An attempt is recorded once its answer is in: the receiver can count a request a moment before its
+      // attempt row commits, so wait (briefly) for the rows rather than read them the instant the last request lands.
+      const recorded = async (): Promise<number> => Number((await check('webhook_attempts').count<{ n: string }[]>({ n: '*' }))[0]?.n);
+      const settleUntil = Date.now() + 15_000;
+      while ((await recorded()) < 1000 && Date.now() < settleUntil) await new Promise((resolve) => setTimeout(resolve, 100));
       const attempts = await check('webhook_attempts').count<{ n: string }[]>({ n: '*' });
       const doubled = await check('webhook_attempts').select('delivery_id', 'attempt_number').count({ n: '*' }).groupBy('delivery_id', 'attempt_number').havingRaw('count(*) > 1');
       expect(distinct.size).toBe(1000);
