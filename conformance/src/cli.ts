@@ -12,11 +12,14 @@ import { Spec, defaultSpecPath } from './spec.ts';
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
        (--credentials FILE | --client-id ID --client-secret S --client-id-b ID --client-secret-b S)
        [--partner-client-id ID --partner-client-secret S] [--only G,..] [--skip G,..] [--strict-seed]
-       [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list]
+       [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
+       [--header 'Name: value' ...]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
   --only / --skip     check ids, id stems, groups (auth, errors, resources, pagination, tenancy, idempotency,
                       transitions), spec tags (Customers, ...) or operationIds (createCustomer), comma-separated
   --strict-seed       only what the interface document defines; skips designed behaviour
+  --fail-fast         stop at the first failed check (the rest are reported as skipped)
+  --header H          a header sent with every request, token requests included (repeatable)
 exit codes: 0 all passed, 1 a check failed, 2 usage or configuration error, 3 target unreachable or no token`;
 
 class UsageError extends Error {}
@@ -41,6 +44,7 @@ function parse(argv: string[]) {
       junit: { type: 'string' }, json: { type: 'string' },
       seed: { type: 'string', default: '1' }, timeout: { type: 'string', default: '10000' },
       spec: { type: 'string' }, list: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+      'fail-fast': { type: 'boolean', default: false }, header: { type: 'string', multiple: true },
     },
     strict: true,
   });
@@ -74,7 +78,19 @@ function target(values: ReturnType<typeof parse>): Target {
     authUrl: (values['auth-url'] ?? file.authUrl ?? baseUrl).replace(/\/$/, ''),
     crmAuthUrl: values['crm-auth-url'] ?? file.crmAuthUrl,
     credentials: { A: a, B: b, ...(partner ? { partner } : {}) },
+    headers: headersOf(values.header ?? []),
   };
+}
+
+/** `--header 'Name: value'` options as a header map; a malformed one is a usage error. */
+function headersOf(options: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const option of options) {
+    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(option);
+    if (!match?.[1]) throw new UsageError(`--header takes 'Name: value', not ${JSON.stringify(option)}`);
+    headers[match[1].toLowerCase()] = match[2] ?? '';
+  }
+  return headers;
 }
 
 const list = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
@@ -113,10 +129,18 @@ export async function main(argv: string[], out: (line: string) => void = console
   for (const result of results) out(progressLine(result));
   try {
     await runner.prepare();
-    for (const check of run) {
+    for (const [index, check] of run.entries()) {
       const result = await runner.runCheck(check);
       results.push(result);
       out(progressLine(result));
+      if (values['fail-fast'] && result.status === 'failed') {
+        for (const rest of run.slice(index + 1)) {
+          const skippedResult: CheckResult = { id: rest.id, group: rest.group, title: rest.title, status: 'skipped', durationMs: 0, message: 'not run (--fail-fast after a failure)', problems: [], requests: 0, operations: {} };
+          results.push(skippedResult);
+        }
+        out(`stopping: --fail-fast after ${result.id} failed`);
+        break;
+      }
     }
   } catch (error) {
     if (error instanceof UnreachableError) {

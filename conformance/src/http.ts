@@ -68,10 +68,12 @@ export class Http {
     private readonly spec: Spec,
     private readonly timeoutMs: number,
     private readonly tokens: (who: string) => Promise<string | undefined>,
+    /** Headers sent with every request (`--header`), under the request's own. */
+    private readonly extraHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   async request(recorder: Recorder, operationId: string | undefined, method: string, url: string, options: CallOptions): Promise<Exchange> {
-    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    const headers: Record<string, string> = { accept: 'application/json', ...this.extraHeaders, ...options.headers };
     let body: string | undefined;
     if (options.form) {
       body = new URLSearchParams(options.form).toString();

@@ -27,6 +27,8 @@ export interface Target {
   authUrl: string;
   crmAuthUrl: string | undefined;
   credentials: Record<string, { clientId: string; clientSecret: string }>;
+  /** Headers sent with every request, token requests included (`--header 'Name: value'`). */
+  headers?: Record<string, string>;
 }
 
 export interface Selection {
@@ -102,7 +104,7 @@ export class Runner {
 
   constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, timeoutMs: number) {
     this.random = seeded(seed);
-    this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who));
+    this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who), target.headers ?? {});
   }
 
   /** A token for an identity; a target that gives none stops the run (exit 3). */
@@ -116,7 +118,7 @@ export class Runner {
         try {
           res = await fetch(`${this.target.authUrl}/oauth2/token`, {
             method: 'POST',
-            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            headers: { ...this.target.headers, 'content-type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
             signal: AbortSignal.timeout(10_000),
           });

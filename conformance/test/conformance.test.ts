@@ -67,6 +67,35 @@ describe('against the bundled server', () => {
   }, 60_000);
 });
 
+describe('for CI', () => {
+  it('sends --header on every request, token requests included; refuses a malformed one', async () => {
+    const seen: { path: string; key: string | undefined }[] = [];
+    const proxy = await startProxy(server.baseUrl, { name: 'records headers', request: (req) => { seen.push({ path: req.path, key: req.headers['x-gateway-key'] }); return req; } });
+    try {
+      const { code } = await run(['--base-url', proxy.baseUrl, '--auth-url', proxy.baseUrl, '--credentials', server.credentialsFile, '--only', 'families/devices', '--header', 'X-Gateway-Key: k-123']);
+      expect(code).toBe(0);
+      expect(seen.some((r) => r.path === '/oauth2/token')).toBe(true);
+      expect(seen.filter((r) => r.key !== 'k-123')).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
+    expect((await run(['--credentials', server.credentialsFile, '--header', 'no colon here'])).code).toBe(2);
+  }, 60_000);
+
+  it('stops at the first failure with --fail-fast, reporting the rest as skipped', async () => {
+    const proxy = await startProxy(server.baseUrl, { name: '401 as 200', reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply) });
+    try {
+      const { code, out } = await run(['--base-url', proxy.baseUrl, '--auth-url', proxy.baseUrl, '--credentials', server.credentialsFile, '--only', 'auth', '--fail-fast']);
+      expect(code).toBe(1);
+      expect(out).toMatch(/stopping: --fail-fast after \S+ failed/);
+      expect(new Set([...out.matchAll(/^FAIL (\S+?):? /gm)].map((m) => m[1])).size).toBe(1);
+      expect(out).toMatch(/not run \(--fail-fast after a failure\)/);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
+});
+
 describe('against mutants', () => {
   // Each mutant names the checks meant to catch it (ids or id stems); it counts as caught only when one of
   // those fails, in a run of just those checks (so no other check's failure can be credited to it).
