@@ -137,6 +137,7 @@ export async function main(argv: string[], out: (line: string) => void = console
         for (const rest of run.slice(index + 1)) {
           const skippedResult: CheckResult = { id: rest.id, group: rest.group, title: rest.title, status: 'skipped', durationMs: 0, message: 'not run (--fail-fast after a failure)', problems: [], requests: 0, operations: {} };
           results.push(skippedResult);
+          out(progressLine(skippedResult));
         }
         out(`stopping: --fail-fast after ${result.id} failed`);
         break;
