@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { UnreachableError } from './http.ts';
 import { failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
 import { coverage, coverageTable } from './coverage.ts';
+import type { Check } from './check.ts';
 import { checksFor, Runner, select, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
 
@@ -20,7 +21,10 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
   --header H          a header sent with every request, token requests included (repeatable)
-exit codes: 0 all passed, 1 a check failed, 2 usage or configuration error, 3 target unreachable or no token`;
+exit codes: 0 all passed, 1 a check failed, 2 usage or configuration error (an unknown --only/--skip
+selector included), 3 the target cannot be used: unreachable (refused, DNS, time-out, TLS: the cause is said),
+a base URL where none of the spec's routes exists, or no token (what the token service answered is said).
+--junit and --json are written whatever the exit code, with the error when the run stopped on one.`;
 
 class UsageError extends Error {}
 
@@ -95,7 +99,58 @@ function headersOf(options: readonly string[]): Record<string, string> {
 
 const list = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
+/** The report paths, read from the raw arguments so a run that fails before parsing still writes them. */
+function reportPaths(argv: readonly string[]): { junit?: string; json?: string } {
+  const found: { junit?: string; json?: string } = {};
+  argv.forEach((arg, i) => {
+    for (const key of ['junit', 'json'] as const) {
+      if (arg === `--${key}` && argv[i + 1] !== undefined) found[key] = argv[i + 1];
+      else if (arg.startsWith(`--${key}=`)) found[key] = arg.slice(key.length + 3);
+    }
+  });
+  return found;
+}
+
+/** Levenshtein distance, for "did you mean" on a mistyped selector. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] ?? 0;
+      row[j] = Math.min(current + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/** Selectors of --only / --skip that name no check, id stem, group, tag or operation: a usage error. */
+function unknownSelectors(checks: readonly Check[], selectors: readonly string[]): string | undefined {
+  const known = new Set(checks.flatMap((c) => [c.id, c.id.split(':')[0] ?? '', c.group, ...c.tags]).map((k) => k.toLowerCase()));
+  const unknown = selectors.filter((s) => !known.has(s.toLowerCase()));
+  if (unknown.length === 0) return undefined;
+  const suggestions = unknown.map((u) => {
+    const near = [...known].map((k) => [k, distance(u.toLowerCase(), k)] as const).sort((x, y) => x[1] - y[1])[0];
+    return near && near[1] <= Math.max(2, Math.floor(u.length / 4)) ? `${u} (did you mean ${near[0]}?)` : u;
+  });
+  const groups = [...new Set(checks.map((c) => c.group))].join(', ');
+  return `unknown --only/--skip selector${unknown.length > 1 ? 's' : ''}: ${suggestions.join(', ')}. Selectors are check ids or id stems (--list), groups (${groups}), spec tags or operationIds`;
+}
+
 export async function main(argv: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
+  const reports = reportPaths(argv);
+  const started = performance.now();
+  let baseUrl = '';
+  /** Writes both reports whatever the outcome: a CI step that publishes them always finds them. */
+  const finish = (code: number, results: readonly CheckResult[], meta: Record<string, unknown>, error?: string): number => {
+    const name = `conformance ${baseUrl}`;
+    const durationSeconds = (performance.now() - started) / 1000;
+    if (reports.junit) writeFileSync(reports.junit, junit(results, name, error));
+    if (reports.json) writeFileSync(reports.json, json(results, { target: baseUrl, exitCode: code, durationSeconds, ...meta, ...(error === undefined ? {} : { error }) }));
+    return code;
+  };
   let values: ReturnType<typeof parse>;
   let tgt: Target;
   let spec: Spec;
@@ -111,20 +166,24 @@ export async function main(argv: string[], out: (line: string) => void = console
       return 0;
     }
     tgt = target(values);
+    baseUrl = tgt.baseUrl;
     for (const n of [values.seed, values.timeout]) if (!/^\d+$/.test(n)) throw new UsageError(`--seed and --timeout take whole numbers, not ${n}`);
   } catch (error) {
-    err(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
-    return 2;
+    const message = error instanceof Error ? error.message : String(error);
+    err(`${message}\n\n${usage}`);
+    return finish(2, [], {}, message);
   }
   const allChecks = checksFor(spec);
-  const { run, skipped } = select(allChecks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
-  if (run.length === 0 && skipped.length === 0) {
-    err(`no check matches --only ${list(values.only).join(',')}\n\n${usage}`);
-    return 2;
+  const selectors = [...list(values.only), ...list(values.skip)];
+  const unknown = unknownSelectors(allChecks, selectors);
+  if (unknown !== undefined) {
+    err(unknown);
+    return finish(2, [], {}, unknown);
   }
+  const { run, skipped } = select(allChecks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
   const runner = new Runner(spec, tgt, Number(values.seed), Number(values.timeout));
-  const started = performance.now();
   const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0, operations: {} }));
+  const meta = { seed: Number(values.seed), strictSeed: values['strict-seed'] };
   out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${String(run.length)} checks, seed ${values.seed}${values['strict-seed'] ? ', strict seed' : ''}`);
   for (const result of results) out(progressLine(result));
   try {
@@ -145,8 +204,8 @@ export async function main(argv: string[], out: (line: string) => void = console
     }
   } catch (error) {
     if (error instanceof UnreachableError) {
-      err(`the target is unreachable: ${error.message}`);
-      return 3;
+      err(error.message);
+      return finish(3, results, meta, error.message);
     }
     throw error;
   }
@@ -158,7 +217,5 @@ export async function main(argv: string[], out: (line: string) => void = console
   out(`\n${summaryTable(results)}`);
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);
-  if (values.junit) writeFileSync(values.junit, junit(results, `conformance ${tgt.baseUrl}`));
-  if (values.json) writeFileSync(values.json, json(results, { target: tgt.baseUrl, seed: Number(values.seed), strictSeed: values['strict-seed'], durationSeconds: elapsed, coverage: covered }));
-  return failed.length > 0 ? 1 : 0;
+  return finish(failed.length > 0 ? 1 : 0, results, { ...meta, coverage: covered });
 }

@@ -1,5 +1,5 @@
 // Reports: progress lines, a summary table, failure details with a curl line, JUnit XML and JSON.
-import { curlOf, redactBody } from './http.ts';
+import { curlOf, redactBody, variablesOf } from './http.ts';
 import type { CheckResult } from './runner.ts';
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
@@ -32,7 +32,8 @@ export function failureDetails(r: CheckResult): string {
     if (e.request.body !== undefined) lines.push(`  body:     ${redactBody(e.request.body).slice(0, 500)}`);
     lines.push(e.response ? `  response: ${String(e.response.status)} ${e.response.text.slice(0, 800)}` : `  response: none (${e.error ?? ''})`);
     for (const p of r.problems.slice(0, 5)) lines.push(`  problem:  ${p}`);
-    lines.push(`  reproduce: ${curlOf(e.request)}`);
+    const variables = variablesOf(e.request);
+    lines.push(`  reproduce${variables.length > 0 ? ` (set ${variables.join(', ')} first: the run's credentials and tokens)` : ''}: ${curlOf(e.request)}`);
   }
   return lines.join('\n');
 }
@@ -41,7 +42,11 @@ const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', 
   // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters
   .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-export function junit(results: readonly CheckResult[], name: string): string {
+/**
+ * JUnit XML. A run that stopped on an error (unreachable target, usage error) adds a `run` suite with one
+ * errored testcase saying why, so a CI step that publishes the report shows it.
+ */
+export function junit(results: readonly CheckResult[], name: string, error?: string): string {
   const groups = [...new Set(results.map((r) => r.group))];
   const suites = groups.map((g) => {
     const of = results.filter((r) => r.group === g);
@@ -54,9 +59,13 @@ export function junit(results: readonly CheckResult[], name: string): string {
     const count = (s: CheckResult['status']): number => of.filter((r) => r.status === s).length;
     return `  <testsuite name="${xml(g)}" tests="${String(of.length)}" failures="${String(count('failed'))}" errors="0" skipped="${String(count('skipped'))}" time="${(of.reduce((t, r) => t + r.durationMs, 0) / 1000).toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
   });
+  if (error !== undefined) {
+    suites.push(`  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0" time="0">\n    <testcase classname="conformance.run" name="run" time="0">\n      <error message="${xml(error)}" type="RunError">${xml(error)}</error>\n    </testcase>\n  </testsuite>`);
+  }
   const failures = results.filter((r) => r.status === 'failed').length;
   const skipped = results.filter((r) => r.status === 'skipped').length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(name)}" tests="${String(results.length)}" failures="${String(failures)}" errors="0" skipped="${String(skipped)}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const errors = error === undefined ? 0 : 1;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(name)}" tests="${String(results.length + errors)}" failures="${String(failures)}" errors="${String(errors)}" skipped="${String(skipped)}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
 export function json(results: readonly CheckResult[], meta: Record<string, unknown>): string {

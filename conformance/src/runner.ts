@@ -12,7 +12,8 @@ import { machineChecks } from './checks/machines.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { walkChecks } from './checks/walk.ts';
 import { webhookChecks } from './checks/webhooks.ts';
-import { Http, UnreachableError, type Exchange } from './http.ts';
+import { Http, UnreachableError, registerSecret, type Exchange } from './http.ts';
+import { describeNetworkError } from './network-errors.ts';
 import type { Spec } from './spec.ts';
 
 export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...tenancyChecks, ...transitionChecks];
@@ -105,6 +106,12 @@ export class Runner {
   constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, timeoutMs: number) {
     this.random = seeded(seed);
     this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who), target.headers ?? {});
+    // The credentials given show as variables in reproduction lines and reports, never as their values.
+    for (const [who, credentials] of Object.entries(target.credentials)) {
+      registerSecret(credentials.clientSecret, `CLIENT_SECRET_${who.toUpperCase()}`);
+      const password = (credentials as { userPassword?: unknown }).userPassword;
+      if (typeof password === 'string') registerSecret(password, `PASSWORD_${who.toUpperCase()}`);
+    }
   }
 
   /** A token for an identity; a target that gives none stops the run (exit 3). */
@@ -123,10 +130,19 @@ export class Runner {
             signal: AbortSignal.timeout(10_000),
           });
         } catch (error) {
-          throw new UnreachableError(`the token service at ${this.target.authUrl} cannot be reached: ${error instanceof Error ? error.message : String(error)}`);
+          throw new UnreachableError(`the token service at ${this.target.authUrl}/oauth2/token cannot be reached: ${describeNetworkError(error)}`);
         }
-        const body = (await res.json().catch(() => ({}))) as { access_token?: unknown };
-        if (!res.ok || typeof body.access_token !== 'string') throw new UnreachableError(`no token for ${who}: the token service answered ${String(res.status)}`);
+        const text = await res.text();
+        let body: { access_token?: unknown; error?: unknown; error_description?: unknown } = {};
+        try { body = JSON.parse(text) as typeof body; } catch { /* not JSON: shown as text below */ }
+        if (!res.ok || typeof body.access_token !== 'string') {
+          const said = typeof body.error === 'string'
+            ? `${String(res.status)} ${body.error}${typeof body.error_description === 'string' ? ` (${body.error_description})` : ''}`
+            : `${String(res.status)} ${text.slice(0, 200) || '(no body)'}`;
+          const hint = body.error === 'invalid_client' ? `: check the client id and secret of ${who}` : res.status === 404 ? `: is ${this.target.authUrl} the token service (--auth-url)?` : '';
+          throw new UnreachableError(`no token for ${who}: the token service at ${this.target.authUrl}/oauth2/token answered ${said}${hint}`);
+        }
+        registerSecret(body.access_token, `TOKEN_${who.toUpperCase()}`);
         return body.access_token;
       })();
       this.tokens.set(who, pending);
@@ -144,8 +160,32 @@ export class Runner {
     return this.spec.match(method, path)?.operationId;
   }
 
+  /**
+   * Whether the spec's routes exist at the base URL: a few of them asked without a token must answer
+   * something other than 404 (401, most likely). A wrong base URL is said once, not as dozens of failures.
+   */
+  async probeBaseUrl(): Promise<void> {
+    const probes = [...this.spec.operations.values()].filter((op) => op.secured && !op.path.includes('{'))
+      .sort((a, b) => Number(b.method === 'get') - Number(a.method === 'get')).slice(0, 3);
+    if (probes.length === 0) return;
+    const answers: string[] = [];
+    for (const op of probes) {
+      const url = `${this.target.baseUrl}${op.path}`;
+      let status: number;
+      try {
+        status = (await fetch(url, { method: op.method.toUpperCase(), headers: { accept: 'application/json', ...this.target.headers }, signal: AbortSignal.timeout(10_000) })).status;
+      } catch (error) {
+        throw new UnreachableError(`the target at ${this.target.baseUrl} cannot be reached: ${describeNetworkError(error)}`);
+      }
+      if (status !== 404) return;
+      answers.push(`${op.method.toUpperCase()} ${op.path} -> 404`);
+    }
+    throw new UnreachableError(`the base URL looks wrong: none of the spec's routes exists at ${this.target.baseUrl} (${answers.join(', ')}); give the URL the API's paths start from (--base-url)`);
+  }
+
   /** Gets a token for every identity before any check runs. */
   async prepare(): Promise<void> {
+    await this.probeBaseUrl();
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
   }
 

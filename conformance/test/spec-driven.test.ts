@@ -22,7 +22,7 @@ async function run(baseUrl: string, ids: readonly string[] | undefined): Promise
   const { merchants, partner } = credentialsOf(server.credentialsFile) as ReturnType<typeof credentialsOf> & { partner?: { clientId: string; clientSecret: string } };
   const [a, b] = merchants;
   if (!a || !b || !partner) throw new Error('two merchants and a partner expected');
-  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: undefined, credentials: { A: a, B: b, partner } }, 7, 10_000);
+  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm`, credentials: { A: a, B: b, partner } }, 7, 10_000);
   await runner.prepare();
   const results: CheckResult[] = [];
   for (const check of checks.filter((c) => ids === undefined || ids.includes(c.id))) results.push(await runner.runCheck(check));
