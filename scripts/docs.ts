@@ -1,6 +1,7 @@
 // Builds docs/index.html: one self-contained Redoc page (scripts inlined) that renders offline. The state
 // machines the spec declares (x-state-machine on status schemas) are published as tables in a "State
 // machines" section of the page, written from the bundled document at build time.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,11 +34,27 @@ export function stateMachineMarkdown(machine: StateMachineModel): string {
   return lines.join('\n');
 }
 
+/**
+ * The page records the SHA-256 of the bundled document it was built from (compact JSON, as JSON.stringify
+ * writes it) in `<meta name="pgw-spec-sha256">`: `--if-stale` and the server compare it with the spec's.
+ */
+export const STAMP = /<meta name="pgw-spec-sha256" content="([0-9a-f]{64})">/;
+export const specHash = (doc: unknown): string => createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+
+/** Redoc's side menu drops inline code from a heading ("Response codes (designed, except"): headings get plain text. */
+export function plainHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`([^`]*)`/g, '$1'));
+}
+
 function main(): void {
-  // `--if-missing` (used before `npm start`): keep a page that is already built.
+  // `--if-missing`: keep a page that is already built; `--if-stale` (before `npm start`): rebuild only when
+  // the page was built from another spec than the current one.
   if (process.argv.includes('--if-missing') && existsSync(output)) return;
   runBin('tsx', ['scripts/bundle.ts']);
   const doc = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as { info: { description?: string } };
+  const hash = specHash(doc);
+  if (process.argv.includes('--if-stale') && existsSync(output) && STAMP.exec(readFileSync(output, 'utf8'))?.[1] === hash) return;
+  doc.info.description = plainHeadings(doc.info.description ?? '');
   const machines = readStateMachines(doc);
   if (machines.length > 0) {
     doc.info.description = `${doc.info.description ?? ''}\n\n## State machines\n\nEach status enumeration declares its transitions (spec: \`x-state-machine\`); the reference server runs every change through these tables.\n\n${machines.map(stateMachineMarkdown).join('\n\n')}\n`;
@@ -47,9 +64,12 @@ function main(): void {
     const input = path.join(dir, 'openapi.json');
     writeFileSync(input, JSON.stringify(doc));
     runBin('redocly', ['build-docs', input, '--inlineBundle', '--output', output, '--title', 'Payment Gateway API']);
+    const page = readFileSync(output, 'utf8');
+    writeFileSync(output, page.replace(/<head>/i, `<head>\n<meta name="pgw-spec-sha256" content="${hash}">`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main();
+// Run as a script (not when a test imports the helpers above).
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.join(root, 'scripts', 'docs.ts')) main();

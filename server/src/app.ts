@@ -1,7 +1,6 @@
 // The Express application: correlation ids and access logs, health, the spec and its docs, the generated
 // router over the handlers, and the one error handler.
 import { hkdfSync } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
@@ -11,6 +10,7 @@ import type { Database } from './db/knex.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { contextFactory, type Services } from './platform/context.ts';
+import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import type { Logger } from './platform/log.ts';
@@ -56,12 +56,6 @@ function accessLog(log: Logger): express.RequestHandler {
   };
 }
 
-/** The documentation page: built by `npm run docs`; served from docs/index.html. */
-function docsPage(): string | undefined {
-  const file = path.join(root, 'docs', 'index.html');
-  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-}
-
 export async function createApp(options: AppOptions): Promise<Express> {
   const clock = options.clock ?? systemClock;
   const key = await signingKey(options.db, options.config.environment, clock);
@@ -96,13 +90,13 @@ export async function createApp(options: AppOptions): Promise<Express> {
   app.get('/openapi.json', (_req, res) => {
     res.json(apiSpec);
   });
+  // The documentation page, rebuilt when it was built from another spec than the one served.
+  const docs = new DocsPage({ file: path.join(root, 'docs', 'index.html'), spec: apiSpec, rebuild: rebuildWithScript(root), log: options.log });
   app.get('/docs', (_req, res) => {
-    const page = docsPage();
-    if (page === undefined) {
-      res.status(404).type('text/plain').send('The documentation page is not built: run `npm run docs`.');
-      return;
-    }
-    res.type('html').send(page);
+    const answer = docs.answer();
+    if (answer.kind === 'missing') res.status(404).type('text/plain').send(answer.text);
+    else if (answer.kind === 'rebuilding') res.status(503).set('Retry-After', '3').type('html').send(answer.html);
+    else res.type('html').send(answer.html);
   });
   app.use(invoicePages(services));
   // The sandbox controls exist only in the sandbox: a production server answers 404 there, before any token

@@ -1,9 +1,10 @@
 // The documentation page renders offline in headless Chromium and shows operations and webhook events.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAMP, specHash } from '../../scripts/docs.ts';
 import { root, runBin } from '../../scripts/lib/run.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -95,6 +96,20 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(text).toMatch(/From\s+Trigger\s+To\s+Response code\s+Event\s+Provenance/);
     expect(text).toContain('network.clear: The entry clears 24 hours after submission');
     expect(text).toContain('time.dueDatePassed: The due date of a Due invoice passes');
+  });
+
+  it('shows every heading of the description whole in the side menu (inline code included)', async () => {
+    const headings = [...readFileSync(path.join(root, 'spec', 'description.md'), 'utf8').matchAll(/^##? (.+)$/gm)]
+      .map((m) => (m[1] ?? '').replace(/`([^`]*)`/g, '$1').trim());
+    expect(headings).toContain('Response codes (designed, except 000)');
+    await tab.goto(pathToFileURL(page).href);
+    const menu = await tab.locator('.menu-content').innerText();
+    for (const heading of headings) expect(menu, heading).toContain(heading);
+  });
+
+  it('records the spec it was built from, as the server checks it', () => {
+    const bundle = readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8');
+    expect(STAMP.exec(readFileSync(page, 'utf8'))?.[1]).toBe(specHash(JSON.parse(bundle)));
   });
 
   it('needs nothing from the network to render', () => {
