@@ -6,63 +6,56 @@ import type { Services } from '../platform/context.ts';
 import type { Deps } from '../platform/deps.ts';
 import { offsetClock } from '../platform/time.ts';
 import { clockOffsetOf } from '../repositories/merchants.ts';
-import { usd } from '../services/invoice-pdf.ts';
+import { invoiceDocument } from '../services/invoice-document.ts';
 import * as service from '../services/invoices.ts';
 
 type Invoice = components['schemas']['Invoice'];
 
-const STATUS_NAMES: Record<Invoice['status'], string> = { 1: 'Draft', 2: 'Due', 3: 'Past due', 4: 'Paid', 5: 'Cancelled' };
-
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-const day = (date: string | null): string => (date === null ? '-' : date.slice(0, 10));
 
 const NOT_FOUND_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice not found</title></head>'
   + '<body><h1>Invoice not found</h1><p>This invoice does not exist or is not published.</p></body></html>';
 
+/** The invoice page: the view model the PDF renders too (invoice-document.ts), every text escaped. */
 function page(invoice: Invoice, merchantName: string): string {
   const e = escapeHtml;
-  const c = invoice.customer;
-  const rows = invoice.lineItems.map((l) => `<tr><td>${e(l.productName)}${l.description ? `<br><small>${e(l.description)}</small>` : ''}</td>`
-    + `<td class="n">${l.quantity}</td><td class="n">${e(usd(l.unitPrice))}</td><td class="n">${l.discountPercentage}%</td>`
-    + `<td class="n">${e(usd(l.totalAmount))}</td></tr>`).join('\n');
-  const calc = invoice.invoiceCalculations;
-  const open = invoice.status === 2 || invoice.status === 3;
-  const prices = open
-    ? `<h2>Amount to pay</h2><table><tr><th>Credit card</th><td class="n">${e(usd(calc.creditCard.totalAmount))}</td></tr>`
-      + `<tr><th>Debit card</th><td class="n">${e(usd(calc.debitCard.totalAmount))}</td></tr>`
-      + `<tr><th>Bank account (ACH)</th><td class="n">${e(usd(calc.ach.totalAmount))}</td></tr></table>`
-    : '';
+  const d = invoiceDocument(invoice, merchantName);
+  const lines = (list: readonly string[]): string => list.map(e).join('<br>');
+  const pairs = (rows: readonly [string, string][], id?: string): string => rows.map(([label, value]) => `<tr><th scope="row">${e(label)}</th><td class="n"${id !== undefined && label === 'Total' ? ` id="${id}"` : ''}>${e(value)}</td></tr>`).join('\n');
+  const rows = d.lines.map((l) => `<tr><td>${e(l.product)}${l.description === null ? '' : `<br><small>${e(l.description)}</small>`}</td>`
+    + `<td class="n">${e(l.quantity)}</td><td class="n">${e(l.unitPrice)}</td><td class="n">${e(l.discount)}</td><td class="n">${e(l.amount)}</td></tr>`).join('\n');
+  const status = d.facts.find(([label]) => label === 'Status')?.[1] ?? '';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Invoice ${e(invoice.number ?? '')} from ${e(merchantName)}</title>
+<title>${e(d.title)} from ${e(merchantName)}</title>
 <style>body{font-family:Helvetica,Arial,sans-serif;max-width:760px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:left}.n{text-align:right}</style>
+table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:left}.n{text-align:right}
+.parties{display:flex;gap:3em}</style>
 </head>
 <body>
-<h1>Invoice ${e(invoice.number ?? '')}</h1>
-<p><strong>${e(merchantName)}</strong><br>${e(invoice.merchantContactInfo.email)}</p>
-<p>Status: <strong id="status">${STATUS_NAMES[invoice.status]}</strong><br>Issued: ${day(invoice.issueDate)}<br>Due: ${day(invoice.dueDate)}${
-  invoice.paymentDate === null ? '' : `<br>Paid: ${day(invoice.paymentDate)}`}</p>
-<p>Bill to: ${e(`${c.firstName} ${c.lastName}`)}${c.companyName ? `, ${e(c.companyName)}` : ''}</p>
+<main>
+<h1>${e(d.title)}</h1>
+<p>${lines(d.merchant)}</p>
+<p>${d.facts.map(([label, value]) => (label === 'Status' ? `${e(label)}: <strong id="status">${e(status)}</strong>` : `${e(label)}: ${e(value)}`)).join('<br>')}</p>
+<div class="parties">
+<section><h2>Bill to</h2><p>${lines(d.billTo)}</p></section>
+${d.shipTo === null ? '' : `<section><h2>Ship to</h2><p>${lines(d.shipTo)}</p></section>`}
+</div>
 <table>
-<tr><th>Item</th><th class="n">Qty</th><th class="n">Unit price</th><th class="n">Discount</th><th class="n">Amount</th></tr>
+<tr>${d.columns.map((c, i) => `<th scope="col"${i > 0 ? ' class="n"' : ''}>${e(c)}</th>`).join('')}</tr>
 ${rows}
 </table>
 <table>
-<tr><th>Subtotal</th><td class="n">${e(usd(invoice.subTotalAmount))}</td></tr>
-<tr><th>Discount (${invoice.discountPercentage}%)</th><td class="n">${e(usd(0 - calc.ach.discountAmount))}</td></tr>
-<tr><th>Tax (${invoice.taxPercentage}%)</th><td class="n">${e(usd(calc.ach.taxAmount))}</td></tr>
-<tr><th>Fees (${invoice.feesPercentage}%)</th><td class="n">${e(usd(calc.ach.feesAmount))}</td></tr>
-<tr><th>Shipping</th><td class="n">${e(usd(invoice.shippingAmount))}</td></tr>
-<tr><th>Total</th><td class="n" id="total">${e(usd(invoice.totalAmount))}</td></tr>
+${pairs([...d.totals, d.total], 'total')}
 </table>
-${prices}
-${invoice.additionalNotes === '' ? '' : `<p>${e(invoice.additionalNotes)}</p>`}
+${d.toPay === null ? '' : `<h2>Amount to pay</h2><table>${pairs(d.toPay)}</table>`}
+${d.notes === null ? '' : `<h2>Notes</h2><p>${e(d.notes)}</p>`}
+${d.payOnline === null ? '' : `<p>View and pay online: ${e(d.payOnline)}</p>`}
+</main>
 </body>
 </html>
 `;

@@ -1,25 +1,11 @@
-// The invoice as a PDF document (pdfkit): the merchant, the customer, the lines and the totals. Written
-// uncompressed in the standard Helvetica font, so the text of the document can be found in its bytes.
+// The invoice as a PDF (pdfkit), rendering the one view model (invoice-document.ts) the invoice page renders
+// too. Written uncompressed in the standard Helvetica font, so the text of the document can be found in its bytes.
 import PDFDocument from 'pdfkit';
 import type { components } from '../../../generated/types.ts';
+import { invoiceDocument } from './invoice-document.ts';
 
 type Invoice = components['schemas']['Invoice'];
-type Address = components['schemas']['InvoiceCustomerAddress'];
 
-const STATUS_NAMES: Record<Invoice['status'], string> = { 1: 'Draft', 2: 'Due', 3: 'Past due', 4: 'Paid', 5: 'Cancelled' };
-
-/** US dollars as printed: $1,129.14. */
-export const usd = (amount: number): string => amount.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
-
-const day = (date: string | null): string => (date === null ? '-' : date.slice(0, 10));
-
-const addressLines = (address: Address): string[] => {
-  if (address === null) return [];
-  const cityLine = [address.city, [address.stateName, address.zip].filter(Boolean).join(' ')].filter(Boolean).join(', ');
-  return [address.line1, address.line2, cityLine].filter((line): line is string => typeof line === 'string' && line !== '');
-};
-
-const quantityText = (quantity: number): string => quantity.toLocaleString('en-US', { maximumFractionDigits: 4 });
 
 const LEFT = 50;
 const RIGHT = 562;
@@ -37,91 +23,98 @@ function toBuffer(doc: PDFKit.PDFDocument): Promise<Buffer> {
 
 /** Renders the invoice (as getInvoice returns it) and the merchant's name; `now` dates the document. */
 export function invoicePdf(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
-  const title = `Invoice ${invoice.number ?? ''}`.trim();
-  const doc = new PDFDocument({ compress: false, size: 'LETTER', margin: LEFT, info: { Title: title, Author: merchantName, CreationDate: now } });
+  const d = invoiceDocument(invoice, merchantName);
+  const doc = new PDFDocument({ compress: false, size: 'LETTER', margin: LEFT, info: { Title: d.title, Author: merchantName, CreationDate: now } });
   doc.font('Helvetica');
 
-  // Header: the merchant (left) and the invoice's number, status and dates (right).
-  doc.font('Helvetica-Bold').fontSize(20).text(title, LEFT, 50);
+  // Header: the merchant (left) and the invoice's status and dates (right).
+  doc.font('Helvetica-Bold').fontSize(20).text(d.title, LEFT, 50);
   doc.font('Helvetica').fontSize(10);
-  const contact = invoice.merchantContactInfo;
   let y = 80;
-  for (const line of [merchantName, contact.addressLine1, contact.addressLine2, `${contact.city}, ${contact.stateName} ${contact.zip}`, contact.email, contact.businessPhoneNumber]) {
-    if (line === null || line === '') continue;
+  for (const line of d.merchant) {
     doc.text(line, LEFT, y);
     y += 13;
   }
   let right = 80;
-  for (const line of [`Status: ${STATUS_NAMES[invoice.status]}`, `Issued: ${day(invoice.issueDate)}`, `Due: ${day(invoice.dueDate)}`,
-    ...(invoice.paymentDate === null ? [] : [`Paid: ${day(invoice.paymentDate)}`])]) {
-    doc.text(line, 380, right, { width: RIGHT - 380, align: 'right' });
+  for (const [label, value] of d.facts) {
+    doc.text(`${label}: ${value}`, 380, right, { width: RIGHT - 380, align: 'right' });
     right += 13;
   }
 
-  // The customer.
+  // The customer: bill to, and ship to beside it when the goods go elsewhere.
   y = Math.max(y, right) + 15;
-  const c = invoice.customer;
+  const top = y;
   doc.font('Helvetica-Bold').text('Bill to', LEFT, y);
   doc.font('Helvetica');
   y += 13;
-  for (const line of [`${c.firstName} ${c.lastName}`, c.companyName, ...addressLines(c.billingAddress), c.email, c.mobilePhoneNumber]) {
-    if (line === null || line === '') continue;
-    doc.text(line, LEFT, y);
+  for (const line of d.billTo) {
+    doc.text(line, LEFT, y, { width: 250 });
     y += 13;
   }
+  if (d.shipTo) {
+    let shipY = top;
+    doc.font('Helvetica-Bold').text('Ship to', 330, shipY);
+    doc.font('Helvetica');
+    shipY += 13;
+    for (const line of d.shipTo) {
+      doc.text(line, 330, shipY, { width: RIGHT - 330 });
+      shipY += 13;
+    }
+    y = Math.max(y, shipY);
+  }
 
-  // The lines.
+  // The lines, each with its description under the product.
   y += 15;
   doc.font('Helvetica-Bold');
-  doc.text('Item', COLUMNS.product, y).text('Qty', COLUMNS.quantity, y).text('Unit price', COLUMNS.unitPrice, y)
-    .text('Discount', COLUMNS.discount, y).text('Amount', COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
+  doc.text(d.columns[0], COLUMNS.product, y).text(d.columns[1], COLUMNS.quantity, y).text(d.columns[2], COLUMNS.unitPrice, y)
+    .text(d.columns[3], COLUMNS.discount, y).text(d.columns[4], COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
   doc.font('Helvetica');
   y += 16;
   doc.moveTo(LEFT, y - 3).lineTo(RIGHT, y - 3).stroke();
-  for (const line of invoice.lineItems) {
+  for (const line of d.lines) {
     if (y > 700) {
       doc.addPage();
       y = 50;
     }
-    doc.text(line.productName, COLUMNS.product, y, { width: COLUMNS.quantity - COLUMNS.product - 10 });
+    doc.text(line.product, COLUMNS.product, y, { width: COLUMNS.quantity - COLUMNS.product - 10 });
+    if (line.description !== null) doc.fontSize(8).text(line.description, COLUMNS.product, doc.y, { width: COLUMNS.quantity - COLUMNS.product - 10 }).fontSize(10);
     const rowEnd = doc.y;
-    doc.text(quantityText(line.quantity), COLUMNS.quantity, y)
-      .text(usd(line.unitPrice), COLUMNS.unitPrice, y)
-      .text(line.discountPercentage === 0 ? '-' : `${line.discountPercentage}%`, COLUMNS.discount, y)
-      .text(usd(line.totalAmount), COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
+    doc.text(line.quantity, COLUMNS.quantity, y)
+      .text(line.unitPrice, COLUMNS.unitPrice, y)
+      .text(line.discount, COLUMNS.discount, y)
+      .text(line.amount, COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
     y = Math.max(rowEnd, y + 13) + 3;
   }
 
-  // The totals: those of the record (the amount paid once paid, the base amount before).
+  // The totals.
   y += 10;
-  if (y > 640) {
+  if (y > 600) {
     doc.addPage();
     y = 50;
   }
-  const creditCard = invoice.invoiceCalculations.creditCard;
-  const totals: [string, number][] = [
-    ['Subtotal', invoice.subTotalAmount],
-    [`Discount (${invoice.discountPercentage}%)`, 0 - creditCard.discountAmount],
-    [`Tax (${invoice.taxPercentage}%)`, creditCard.taxAmount],
-    [`Fees (${invoice.feesPercentage}%)`, creditCard.feesAmount],
-    ['Shipping', invoice.shippingAmount],
-    ...(invoice.surchargeAmount === 0 ? [] : [[`Surcharge (${invoice.surchargePercentage}%)`, invoice.surchargeAmount] as [string, number]]),
-    ...(invoice.cashDiscountAmount === 0 ? [] : [[`Cash discount (${invoice.cashDiscountPercentage}%)`, 0 - invoice.cashDiscountAmount] as [string, number]]),
-  ];
-  for (const [label, amount] of totals) {
-    doc.text(label, 330, y).text(usd(amount), COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
+  for (const [label, amount] of d.totals) {
+    doc.text(label, 330, y).text(amount, COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
     y += 14;
   }
   doc.font('Helvetica-Bold').fontSize(12);
-  doc.text('Total', 330, y + 4).text(usd(invoice.totalAmount), 430, y + 4, { width: RIGHT - 430, align: 'right' });
+  doc.text(d.total[0], 330, y + 4).text(d.total[1], 430, y + 4, { width: RIGHT - 430, align: 'right' });
   doc.font('Helvetica').fontSize(10);
   y += 30;
-
-  if (invoice.additionalNotes !== '') {
+  if (d.toPay) {
+    doc.font('Helvetica-Bold').text('Amount to pay', 330, y);
+    doc.font('Helvetica');
+    y += 14;
+    for (const [label, amount] of d.toPay) {
+      doc.text(label, 330, y).text(amount, COLUMNS.total, y, { width: RIGHT - COLUMNS.total, align: 'right' });
+      y += 14;
+    }
+    y += 10;
+  }
+  if (d.notes !== null) {
     doc.font('Helvetica-Bold').text('Notes', LEFT, y);
-    doc.font('Helvetica').text(invoice.additionalNotes, LEFT, y + 13, { width: RIGHT - LEFT });
+    doc.font('Helvetica').text(d.notes, LEFT, y + 13, { width: RIGHT - LEFT });
     y = doc.y + 10;
   }
-  if (invoice.status === 2 || invoice.status === 3) doc.text(`View and pay online: ${invoice.fullUrl}`, LEFT, y, { width: RIGHT - LEFT });
+  if (d.payOnline !== null) doc.text(`View and pay online: ${d.payOnline}`, LEFT, y, { width: RIGHT - LEFT });
   return toBuffer(doc);
 }
