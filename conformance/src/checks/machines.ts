@@ -1,8 +1,8 @@
 // The transaction state machines, walked from the spec's own tables (`x-state-machine` on the status schemas):
 // for each kind of record, every status the table lets the suite reach (by operations, and by the sandbox's
 // network simulation where the target serves it) and every command of the table tried there: a permitted one
-// answers its responseCode and reaches its status; a forbidden one answers the machine's refusal and changes
-// nothing. A new row or status in the spec is a new case without new code.
+// answers its responseCode, reaches its status and emits its event; a forbidden one answers the machine's
+// refusal, changes nothing and emits nothing. A new row or status in the spec is a new case without new code.
 import { CheckFailure, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';
@@ -11,7 +11,7 @@ import type { Spec } from '../spec.ts';
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[] }
+interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null }
 interface Machine { schema: string; refusalCode: string; rows: Row[]; names: Map<number, string> }
 
 /** The network triggers the sandbox can force, as simulate requests. */
@@ -132,6 +132,31 @@ class Records {
   }
 }
 
+/**
+ * The events a command emits, seen through a webhook endpoint subscribed to every event type: its delivery
+ * log gains one entry per event, written with the event (the receiver need not answer).
+ */
+class EventLog {
+  private constructor(private readonly ctx: CheckContext, readonly webhookId: string) {}
+
+  static async open(ctx: CheckContext): Promise<EventLog | undefined> {
+    const types = Object.keys(isObject(ctx.spec.document.webhooks) ? ctx.spec.document.webhooks : {});
+    const created = await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('machine-events'), endpointUrl: 'http://127.0.0.1:9/machine-events', eventTypes: types } });
+    const id = bodyOf(created).id;
+    return created.response?.status === 200 && typeof id === 'string' ? new EventLog(ctx, id) : undefined;
+  }
+
+  /** Entries of the log so far, of one event type or of all. */
+  async total(eventType?: string): Promise<number> {
+    const page = await this.ctx.call('listWebhookDeliveryLogs', { path: { webhookId: this.webhookId }, query: { pageSize: 1, ...(eventType === undefined ? {} : { eventType }) } });
+    return Number(bodyOf(page).total);
+  }
+
+  async close(): Promise<void> {
+    await this.ctx.call('deleteWebhookEndpoint', { path: { webhookId: this.webhookId } });
+  }
+}
+
 export function machineChecks(spec: Spec): Check[] {
   return KINDS.flatMap((kind): Check[] => {
     const machine = machineOf(spec, kind.machine);
@@ -144,6 +169,8 @@ export function machineChecks(spec: Spec): Check[] {
       designed: false,
       run: async (ctx) => {
         const records = new Records(ctx);
+        const events = await EventLog.open(ctx);
+        if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created (createWebhookEndpoint did not answer 200 with an id)');
         const reachable = routes(machine, kind, ctx.spec);
         // Commands on an existing record: the operation triggers of rows that do not start from `initial`.
         const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger) && applies(r, kind)).map((r) => r.trigger))];
@@ -154,6 +181,9 @@ export function machineChecks(spec: Spec): Check[] {
             const transactionId = await records.at(kind, machine, route);
             if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation (designed)');
             const row = machine.rows.find((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
+            // A permitted row's event appears once; a refused command emits nothing at all.
+            const watched = row?.event ?? undefined;
+            const before = await events.total(watched);
             const answer = await ctx.call(command, await records.request(command, transactionId));
             tried++;
             const code = String(bodyOf(answer).responseCode);
@@ -163,8 +193,14 @@ export function machineChecks(spec: Spec): Check[] {
             if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
               failures.push([`${command} on a ${status} ${kind.type} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
             }
+            const emitted = (await events.total(watched)) - before;
+            const wanted = watched === undefined ? 0 : 1;
+            if (emitted !== wanted) {
+              failures.push([`${command} on a ${status} ${kind.type}: ${watched === undefined ? 'no event' : `one ${watched} event`} expected, ${String(emitted)} ${watched ?? 'event(s)'} seen`, answer]);
+            }
           }
         }
+        await events.close();
         if (tried === 0) throw new CheckSkipped(`no status of ${kind.type} could be reached`);
         const first = failures[0];
         if (first) throw new CheckFailure(`${first[0]}${failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : ''}`, first[1]);
