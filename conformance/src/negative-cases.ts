@@ -104,6 +104,10 @@ function wrongType(schema: JsonObject): Json | undefined {
   return undefined;
 }
 
+/** The rules stated in the spec's words (not JSON Schema keywords): a case breaking one is schema-valid. */
+export const RULE_LUHN = 'rule: Luhn check';
+export const RULE_ABA = 'rule: ABA check digit';
+
 /** Values that break one constraint of a scalar schema each, with the rule they break. */
 function brokenValues(schema: JsonObject): [string, Json][] {
   const cases: [string, Json][] = [];
@@ -126,6 +130,11 @@ function brokenValues(schema: JsonObject): [string, Json][] {
     const formats: Record<string, string> = { uuid: 'not-a-uuid', 'date-time': '2025-13-45T99:00:00Z', email: 'not-an-email', date: '2025-13-45', uri: 'not a uri' };
     if (typeof schema.format === 'string' && formats[schema.format] !== undefined) cases.push([`format ${schema.format}`, formats[schema.format] ?? '']);
   }
+  // Rules the spec states in words rather than keywords: card numbers pass the Luhn check, routing numbers
+  // the ABA check digit. A number of the right shape that fails the check must be refused.
+  const said = typeof schema.description === 'string' ? schema.description : '';
+  if (types.includes('string') && /Luhn/.test(said)) cases.push([RULE_LUHN, '4111111111111112']);
+  if (types.includes('string') && /ABA check digit/.test(said)) cases.push([RULE_ABA, '021000022']);
   if (types.includes('integer') || types.includes('number')) {
     const step = types.includes('integer') ? 1 : 0.01;
     if (typeof schema.minimum === 'number') cases.push([`minimum ${String(schema.minimum)}`, schema.minimum - step]);

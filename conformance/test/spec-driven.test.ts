@@ -54,6 +54,20 @@ let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
   {
+    name: 'a card number failing the Luhn check is stored (a rule the spec states in words)',
+    checks: ['negative/addCardPaymentMethod'],
+    request: (req) => (req.method === 'POST' && req.path.endsWith('/payment-methods/cards') && req.body.includes('4111111111111112')
+      ? { ...req, body: req.body.replace('4111111111111112', '4111111111111111') } : req),
+  },
+  {
+    name: 'a refused update still changes the record',
+    checks: ['negative/updateCustomer'],
+    request: (req) => (req.method === 'PUT' && /^\/pay-api\/v1\/customers\/[^/]+$/.test(req.path) && JSON.stringify(json(req.body).lastName ?? '').length > 102
+      ? { ...req, headers: { ...req.headers, 'x-mutant-refuse': '1' }, body: JSON.stringify({ firstName: 'Mallory', lastName: 'Changed' }) } : req),
+    reply: (req, reply) => (req.headers['x-mutant-refuse'] === '1'
+      ? { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ errors: { lastName: ['too long'] }, details: 'x', statusCode: 400, source: 'm', exceptionType: 'ValidationException', correlationId: randomUUID(), entityId: null, errorCode: 'validation_failed' }) } : reply),
+  },
+  {
     name: 'deliveries are not signed with the secret the endpoint shows',
     checks: ['webhooks/deliveries'],
     reply: (req, reply) => (req.method === 'POST' && req.path === '/v2/webhooks/endpoints' && reply.status === 200

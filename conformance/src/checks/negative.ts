@@ -3,7 +3,8 @@
 // the field, and change nothing (a create's list keeps its total).
 import { CheckFailure, bodyOf, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
-import { SpecReader, chooseCases, negativeCases, type NegativeCase } from '../negative-cases.ts';
+import { fixtureIds } from '../fixtures.ts';
+import { PLACEHOLDER_ID, SpecReader, chooseCases, negativeCases, type NegativeCase } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
 
 /** Cases a check sends at most (beside the two media-type cases), chosen by the run's seed. The largest
@@ -39,6 +40,13 @@ function listOf(spec: Spec, operationId: string): string | undefined {
   return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
 }
 
+/** The read of a change (GET on the same path as a PUT or POST with path parameters), to see nothing changed. */
+function readOf(spec: Spec, operationId: string): string | undefined {
+  const op = spec.operation(operationId);
+  if (op.method === 'get' || !op.path.includes('{')) return undefined;
+  return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
+}
+
 async function totalOf(ctx: CheckContext, listId: string): Promise<number | undefined> {
   const exchange = await ctx.call(listId, { query: { pageSize: 1 } });
   const total = bodyOf(exchange).total;
@@ -60,12 +68,25 @@ export function negativeChecks(spec: Spec): Check[] {
         const chosen = chooseCases(negativeCases(reader, op.operationId).cases, MAX_CASES_PER_OPERATION, () => ctx.random());
         const list = listOf(spec, op.operationId);
         const before = list === undefined ? undefined : await totalOf(ctx, list);
+        // Path parameters name real records where the suite has one: rules checked after the lookup apply.
+        const ids = op.path.includes('{') ? await fixtureIds(ctx) : {};
+        const real = (request: NegativeCase['request']): NegativeCase['request'] => ({
+          ...request,
+          path: Object.fromEntries(Object.entries(request.path ?? {}).map(([name, value]) => [name, value === PLACEHOLDER_ID ? ids[name] ?? value : value])),
+        });
+        // A change of a record that can be read back: the record reads the same after every refused request.
+        const read = readOf(spec, op.operationId);
+        const readPath = read === undefined ? undefined : real({ path: Object.fromEntries(Object.keys(ids).map((k) => [k, PLACEHOLDER_ID])) }).path;
+        const snapshot = async (): Promise<string | undefined> => (read === undefined ? undefined : JSON.stringify(bodyOf(await ctx.call(read, { path: readPath ?? {} }))));
+        const recordBefore = await snapshot();
         const failures: [string, Exchange][] = [];
         for (const c of chosen) {
-          const exchange = await ctx.call(op.operationId, c.request);
+          const exchange = await ctx.call(op.operationId, real(c.request));
           const problem = problemOf(c, exchange);
           if (problem !== undefined) failures.push([problem, exchange]);
         }
+        const recordAfter = await snapshot();
+        if (recordAfter !== recordBefore) failures.push([`refused requests changed the record ${read ?? ''} reads: ${String(recordBefore).slice(0, 200)} became ${String(recordAfter).slice(0, 200)}`, { operationId: read, request: { method: 'GET', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 }]);
         if (list !== undefined && before !== undefined) {
           const after = await ctx.call(list, { query: { pageSize: 1 } });
           const total = bodyOf(after).total;

@@ -1,0 +1,43 @@
+// Real records for the path parameters of the negative cases: rules the server checks after finding the
+// record (a card number's Luhn check on a customer's card) need a record that exists, and "changes nothing"
+// can only be seen on one. Made once per target and identity, by the operations the spec names.
+import { bodyOf, type CheckContext } from './check.ts';
+
+const made = new Map<string, Promise<Record<string, string>>>();
+const card = { name: 'Fixture card', pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
+
+async function make(ctx: CheckContext): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  const keep = (name: string, value: unknown): void => { if (typeof value === 'string' && value !== '') ids[name] = value; };
+  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [card] } }));
+  keep('customerId', customer.id);
+  if (ids.customerId !== undefined) {
+    const read = bodyOf(await ctx.call('getCustomer', { path: { customerId: ids.customerId } }));
+    keep('merchantId', read.merchantId);
+    const methods = bodyOf(await ctx.call('listPaymentMethods', { path: { customerId: ids.customerId } }));
+    keep('paymentMethodId', (Array.isArray(methods.items) ? (methods.items as { id?: unknown }[]) : [])[0]?.id);
+  }
+  const invoice = bodyOf(await ctx.call('publishInvoice', {
+    body: { id: null, dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(), customer: { firstName: 'Fixture', lastName: 'Invoice', email: 'fixture@example.com' },
+      lineItems: [{ lineItemId: null, productName: 'Fixture', unitTypeId: 1, unitPrice: 10, quantity: 1 }] },
+  }));
+  keep('invoiceId', invoice.id);
+  const hook = bodyOf(await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('fixture-hook'), endpointUrl: 'http://127.0.0.1:9/fixture', eventTypes: ['invoice.paid'] } }));
+  keep('webhookId', hook.id);
+  const category = bodyOf(await ctx.call('createCategory', { body: { name: ctx.unique('fixture-cat'), defaultUnitTypeId: 1 } }));
+  keep('categoryId', category.id);
+  const item = bodyOf(await ctx.call('createLineItem', { body: { productName: ctx.unique('fixture-item'), unitPrice: 5, unitTypeId: 1 } }));
+  keep('lineItemId', item.id);
+  return ids;
+}
+
+/** Ids of real records of the caller, by path parameter name (what could not be made is absent). */
+export function fixtureIds(ctx: CheckContext): Promise<Record<string, string>> {
+  const key = `${ctx.baseUrl} ${ctx.identities.join(',')}`;
+  let pending = made.get(key);
+  if (!pending) {
+    pending = make(ctx);
+    made.set(key, pending);
+  }
+  return pending;
+}
