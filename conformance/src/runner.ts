@@ -8,6 +8,7 @@ import { transitionChecks } from './checks/transitions.ts';
 import { arithmeticChecks } from './checks/arithmetic.ts';
 import { familyChecks } from './checks/families.ts';
 import { identityChecks } from './checks/identities.ts';
+import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { walkChecks } from './checks/walk.ts';
@@ -20,7 +21,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...webhookChecks, ...negativeChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec)];
 }
 
 export interface Target {

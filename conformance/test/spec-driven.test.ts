@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arithmeticChecks } from '../src/checks/arithmetic.ts';
 import { familyChecks } from '../src/checks/families.ts';
 import { identityChecks } from '../src/checks/identities.ts';
+import { invoiceMachineChecks } from '../src/checks/invoice-machine.ts';
 import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
@@ -15,7 +16,7 @@ import type { Check } from '../src/check.ts';
 import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -53,6 +54,12 @@ const refreshTokens = new Map<string, string>();
 let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
+  {
+    name: 'an invoice command refused with another errorCode than the table names (cancel of a Paid invoice)',
+    checks: ['machines/InvoiceStatus:Invoice'],
+    reply: (req, reply) => (/\/pay-int-api\/invoices\/[^/]+\/cancel$/.test(req.path) && reply.status === 400
+      ? { ...reply, body: JSON.stringify({ ...json(reply.body), errorCode: 'invoice_not_draft' }) } : reply),
+  },
   {
     name: 'a card number failing the Luhn check is stored (a rule the spec states in words)',
     checks: ['negative/addCardPaymentMethod'],

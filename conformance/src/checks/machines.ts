@@ -136,7 +136,7 @@ class Records {
  * The events a command emits, seen through a webhook endpoint subscribed to every event type: its delivery
  * log gains one entry per event, written with the event (the receiver need not answer).
  */
-class EventLog {
+export class EventLog {
   private constructor(private readonly ctx: CheckContext, readonly webhookId: string) {}
 
   static async open(ctx: CheckContext): Promise<EventLog | undefined> {

@@ -1,0 +1,132 @@
+// The invoice state machine walked from the spec's table (`x-state-machine` on InvoiceStatus): every status the
+// operations reach (Draft, Due, Paid, Cancelled), every command of the table tried there. A permitted one
+// succeeds, reaches its status (`same`: unchanged; `removed`: gone) and emits its event; a forbidden one answers
+// 400 with the errorCode the table names for it, changes nothing and emits nothing.
+import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
+import type { CallOptions, Exchange } from '../http.ts';
+import { SpecReader } from '../negative-cases.ts';
+import type { Spec } from '../spec.ts';
+import { EventLog } from './machines.ts';
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+interface Row { from: string[]; trigger: string; to: string; event?: string | null }
+
+function table(spec: Spec): { rows: Row[]; errorCodes: Record<string, string>; names: Map<number, string> } | undefined {
+  const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
+  const schema = schemas.InvoiceStatus;
+  if (!isObject(schema) || !isObject(schema['x-state-machine'])) return undefined;
+  const machine = schema['x-state-machine'];
+  const refusal = isObject(machine.refusal) ? machine.refusal : {};
+  const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
+  const names = Array.isArray(schema['x-enum-varnames']) ? (schema['x-enum-varnames'] as unknown[]) : [];
+  return {
+    rows: (Array.isArray(machine.transitions) ? machine.transitions : []).filter(isObject) as unknown as Row[],
+    errorCodes: isObject(refusal.errorCodes) ? (refusal.errorCodes as Record<string, string>) : {},
+    names: new Map(values.map((v, i) => [Number(v), String(names[i])])),
+  };
+}
+
+const future = (): string => new Date(Date.now() + 30 * 86_400_000).toISOString();
+const content = (ctx: CheckContext): JsonObject => ({
+  dueDate: future(), customer: { firstName: 'Machine', lastName: ctx.unique('inv'), email: 'machine@example.com', mobilePhoneNumber: '+15555550123' },
+  lineItems: [{ lineItemId: null, productName: 'Machine walk', unitTypeId: 1, unitPrice: 25, quantity: 2 }],
+});
+
+/** A valid request of a command on an invoice (a payment pays the invoice's own total for its type). */
+async function request(ctx: CheckContext, reader: SpecReader, command: string, invoiceId: string): Promise<CallOptions> {
+  const path = { invoiceId };
+  const calc = async (kind: 'creditCard' | 'ach'): Promise<number> => {
+    const calcs = bodyOf(await ctx.call('getInvoice', { path })).invoiceCalculations;
+    const part = isObject(calcs) ? calcs[kind] : undefined;
+    return isObject(part) && typeof part.totalAmount === 'number' ? part.totalAmount : 0;
+  };
+  const found = reader.operation(command);
+  const example = found ? reader.jsonBody(found.op)?.example : undefined;
+  switch (command) {
+    case 'publishInvoice': return { body: { ...content(ctx), id: invoiceId } };
+    case 'updateInvoice': return { path, body: content(ctx) };
+    case 'submitInvoiceCardPayment':
+      return { path, body: { totalAmount: await calc('creditCard'), accountNumber: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123', billingCountryId: 1 } };
+    case 'submitInvoiceAchPayment':
+      return { path, body: { ...(isObject(example) ? example : {}), totalAmount: await calc('ach'), authorizationConsentTimestamp: new Date().toISOString() } };
+    default: return { path, ...(isObject(example) ? { body: example } : {}) };
+  }
+}
+
+export function invoiceMachineChecks(spec: Spec): Check[] {
+  const machine = table(spec);
+  if (!machine || !spec.operations.has('createInvoice')) return [];
+  return [{
+    id: 'machines/InvoiceStatus:Invoice',
+    group: 'transitions',
+    title: "Invoice: from every status the operations reach, each command of InvoiceStatus's table answers, moves and emits as the table says",
+    tags: ['Invoices', 'createInvoice', 'transitions'],
+    designed: false,
+    run: async (ctx) => {
+      const reader = new SpecReader(ctx.spec.document);
+      const operationRows = machine.rows.filter((r) => ctx.spec.operations.has(r.trigger));
+      // The shortest way to each status by operations alone (the clock's PastDue and a returned payment are not walked).
+      const routes = new Map<string, Row[]>();
+      const queue: string[] = [];
+      for (const start of operationRows.filter((r) => r.from.includes('initial') && r.to !== 'same' && r.to !== 'removed')) {
+        if (!routes.has(start.to)) { routes.set(start.to, [start]); queue.push(start.to); }
+      }
+      while (queue.length > 0) {
+        const at = queue.shift() ?? '';
+        for (const row of operationRows.filter((r) => r.from.includes(at) && r.to !== 'same' && r.to !== 'removed' && !routes.has(r.to))) {
+          routes.set(row.to, [...(routes.get(at) ?? []), row]);
+          queue.push(row.to);
+        }
+      }
+      const commands = [...new Set(operationRows.filter((r) => !r.from.includes('initial')).map((r) => r.trigger))];
+      const status = async (invoiceId: string): Promise<string> => {
+        const read = await ctx.call('getInvoice', { path: { invoiceId } });
+        if (read.response?.status === 404) return 'removed';
+        expectStatus(read, 200, 'getInvoice');
+        return machine.names.get(Number(bodyOf(read).status)) ?? `unknown status ${String(bodyOf(read).status)}`;
+      };
+      const events = await EventLog.open(ctx);
+      if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
+      const failures: [string, Exchange | undefined][] = [];
+      let tried = 0;
+      for (const [state, route] of routes) {
+        for (const command of commands) {
+          // Reach the state: create (or publish) a new invoice, then follow the route's commands.
+          let invoiceId = '';
+          for (const step of route) {
+            const exchange = step.from.includes('initial')
+              ? await ctx.call(step.trigger, { body: step.trigger === 'publishInvoice' ? { ...content(ctx), id: null } : content(ctx) })
+              : await ctx.call(step.trigger, await request(ctx, reader, step.trigger, invoiceId));
+            if (step.from.includes('initial')) invoiceId = createdId(exchange, `an invoice on the way to ${state}`);
+            else expectStatus(exchange, [200, 204], `${step.trigger} on the way to ${state}`);
+          }
+          const reached = await status(invoiceId);
+          if (reached !== state) throw new CheckFailure(`following the table to ${state} left the invoice ${reached}`);
+          const row = machine.rows.find((r) => r.trigger === command && r.from.includes(state));
+          const watched = row?.event ?? undefined;
+          const before = await events.total(watched);
+          const answer = await ctx.call(command, await request(ctx, reader, command, invoiceId));
+          tried++;
+          const now = await status(invoiceId);
+          const code = answer.response?.status ?? 0;
+          const emitted = (await events.total(watched)) - before;
+          if (row) {
+            const expected = row.to === 'same' ? state : row.to;
+            if (code < 200 || code > 299 || now !== expected) failures.push([`${command} on a ${state} invoice (permitted): expected a 2xx and ${expected}; got ${String(code)} and ${now}`, answer]);
+          } else {
+            const wanted = machine.errorCodes[command];
+            if (code !== 400 || bodyOf(answer).errorCode !== wanted || now !== state) {
+              failures.push([`${command} on a ${state} invoice (forbidden): expected 400 ${String(wanted)} and ${state}; got ${String(code)} ${String(bodyOf(answer).errorCode)} and ${now}`, answer]);
+            }
+          }
+          if (emitted !== (watched === undefined ? 0 : 1)) failures.push([`${command} on a ${state} invoice: ${watched === undefined ? 'no event' : `one ${watched}`} expected, ${String(emitted)} seen`, answer]);
+        }
+      }
+      await events.close();
+      if (tried === 0) throw new CheckSkipped('no invoice status could be reached');
+      const first = failures[0];
+      if (first) throw new CheckFailure(`${first[0]}${failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+    },
+  }];
+}
