@@ -1,6 +1,6 @@
 // `npm run conformance -- --base-url URL --credentials FILE [...]`: runs the checks against any
 // implementation and reports like a CI tool. Exit codes: 0 all passed, 1 a check failed, 2 usage or
-// configuration error, 3 the target was unreachable or gave no token.
+// configuration error, 3 the target cannot be used (unreachable, a wrong base URL, no token).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UnreachableError } from './http.ts';
@@ -21,10 +21,15 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
   --header H          a header sent with every request, token requests included (repeatable)
+  --timeout MS        the time-out of each request, the first probe and the token requests included (10000)
+A failed check shows a curl line that pastes into bash and sends the same request; the run's real secrets and
+tokens are variables (the lines before it set them), a deliberately bad credential is shown as itself.
 exit codes: 0 all passed, 1 a check failed, 2 usage or configuration error (an unknown --only/--skip
-selector included), 3 the target cannot be used: unreachable (refused, DNS, time-out, TLS: the cause is said),
-a base URL where none of the spec's routes exists, or no token (what the token service answered is said).
---junit and --json are written whatever the exit code, with the error when the run stopped on one.`;
+selector is named, with the nearest known one), 3 the target cannot be used: unreachable (the cause is said:
+connection refused, DNS, time-out, TLS), a base URL at which none of the spec's routes answers as the API
+(said once, before any check, with the URL tried), or no token (what the token service answered is said,
+e.g. 401 invalid_client). --junit and --json are written whatever the exit code, with the error when the
+run stopped on one.`;
 
 class UsageError extends Error {}
 
@@ -207,7 +212,9 @@ export async function main(argv: string[], out: (line: string) => void = console
       err(error.message);
       return finish(3, results, meta, error.message);
     }
-    throw error;
+    // A fault of the suite itself: said with its stack, and the reports still written (exit 2).
+    err(error instanceof Error ? error.stack ?? error.message : String(error));
+    return finish(2, results, meta, `the suite failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   results.sort((x, y) => allChecks.findIndex((c) => c.id === x.id) - allChecks.findIndex((c) => c.id === y.id));
   const failed = results.filter((r) => r.status === 'failed');

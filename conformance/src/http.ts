@@ -1,5 +1,7 @@
 // HTTP for the checks: calls by operationId, each exchange recorded, checked against the spec, and
 // reproducible as a `curl` line that pastes into a shell, the run's real secrets replaced by variables.
+import { describeNetworkError } from './network-errors.ts';
+import { registerHandedOut } from './reproduce.ts';
 import type { Spec } from './spec.ts';
 
 export interface ExchangeRequest {
@@ -39,73 +41,7 @@ export interface Recorder {
   record(exchange: Exchange): void;
 }
 
-/**
- * The real secrets and tokens of a run (value -> shell variable): the credentials the suite was given, the
- * tokens it was issued, and every secret or token a response handed out. Reproduction lines and reports show
- * these as variables; any other value (a deliberately bad credential a check made up) is shown as it is.
- */
-const secrets = new Map<string, string>();
-const SECRET_KEYS = /^(access_token|refresh_token|clientSecret|client_secret|signingSecret|jwtToken|password|userPassword)$/;
-
-export function registerSecret(value: string, variable: string): void {
-  if (value.length >= 8 && !secrets.has(value)) secrets.set(value, variable);
-}
-
-/** Registers the secrets and tokens a response body hands out (`ACCESS_TOKEN_3`, `CLIENT_SECRET_4`, ...). */
-function registerHandedOut(body: unknown): void {
-  if (Array.isArray(body)) { body.forEach(registerHandedOut); return; }
-  if (typeof body !== 'object' || body === null) return;
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string' && SECRET_KEYS.test(key)) registerSecret(value, `${key.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}_${String(secrets.size + 1)}`);
-    else registerHandedOut(value);
-  }
-}
-
-/** A text cut where registered secrets occur (plain or URL-encoded): literal pieces and variable names. */
-function pieces(text: string): ({ literal: string } | { variable: string })[] {
-  const found: ({ literal: string } | { variable: string })[] = [];
-  const needles = [...secrets].flatMap(([value, variable]) => [[value, variable], [encodeURIComponent(value), variable]] as const)
-    .filter(([needle]) => needle.length > 0).sort((a, b) => b[0].length - a[0].length);
-  let rest = text;
-  while (rest.length > 0) {
-    let at = -1;
-    let hit: readonly [string, string] | undefined;
-    for (const candidate of needles) {
-      const index = rest.indexOf(candidate[0]);
-      if (index >= 0 && (at < 0 || index < at)) { at = index; hit = candidate; }
-    }
-    if (!hit) { found.push({ literal: rest }); break; }
-    if (at > 0) found.push({ literal: rest.slice(0, at) });
-    found.push({ variable: hit[1] });
-    rest = rest.slice(at + hit[0].length);
-  }
-  return found;
-}
-
-/** One shell word: literal text single-quoted, secrets as "${VARIABLE}", concatenated. */
-function shellWord(text: string): string {
-  if (text === '') return "''";
-  return pieces(text).map((p) => ('variable' in p ? `"\${${p.variable}}"` : `'${p.literal.replaceAll("'", `'\\''`)}'`)).join('');
-}
-
-/** The variables a request needs set to be reproduced. */
-export function variablesOf(request: ExchangeRequest): string[] {
-  const texts = [request.url, ...Object.values(request.headers), request.body ?? ''];
-  return [...new Set(texts.flatMap((t) => pieces(t).flatMap((p) => ('variable' in p ? [p.variable] : []))))];
-}
-
-/** The request as a shell command that does what the check did; the run's secrets are variables. */
-export function curlOf(request: ExchangeRequest): string {
-  const parts = [`curl -sS -X ${request.method} ${shellWord(request.url)}`];
-  for (const [name, value] of Object.entries(request.headers)) parts.push(`-H ${shellWord(`${name}: ${value}`)}`);
-  if (request.body !== undefined) parts.push(`--data-raw ${shellWord(request.body)}`);
-  return parts.join(' ');
-}
-
-/** A body for a report: the run's secrets as ${VARIABLE}, everything else as sent. */
-export function redactBody(body: string): string {
-  return pieces(body).map((p) => ('variable' in p ? `\${${p.variable}}` : p.literal)).join('');
-}
+export { curlOf, redactBody, registerSecret, setupOf, variablesOf } from './reproduce.ts';
 
 export class Http {
   constructor(
@@ -148,7 +84,7 @@ export class Http {
       if (res.status >= 500) exchange.problems.push(`not_a_server_error: ${String(res.status)}`);
       if (operationId !== undefined) exchange.problems.push(...this.spec.responseProblems(operationId, res.status, res.headers.get('content-type'), parsed));
     } catch (error) {
-      exchange.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      exchange.error = describeNetworkError(error, this.timeoutMs);
       exchange.problems.push(`the request failed: ${exchange.error}`);
     }
     exchange.durationMs = performance.now() - started;

@@ -1,5 +1,5 @@
 // Reports: progress lines, a summary table, failure details with a curl line, JUnit XML and JSON.
-import { curlOf, redactBody, variablesOf } from './http.ts';
+import { curlOf, redactBody, setupOf } from './http.ts';
 import type { CheckResult } from './runner.ts';
 
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
@@ -28,12 +28,16 @@ export function failureDetails(r: CheckResult): string {
   const lines = [`FAIL ${r.id}: ${r.title}`, `  expected: ${r.message ?? ''}`];
   const e = r.exchange;
   if (e) {
-    lines.push(`  request:  ${e.request.method} ${e.request.url}`);
+    lines.push(`  request:  ${e.request.method} ${redactBody(e.request.url)}`);
     if (e.request.body !== undefined) lines.push(`  body:     ${redactBody(e.request.body).slice(0, 500)}`);
-    lines.push(e.response ? `  response: ${String(e.response.status)} ${e.response.text.slice(0, 800)}` : `  response: none (${e.error ?? ''})`);
+    lines.push(e.response ? `  response: ${String(e.response.status)} ${redactBody(e.response.text).slice(0, 800)}` : `  response: none (${e.error ?? ''})`);
     for (const p of r.problems.slice(0, 5)) lines.push(`  problem:  ${p}`);
-    const variables = variablesOf(e.request);
-    lines.push(`  reproduce${variables.length > 0 ? ` (set ${variables.join(', ')} first: the run's credentials and tokens)` : ''}: ${curlOf(e.request)}`);
+    if (e.request.url !== '') {
+      // Pasted into bash, the lines send what the check sent: first the variables (the run's real secrets).
+      const setup = setupOf(e.request);
+      if (setup.length === 0) lines.push(`  reproduce: ${curlOf(e.request)}`);
+      else lines.push(`  reproduce (bash; set the variables first):`, ...setup.map((l) => `    ${l}`), `    ${curlOf(e.request)}`);
+    }
   }
   return lines.join('\n');
 }
@@ -81,10 +85,10 @@ export function json(results: readonly CheckResult[], meta: Record<string, unkno
       id: r.id, group: r.group, title: r.title, status: r.status, durationMs: Math.round(r.durationMs), requests: r.requests,
       ...(r.message === undefined ? {} : { message: r.message }),
       ...(r.status === 'failed' && r.exchange ? {
-        request: { method: r.exchange.request.method, url: r.exchange.request.url, ...(r.exchange.request.body === undefined ? {} : { body: redactBody(r.exchange.request.body) }) },
-        response: r.exchange.response ? { status: r.exchange.response.status, body: r.exchange.response.text.slice(0, 2000) } : null,
+        request: { method: r.exchange.request.method, url: redactBody(r.exchange.request.url), ...(r.exchange.request.body === undefined ? {} : { body: redactBody(r.exchange.request.body) }) },
+        response: r.exchange.response ? { status: r.exchange.response.status, body: redactBody(r.exchange.response.text).slice(0, 2000) } : null,
         problems: r.problems,
-        curl: curlOf(r.exchange.request),
+        ...(r.exchange.request.url === '' ? {} : { curl: curlOf(r.exchange.request), curlSetup: setupOf(r.exchange.request) }),
       } : {}),
     })),
   }, null, 2)}\n`;

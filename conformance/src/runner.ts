@@ -13,8 +13,9 @@ import { machineChecks } from './checks/machines.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { walkChecks } from './checks/walk.ts';
 import { webhookChecks } from './checks/webhooks.ts';
-import { Http, UnreachableError, registerSecret, type Exchange } from './http.ts';
+import { Http, UnreachableError, curlOf, registerSecret, type Exchange } from './http.ts';
 import { describeNetworkError } from './network-errors.ts';
+import { probeBaseUrl } from './probe.ts';
 import type { Spec } from './spec.ts';
 
 export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...tenancyChecks, ...transitionChecks];
@@ -104,14 +105,18 @@ export class Runner {
   /** Unique to this run (not seeded): names made by two runs never collide on a gateway that keeps data. */
   private readonly nonce = randomBytes(3).toString('hex');
 
-  constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, timeoutMs: number) {
+  constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, private readonly timeoutMs: number) {
     this.random = seeded(seed);
     this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who), target.headers ?? {});
     // The credentials given show as variables in reproduction lines and reports, never as their values.
     for (const [who, credentials] of Object.entries(target.credentials)) {
-      registerSecret(credentials.clientSecret, `CLIENT_SECRET_${who.toUpperCase()}`);
+      registerSecret(credentials.clientSecret, `CLIENT_SECRET_${who.toUpperCase()}`, { what: `the client secret of ${who} (given to the suite)` });
       const password = (credentials as { userPassword?: unknown }).userPassword;
-      if (typeof password === 'string') registerSecret(password, `PASSWORD_${who.toUpperCase()}`);
+      if (typeof password === 'string') registerSecret(password, `PASSWORD_${who.toUpperCase()}`, { what: `the user password of ${who} (given to the suite)` });
+    }
+    // So are the values of --header options that look like credentials (a gateway key, say).
+    for (const [name, value] of Object.entries(target.headers ?? {})) {
+      if (/key|token|secret|auth|password|cookie/i.test(name)) registerSecret(value, `HEADER_${name.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}`, { what: `the value of --header ${name}` });
     }
   }
 
@@ -122,16 +127,16 @@ export class Runner {
       pending = (async () => {
         const credentials = this.target.credentials[who];
         if (!credentials) throw new UnreachableError(`no credentials for ${who}`);
+        const request = {
+          method: 'POST', url: `${this.target.authUrl}/oauth2/token`,
+          headers: { ...this.target.headers, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString(),
+        };
         let res: Response;
         try {
-          res = await fetch(`${this.target.authUrl}/oauth2/token`, {
-            method: 'POST',
-            headers: { ...this.target.headers, 'content-type': 'application/x-www-form-urlencoded' },
-            body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
-            signal: AbortSignal.timeout(10_000),
-          });
+          res = await fetch(request.url, { ...request, signal: AbortSignal.timeout(this.timeoutMs) });
         } catch (error) {
-          throw new UnreachableError(`the token service at ${this.target.authUrl}/oauth2/token cannot be reached: ${describeNetworkError(error)}`);
+          throw new UnreachableError(`the token service at ${request.url} cannot be reached: ${describeNetworkError(error, this.timeoutMs)}`);
         }
         const text = await res.text();
         let body: { access_token?: unknown; error?: unknown; error_description?: unknown } = {};
@@ -143,7 +148,9 @@ export class Runner {
           const hint = body.error === 'invalid_client' ? `: check the client id and secret of ${who}` : res.status === 404 ? `: is ${this.target.authUrl} the token service (--auth-url)?` : '';
           throw new UnreachableError(`no token for ${who}: the token service at ${this.target.authUrl}/oauth2/token answered ${said}${hint}`);
         }
-        registerSecret(body.access_token, `TOKEN_${who.toUpperCase()}`);
+        // A reproduction line that needs this token says how to get one: the same token request, in bash.
+        const variable = `TOKEN_${who.toUpperCase()}`;
+        registerSecret(body.access_token, variable, { what: `an access token of ${who}`, setup: `${variable}="$(${curlOf(request)} | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).access_token')"` });
         return body.access_token;
       })();
       this.tokens.set(who, pending);
@@ -161,32 +168,9 @@ export class Runner {
     return this.spec.match(method, path)?.operationId;
   }
 
-  /**
-   * Whether the spec's routes exist at the base URL: a few of them asked without a token must answer
-   * something other than 404 (401, most likely). A wrong base URL is said once, not as dozens of failures.
-   */
-  async probeBaseUrl(): Promise<void> {
-    const probes = [...this.spec.operations.values()].filter((op) => op.secured && !op.path.includes('{'))
-      .sort((a, b) => Number(b.method === 'get') - Number(a.method === 'get')).slice(0, 3);
-    if (probes.length === 0) return;
-    const answers: string[] = [];
-    for (const op of probes) {
-      const url = `${this.target.baseUrl}${op.path}`;
-      let status: number;
-      try {
-        status = (await fetch(url, { method: op.method.toUpperCase(), headers: { accept: 'application/json', ...this.target.headers }, signal: AbortSignal.timeout(10_000) })).status;
-      } catch (error) {
-        throw new UnreachableError(`the target at ${this.target.baseUrl} cannot be reached: ${describeNetworkError(error)}`);
-      }
-      if (status !== 404) return;
-      answers.push(`${op.method.toUpperCase()} ${op.path} -> 404`);
-    }
-    throw new UnreachableError(`the base URL looks wrong: none of the spec's routes exists at ${this.target.baseUrl} (${answers.join(', ')}); give the URL the API's paths start from (--base-url)`);
-  }
-
   /** Gets a token for every identity before any check runs. */
   async prepare(): Promise<void> {
-    await this.probeBaseUrl();
+    await probeBaseUrl(this.spec, this.target, this.timeoutMs);
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
   }
 
