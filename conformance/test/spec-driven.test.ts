@@ -55,6 +55,11 @@ let lastMerchant: string | undefined;
 const replies = new Map<string, Reply>();
 const mutants: (Mutant & { checks: string[] })[] = [
   {
+    name: 'a network row that does not move the record (an ACH processing failure leaves it in flight)',
+    checks: ['machines/AchTransactionStatus:AchDebit'],
+    request: (req) => (req.path.endsWith('/simulate') && json(req.body).outcome === 'fail' ? { ...req, body: JSON.stringify({ outcome: 'submit' }) } : req),
+  },
+  {
     name: 'an invoice command refused with another errorCode than the table names (cancel of a Paid invoice)',
     checks: ['machines/InvoiceStatus:Invoice'],
     reply: (req, reply) => (/\/pay-int-api\/invoices\/[^/]+\/cancel$/.test(req.path) && reply.status === 400
