@@ -64,6 +64,17 @@ type JsonObject = Record<string, unknown>;
 export const bodyOf = (exchange: Exchange): JsonObject =>
   typeof exchange.response?.body === 'object' && exchange.response.body !== null ? (exchange.response.body as JsonObject) : {};
 
+/**
+ * Fails with the first of a check's collected failures, naming a few of the others, so one run shows every
+ * case a check found wrong rather than stopping at the first. Returns when there are none.
+ */
+export function failWithAll(failures: readonly (readonly [string, Exchange | undefined])[]): void {
+  const first = failures[0];
+  if (!first) return;
+  const more = failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : '';
+  throw new CheckFailure(`${first[0]}${more}`, first[1]);
+}
+
 /** The id of a created record (`{id}`), or a failure. */
 export function createdId(exchange: Exchange, what: string): string {
   expectStatus(exchange, [200, 201], `creating ${what}`);

@@ -4,7 +4,22 @@
 import { bodyOf, type CheckContext } from './check.ts';
 
 const made = new Map<string, Promise<Record<string, string>>>();
-const card = { name: 'Fixture card', pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
+
+/** A card that approves (the spec's magic-value table: any Luhn-valid number of a network not listed there). */
+export const testCard = (pan = '4111111111111111'): { pan: string; expirationMonth: number; expirationYear: number; securityCode: string } =>
+  ({ pan, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' });
+const card = { name: 'Fixture card', ...testCard() };
+
+/** The caller's card and ACH (Eft) processor ids, from its payment configuration ('' when it has none). */
+export async function paymentProcessors(ctx: CheckContext): Promise<{ card: string; ach: string }> {
+  const config = bodyOf(await ctx.call('getPaymentConfiguration', {}));
+  const listed = Array.isArray(config.availablePaymentProcessors) ? (config.availablePaymentProcessors as { id?: unknown; typeId?: unknown }[]) : [];
+  const first = (typeId: number): string => {
+    const id = listed.find((p) => p.typeId === typeId)?.id;
+    return typeof id === 'string' ? id : '';
+  };
+  return { card: first(1), ach: first(2) };
+}
 
 async function make(ctx: CheckContext): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};

@@ -2,31 +2,14 @@
 // operations and the sandbox clock reach (Draft, Due, PastDue, Paid, Cancelled), every command of the table tried there. A permitted one
 // succeeds, reaches its status (`same`: unchanged; `removed`: gone) and emits its event; a forbidden one answers
 // 400 with the errorCode the table names for it, changes nothing and emits nothing.
-import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
+import { CheckFailure, failWithAll, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
-import { EventLog } from './machines.ts';
+import { EventLog, machineOf, type Row } from './machines.ts';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-interface Row { from: string[]; trigger: string; to: string; event?: string | null }
-
-function table(spec: Spec): { rows: Row[]; errorCodes: Record<string, string>; names: Map<number, string> } | undefined {
-  const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
-  const schema = schemas.InvoiceStatus;
-  if (!isObject(schema) || !isObject(schema['x-state-machine'])) return undefined;
-  const machine = schema['x-state-machine'];
-  const refusal = isObject(machine.refusal) ? machine.refusal : {};
-  const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
-  const names = Array.isArray(schema['x-enum-varnames']) ? (schema['x-enum-varnames'] as unknown[]) : [];
-  return {
-    rows: (Array.isArray(machine.transitions) ? machine.transitions : []).filter(isObject) as unknown as Row[],
-    errorCodes: isObject(refusal.errorCodes) ? (refusal.errorCodes as Record<string, string>) : {},
-    names: new Map(values.map((v, i) => [Number(v), String(names[i])])),
-  };
-}
-
 const DUE_DATE_PASSED = 'time.dueDatePassed';
 
 /** The merchant's business now (the sandbox clock) plus some seconds, as a date-time; undefined without a sandbox. */
@@ -65,7 +48,7 @@ async function request(ctx: CheckContext, reader: SpecReader, command: string, i
 }
 
 export function invoiceMachineChecks(spec: Spec): Check[] {
-  const machine = table(spec);
+  const machine = machineOf(spec, 'InvoiceStatus');
   if (!machine || !spec.operations.has('createInvoice')) return [];
   return [{
     id: 'machines/InvoiceStatus:Invoice',
@@ -143,8 +126,7 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
       }
       await events.close();
       if (tried === 0) throw new CheckSkipped('no invoice status could be reached');
-      const first = failures[0];
-      if (first) throw new CheckFailure(`${first[0]}${failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+      failWithAll(failures);
     },
   }];
 }

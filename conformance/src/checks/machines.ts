@@ -3,16 +3,18 @@
 // network simulation where the target serves it) and every command of the table tried there: a permitted one
 // answers its responseCode, reaches its status and emits its event; a forbidden one answers the machine's
 // refusal, changes nothing and emits nothing. A new row or status in the spec is a new case without new code.
-import { CheckFailure, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
+import { CheckFailure, failWithAll, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
+import { paymentProcessors, testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null; magic?: string }
-interface Machine { schema: string; refusalCode: string; rows: Row[]; names: Map<number, string> }
+export interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null; magic?: string }
+/** A machine as the spec declares it: rows, the refusal (a responseCode, or an errorCode per trigger), names by id. */
+export interface Machine { schema: string; refusalCode: string; errorCodes: Record<string, string>; rows: Row[]; names: Map<number, string> }
 
 /** The network triggers the sandbox can force, as simulate requests. */
 const SIMULATED: Record<string, JsonObject> = {
@@ -38,7 +40,7 @@ const KINDS: readonly Kind[] = [
   { machine: 'CardTransactionStatus', type: 'Sale', create: 'createCardSale' },
 ];
 
-function machineOf(spec: Spec, schemaName: string): Machine | undefined {
+export function machineOf(spec: Spec, schemaName: string): Machine | undefined {
   const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
   const schema = schemas[schemaName];
   if (!isObject(schema) || !isObject(schema['x-state-machine'])) return undefined;
@@ -49,6 +51,7 @@ function machineOf(spec: Spec, schemaName: string): Machine | undefined {
   return {
     schema: schemaName,
     refusalCode: typeof refusal.responseCode === 'string' ? refusal.responseCode : '',
+    errorCodes: isObject(refusal.errorCodes) ? (refusal.errorCodes as Record<string, string>) : {},
     rows: (Array.isArray(table.transitions) ? table.transitions : []).filter(isObject) as unknown as Row[],
     names: new Map(values.map((v, i) => [Number(v), String(names[i])])),
   };
@@ -101,21 +104,13 @@ function routes(machine: Machine, kind: Kind, spec: Spec): Map<string, Row[]> {
 }
 
 class Records {
-  private processors: { card?: string; ach?: string } | undefined;
+  private processors: { card: string; ach: string } | undefined;
   private readonly reader: SpecReader;
   constructor(private readonly ctx: CheckContext) { this.reader = new SpecReader(ctx.spec.document); }
 
   private async processor(kind: 'card' | 'ach'): Promise<string> {
-    if (!this.processors) {
-      this.processors = {};
-      const config = bodyOf(await this.ctx.call('getPaymentConfiguration', {}));
-      for (const p of Array.isArray(config.availablePaymentProcessors) ? (config.availablePaymentProcessors as unknown[]) : []) {
-        if (!isObject(p) || typeof p.id !== 'string') continue;
-        if (p.typeId === 1) this.processors.card ??= p.id;
-        if (p.typeId === 2) this.processors.ach ??= p.id;
-      }
-    }
-    return this.processors[kind] ?? '';
+    this.processors ??= await paymentProcessors(this.ctx);
+    return this.processors[kind];
   }
 
   /** The request of a trigger on a record: its example, the record's id, a small amount. */
@@ -129,8 +124,7 @@ class Records {
     if ('paymentProcessorId' in body || transactionId === undefined) body.paymentProcessorId = await this.processor(op.includes('Ach') ? 'ach' : 'card');
     if (op === 'authorizeCard' || op === 'createCardSale') {
       // A card entered now: the examples name a customer and a stored card of the spec's example, not the target's.
-      const card = { pan, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
-      return { body: { amount: 20, paymentProcessorId: await this.processor('card'), card } };
+      return { body: { amount: 20, paymentProcessorId: await this.processor('card'), card: testCard(pan) } };
     }
     return { ...(transactionId === undefined ? {} : { path: { transactionId } }), ...(found && this.reader.jsonBody(found.op) ? { body } : {}) };
   }
@@ -263,8 +257,7 @@ export function machineChecks(spec: Spec): Check[] {
         }
         await events.close();
         if (tried === 0) throw new CheckSkipped(`no status of ${kind.type} could be reached`);
-        const first = failures[0];
-        if (first) throw new CheckFailure(`${first[0]}${failures.length > 1 ? ` (and ${String(failures.length - 1)} more: ${failures.slice(1, 4).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+        failWithAll(failures);
       },
     }];
   });

@@ -2,8 +2,9 @@
 // operation's own example with the ids of records the walk created, in an order that gives each operation the
 // state it needs. Operations the order does not name are called last the same way, so a new operation of the
 // spec is exercised without new code. Every response is checked against the spec by the runner.
-import { CheckFailure, CheckSkipped, bodyOf, type Check, type CheckContext } from '../check.ts';
+import { failWithAll, CheckSkipped, bodyOf, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
+import { testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -83,7 +84,7 @@ const seededUuid = (random: () => number): string => {
   const h = hex.join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 };
-const card = { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
+const card = testCard();
 const manualLine = { lineItemId: null, productName: 'Walk', unitTypeId: 1, unitPrice: 20, quantity: 1 };
 
 /** Records an invoice to publish: a customer's invoice due in 30 days with one manual line. */
@@ -202,7 +203,6 @@ export const walkChecks: readonly Check[] = [{
     for (const op of ctx.spec.operations.values()) {
       if (!walk.called.has(op.operationId) && !op.path.includes('oauth2')) await walk.step({ op: op.operationId });
     }
-    const first = walk.failures[0];
-    if (first) throw new CheckFailure(`${first[0]}${walk.failures.length > 1 ? ` (and ${String(walk.failures.length - 1)} more: ${walk.failures.slice(1, 5).map(([m]) => m).join('; ')})` : ''}`, first[1]);
+    failWithAll(walk.failures);
   },
 }];

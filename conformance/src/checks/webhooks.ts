@@ -5,7 +5,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as formats from 'ajv-formats';
 import { verifyWebhook } from '../../../generated/webhooks.ts';
-import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
+import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check } from '../check.ts';
+import { paymentProcessors, testCard } from '../fixtures.ts';
 import { Receiver, type Delivery, type ReceiverOptions } from '../receiver.ts';
 
 const addFormats = formats.default as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -51,13 +52,7 @@ function deliveryProblem(d: Delivery, secret: string, validators: Map<string, Va
   return undefined;
 }
 
-const card = { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' };
-
-async function cardProcessor(ctx: CheckContext): Promise<string> {
-  const config = bodyOf(await ctx.call('getPaymentConfiguration', {}));
-  const found = (Array.isArray(config.availablePaymentProcessors) ? (config.availablePaymentProcessors as unknown[]) : []).find((p) => isObject(p) && p.typeId === 1);
-  return isObject(found) && typeof found.id === 'string' ? found.id : '';
-}
+const card = testCard();
 
 export const webhookChecks: readonly Check[] = [{
   id: 'webhooks/deliveries',
@@ -82,7 +77,7 @@ export const webhookChecks: readonly Check[] = [{
       };
       const first = await endpoint(plain, ['payment.card.authorized', 'payment.card.voided']);
       const second = await endpoint(flaky, ['payment.card.captured']);
-      const processor = await cardProcessor(ctx);
+      const processor = (await paymentProcessors(ctx)).card;
       const auth = await ctx.call('authorizeCard', { body: { amount: 12, paymentProcessorId: processor, card } });
       expectStatus(auth, 200, 'authorizeCard');
       expectStatus(await ctx.call('voidCardTransaction', { path: { transactionId: String(bodyOf(auth).transactionId) } }), 200, 'voidCardTransaction');
