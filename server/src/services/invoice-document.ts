@@ -42,13 +42,16 @@ const percent = (value: number): string => `${value.toLocaleString('en-US', { ma
 const day = (date: string | null): string => (date === null ? '-' : date.slice(0, 10));
 const present = (lines: readonly (string | null | undefined)[]): string[] => lines.filter((l): l is string => typeof l === 'string' && l.trim() !== '');
 
+/** "City, State ZIP", leaving out what is missing. */
+const cityLine = (city: string | null | undefined, state: string | null | undefined, zip: string | null | undefined): string =>
+  present([city, present([state, zip]).join(' ')]).join(', ');
+
 /** An address as printed: street lines, "City, State ZIP" (the state's name from its id when not given), country. */
 function addressLines(address: Address): string[] {
   if (address === null) return [];
   const state = address.stateName ?? (address.stateId === undefined ? undefined : stateRef(address.stateId)?.name);
   const country = address.countryId === undefined || address.countryId === 1 ? undefined : countryRef(address.countryId)?.name;
-  const cityLine = [address.city, present([state, address.zip]).join(' ')].filter((part) => part !== undefined && part !== '').join(', ');
-  return present([address.line1, address.line2, cityLine, country]);
+  return present([address.line1, address.line2, cityLine(address.city, state, address.zip), country]);
 }
 
 export function invoiceDocument(invoice: Invoice, merchantName: string): InvoiceDocument {
@@ -58,10 +61,9 @@ export function invoiceDocument(invoice: Invoice, merchantName: string): Invoice
   // Discount, tax and fees are the same for every payment type; the surcharge and cash discount are not.
   const base = calc.creditCard;
   const open = invoice.status === 2 || invoice.status === 3;
-  const state = contact.stateName;
   return {
     title: `Invoice ${invoice.number ?? ''}`.trim(),
-    merchant: present([merchantName, contact.addressLine1, contact.addressLine2, [contact.city, present([state, contact.zip]).join(' ')].filter(Boolean).join(', '), contact.email, contact.businessPhoneNumber]),
+    merchant: present([merchantName, contact.addressLine1, contact.addressLine2, cityLine(contact.city, contact.stateName, contact.zip), contact.email, contact.businessPhoneNumber]),
     facts: [['Status', STATUS_NAMES[invoice.status]], ['Issued', day(invoice.issueDate)], ['Due', day(invoice.dueDate)], ...(invoice.paymentDate === null ? [] : [['Paid', day(invoice.paymentDate)] as [string, string]])],
     billTo: present([`${c.firstName} ${c.lastName}`, c.companyName, ...addressLines(c.billingAddress), c.email, c.mobilePhoneNumber]),
     shipTo: c.useBillingAsShippingAddress || c.shippingAddress === null ? null : present([`${c.firstName} ${c.lastName}`, ...addressLines(c.shippingAddress)]),
