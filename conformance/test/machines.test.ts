@@ -1,7 +1,7 @@
 // The machine walk reaches, from the spec's tables alone, every status an operation, the sandbox's network
 // simulation, its clock or a magic card (read from the spec's magic-value table) leads to.
 import { describe, expect, it } from 'vitest';
-import { reachableStatuses } from '../src/checks/machines.ts';
+import { decliningRoutes, reachableStatuses } from '../src/checks/machines.ts';
 import { Spec } from '../src/spec.ts';
 
 describe('the machine walk', () => {
@@ -10,5 +10,12 @@ describe('the machine walk', () => {
     expect(reached['CardTransactionStatus:Authorization']).toEqual(expect.arrayContaining(['Authorized', 'PartiallyAuthorized', 'Declined', 'Failed', 'Captured', 'Settled', 'Voided', 'Refunded', 'Expired']));
     expect(reached['CardTransactionStatus:Sale']).toEqual(expect.arrayContaining(['Captured', 'Declined', 'Failed', 'Settled', 'Voided', 'Refunded']));
     expect(reached['AchTransactionStatus:AchDebit']).toEqual(expect.arrayContaining(['Scheduled', 'Held', 'Cancelled', 'InProgress', 'Settled', 'ChargedBack', 'Failed', 'Refunded']));
+  });
+
+  it('produces a declining first row by a magic card for one of its codes, else by an amount over maxTransactionAmount', () => {
+    const declining = decliningRoutes(Spec.load());
+    // ACH has no magic card: its Failed (102) row comes from the code the spec explains by maxTransactionAmount.
+    expect(declining['AchTransactionStatus:AchDebit']).toEqual(['Failed 102 by an amount over the limit']);
+    expect(declining['CardTransactionStatus:Sale']?.some((r) => /^Declined .* by card \d+$/.test(r))).toBe(true);
   });
 });

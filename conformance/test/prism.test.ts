@@ -1,6 +1,6 @@
 // Prism 5 as a second opinion: its stateless mock of the spec must fail the suite's stateful, pagination,
-// tenancy and idempotency checks; its validation proxy in front of the bundled server must log no response
-// violation while the suite runs.
+// tenancy and idempotency checks; through its validation proxy in front of the bundled server every check
+// passes but the malformed-JSON case Prism answers itself, and Prism logs no response violation.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -82,12 +82,20 @@ describe('through Prism\'s validation proxy in front of the bundled server', () 
     await server.stop();
   });
 
-  it('passes, and Prism logs no response violation', async () => {
-    // Prism's proxy answers a malformed JSON body itself (its own error body, not the gateway's), so the
-    // schema-derived negative checks are run against the server directly (conformance.test.ts), not through it.
-    const { code, out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile, '--skip', 'errors']);
-    expect(out).toMatch(/\d+ passed, 0 failed/);
-    expect(code).toBe(0);
+  it('passes but for Prism\'s own answer to malformed JSON, and Prism logs no response violation', async () => {
+    const { out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile]);
+    // Prism's proxy answers a malformed JSON body itself, in its own error shape ({"error": ...}), without
+    // forwarding it to the gateway: the suite rightly fails that one case of each negative check. Every other
+    // case (about a thousand) and every other check passes through the proxy.
+    const failures = out.split(/\n(?=FAIL )/).filter((block) => block.startsWith('FAIL ') && block.includes('\n  expected:'));
+    expect(failures.length).toBeGreaterThan(0);
+    for (const block of failures) {
+      expect(block).toMatch(/^FAIL negative\//);
+      expect(block).toMatch(/\n {2}expected: body: malformed JSON: [^\n]*\n/);
+      expect(block).not.toMatch(/\n {2}expected: [^\n]*\(and \d+ more/);
+      expect(block).toMatch(/\n {2}response: 400 \{"error":\{"code":"invalid_json"/);
+    }
+    expect(out).toMatch(new RegExp(`\\d+ passed, ${String(failures.length)} failed, 0 skipped`));
     const violations = prism.output.filter((l) => l.includes('Violation:'));
     // Prism validates what passes through it: the suite's deliberately invalid requests are logged...
     expect(violations.filter((l) => /Violation: request/.test(l)).length).toBeGreaterThan(0);

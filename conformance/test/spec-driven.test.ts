@@ -60,6 +60,21 @@ const mutants: (Mutant & { checks: string[] })[] = [
     request: (req) => (req.path.endsWith('/simulate') && json(req.body).outcome === 'fail' ? { ...req, body: JSON.stringify({ outcome: 'submit' }) } : req),
   },
   {
+    name: "a declining first row not taken (an ACH debit over the merchant's maxTransactionAmount is scheduled)",
+    checks: ['machines/AchTransactionStatus:AchDebit'],
+    request: (req) => (req.path === '/pay-api/v1/transactions/ach/payment' && Number(json(req.body).amount) > 1000 ? { ...req, body: JSON.stringify({ ...json(req.body), amount: 20 }) } : req),
+  },
+  {
+    name: 'a transition that moves the record but emits no event (payment.ach.in_progress never sent)',
+    checks: ['machines/AchTransactionStatus:AchDebit'],
+    reply: (req, reply) => (/\/delivery-logs\/[^/?]+\?.*eventType=payment\.ach\.in_progress/.test(req.path) && reply.status === 200 ? { ...reply, body: JSON.stringify({ ...json(reply.body), items: [], total: 0 }) } : reply),
+  },
+  {
+    name: 'an invoice whose ACH payment is returned stays Paid',
+    checks: ['machines/InvoiceStatus:Invoice'],
+    request: (req) => (req.path.endsWith('/simulate') && json(req.body).outcome === 'return' ? { ...req, body: JSON.stringify({ outcome: 'settle' }) } : req),
+  },
+  {
     name: 'an invoice command refused with another errorCode than the table names (cancel of a Paid invoice)',
     checks: ['machines/InvoiceStatus:Invoice'],
     reply: (req, reply) => (/\/pay-int-api\/invoices\/[^/]+\/cancel$/.test(req.path) && reply.status === 400

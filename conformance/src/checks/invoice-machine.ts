@@ -1,5 +1,6 @@
 // The invoice state machine walked from the spec's table (`x-state-machine` on InvoiceStatus): every status the
-// operations and the sandbox clock reach (Draft, Due, PastDue, Paid, Cancelled), every command of the table tried there. A permitted one
+// operations and the sandbox clock reach (Draft, Due, PastDue, Paid, Cancelled), every command of the table tried
+// there, and a payment by ACH returned through the sandbox's simulation (Paid to Due again). A permitted one
 // succeeds, reaches its status (`same`: unchanged; `removed`: gone) and emits its event; a forbidden one answers
 // 400 with the errorCode the table names for it, changes nothing and emits nothing.
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
@@ -11,6 +12,8 @@ import { EventLog, machineOf, type Row } from './machines.ts';
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const DUE_DATE_PASSED = 'time.dueDatePassed';
+/** The table's trigger for the ACH debit that paid an invoice being returned (the sandbox's simulation does it). */
+const PAYMENT_RETURNED = 'payment.returned';
 
 /** The merchant's business now (the sandbox clock) plus some seconds, as a date-time; undefined without a sandbox. */
 async function businessNowPlus(ctx: CheckContext, seconds: number): Promise<string | undefined> {
@@ -60,7 +63,7 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
       const reader = new SpecReader(ctx.spec.document);
       // Operations, and the clock's due date passing (the sandbox clock moves it).
       const operationRows = machine.rows.filter((r) => ctx.spec.operations.has(r.trigger) || r.trigger === DUE_DATE_PASSED);
-      // The shortest way to each status by operations alone (the clock's PastDue and a returned payment are not walked).
+      // The shortest way to each status by operations and the clock (a returned payment is walked after).
       const routes = new Map<string, Row[]>();
       const queue: string[] = [];
       for (const start of operationRows.filter((r) => r.from.includes('initial') && r.to !== 'same' && r.to !== 'removed')) {
@@ -80,30 +83,34 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
         expectStatus(read, 200, 'getInvoice');
         return machine.names.get(Number(bodyOf(read).status)) ?? `unknown status ${String(bodyOf(read).status)}`;
       };
+      /** A new invoice in `state`: create (or publish) one, then follow the route's commands. */
+      const reach = async (state: string, route: Row[]): Promise<string> => {
+        let invoiceId = '';
+        // A route through the due date passing publishes an invoice due a minute from the merchant's business now.
+        const passes = route.some((r) => r.trigger === DUE_DATE_PASSED);
+        const dueSoon = passes ? await businessNowPlus(ctx, 60) : undefined;
+        if (passes && dueSoon === undefined) throw new CheckSkipped('the target has no sandbox clock (designed): PastDue is not walked');
+        for (const step of route) {
+          const body = { ...content(ctx), ...(dueSoon === undefined ? {} : { dueDate: dueSoon }) };
+          const exchange = step.trigger === DUE_DATE_PASSED
+            ? await ctx.call('advanceSandboxClock', { body: { seconds: 180 } })
+            : step.from.includes('initial')
+              ? await ctx.call(step.trigger, { body: step.trigger === 'publishInvoice' ? { ...body, id: null } : body })
+              : await ctx.call(step.trigger, await request(ctx, reader, step.trigger, invoiceId));
+          if (step.from.includes('initial')) invoiceId = createdId(exchange, `an invoice on the way to ${state}`);
+          else expectStatus(exchange, [200, 204], `${step.trigger} on the way to ${state}`);
+        }
+        const reached = await status(invoiceId);
+        if (reached !== state) throw new CheckFailure(`following the table to ${state} left the invoice ${reached}`);
+        return invoiceId;
+      };
       const events = await EventLog.open(ctx);
       if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
       const failures: [string, Exchange | undefined][] = [];
       let tried = 0;
       for (const [state, route] of routes) {
         for (const command of commands) {
-          // Reach the state: create (or publish) a new invoice, then follow the route's commands.
-          let invoiceId = '';
-          // A route through the due date passing publishes an invoice due a minute from the merchant's business now.
-          const passes = route.some((r) => r.trigger === DUE_DATE_PASSED);
-          const dueSoon = passes ? await businessNowPlus(ctx, 60) : undefined;
-          if (passes && dueSoon === undefined) throw new CheckSkipped('the target has no sandbox clock (designed): PastDue is not walked');
-          for (const step of route) {
-            const body = { ...content(ctx), ...(dueSoon === undefined ? {} : { dueDate: dueSoon }) };
-            const exchange = step.trigger === DUE_DATE_PASSED
-              ? await ctx.call('advanceSandboxClock', { body: { seconds: 180 } })
-              : step.from.includes('initial')
-                ? await ctx.call(step.trigger, { body: step.trigger === 'publishInvoice' ? { ...body, id: null } : body })
-                : await ctx.call(step.trigger, await request(ctx, reader, step.trigger, invoiceId));
-            if (step.from.includes('initial')) invoiceId = createdId(exchange, `an invoice on the way to ${state}`);
-            else expectStatus(exchange, [200, 204], `${step.trigger} on the way to ${state}`);
-          }
-          const reached = await status(invoiceId);
-          if (reached !== state) throw new CheckFailure(`following the table to ${state} left the invoice ${reached}`);
+          const invoiceId = await reach(state, route);
           const row = machine.rows.find((r) => r.trigger === command && r.from.includes(state));
           const watched = row?.event ?? undefined;
           const before = await events.total(watched);
@@ -122,6 +129,28 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
             }
           }
           if (emitted !== (watched === undefined ? 0 : 1)) failures.push([`${command} on a ${state} invoice: ${watched === undefined ? 'no event' : `one ${watched}`} expected, ${String(emitted)} seen`, answer]);
+        }
+      }
+      // A returned payment: the invoice paid by an ACH payment operation, whose debit the sandbox then returns.
+      for (const row of machine.rows.filter((r) => r.trigger === PAYMENT_RETURNED)) {
+        for (const from of row.from) {
+          const paying = operationRows.find((r) => r.to === from && /Ach/.test(r.trigger) && r.from.some((f) => routes.has(f)));
+          const start = paying?.from.find((f) => routes.has(f));
+          if (!paying || start === undefined) continue;
+          const invoiceId = await reach(from, [...(routes.get(start) ?? []), { ...paying, from: [start] }]);
+          const transactionId = bodyOf(await ctx.call('getInvoice', { path: { invoiceId } })).transactionId;
+          if (typeof transactionId !== 'string') {
+            failures.push([`an invoice paid by ${paying.trigger} names no transactionId`, undefined]);
+            continue;
+          }
+          tried++;
+          for (const outcome of [{ outcome: 'submit' }, { outcome: 'return', returnCode: 'R01' }]) {
+            const simulated = await ctx.call('simulateTransaction', { path: { transactionId }, body: outcome });
+            if (simulated.response?.status === 404 && ctx.spec.operation('simulateTransaction').designed) throw new CheckSkipped('the target has no sandbox network simulation (designed): a returned payment is not walked');
+            expectStatus(simulated, 200, `simulating ${outcome.outcome} of the debit that paid the invoice`);
+          }
+          const now = await status(invoiceId);
+          if (now !== row.to) failures.push([`${PAYMENT_RETURNED} on a ${from} invoice: expected ${row.to}, got ${now}`, undefined]);
         }
       }
       await events.close();

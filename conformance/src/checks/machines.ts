@@ -12,7 +12,7 @@ import type { Spec } from '../spec.ts';
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null; magic?: string }
+export interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null; magic?: string; overLimit?: boolean }
 /** A machine as the spec declares it: rows, the refusal (a responseCode, or an errorCode per trigger), names by id. */
 export interface Machine { schema: string; refusalCode: string; errorCodes: Record<string, string>; rows: Row[]; names: Map<number, string> }
 
@@ -77,8 +77,34 @@ function magicCards(spec: Spec): Map<string, string> {
   return cards;
 }
 
-/** The shortest way from `initial` to each status: approving rows, and declining first rows a magic card produces. */
-function routes(machine: Machine, kind: Kind, spec: Spec): Map<string, Row[]> {
+/**
+ * The response codes the spec's TransactionResponseCode table explains by the merchant's `maxTransactionAmount`:
+ * a declining first row with one of them is reached by an amount above the target's configured limit.
+ */
+function limitCodes(spec: Spec): Set<string> {
+  const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
+  const codes = isObject(schemas.TransactionResponseCode) ? schemas.TransactionResponseCode : {};
+  const text = typeof codes.description === 'string' ? codes.description : '';
+  return new Set(text.split('\n').filter((line) => line.includes('maxTransactionAmount')).flatMap((line) => /^\|\s*`(\d{3})`/.exec(line)?.[1] ?? []));
+}
+
+/** How a declining first row is produced: a magic card for one of its codes, else an amount above the limit. */
+function declining(row: Row, spec: Spec): Row | undefined {
+  const magic = magicCards(spec);
+  const pan = (row.responseCodes ?? []).map((code) => magic.get(code)).find((p) => p !== undefined);
+  if (pan !== undefined) return { ...row, magic: pan };
+  const limits = limitCodes(spec);
+  return (row.responseCodes ?? []).some((code) => limits.has(code)) ? { ...row, overLimit: true } : undefined;
+}
+
+/** The declining first rows of a kind (its create answered with a business error), each with how to produce it. */
+function decliningFirstRows(machine: Machine, kind: Kind, spec: Spec, limited: boolean): Row[] {
+  return machine.rows.filter((r) => applies(r, kind) && r.from.includes('initial') && r.trigger === kind.create && !approves(r))
+    .flatMap((r) => declining(r, spec) ?? []).filter((r) => limited || r.overLimit !== true);
+}
+
+/** The shortest way from `initial` to each status: approving rows, and declining first rows (magic card or limit). */
+function routes(machine: Machine, kind: Kind, spec: Spec, limited: boolean): Map<string, Row[]> {
   const usable = machine.rows.filter((r) => applies(r, kind) && approves(r) && r.to !== 'same' && r.to !== 'removed' &&
     (spec.operations.has(r.trigger) ? true : r.trigger in SIMULATED || r.trigger in CLOCK));
   const found = new Map<string, Row[]>();
@@ -86,11 +112,9 @@ function routes(machine: Machine, kind: Kind, spec: Spec): Map<string, Row[]> {
   if (!start) return found;
   found.set(start.to, [start]);
   const queue = [start.to];
-  const magic = magicCards(spec);
-  for (const row of machine.rows.filter((r) => applies(r, kind) && r.from.includes('initial') && r.trigger === kind.create && !approves(r))) {
-    const pan = (row.responseCodes ?? []).map((code) => magic.get(code)).find((p) => p !== undefined);
-    if (pan === undefined || found.has(row.to)) continue;
-    found.set(row.to, [{ ...row, magic: pan }]);
+  for (const row of decliningFirstRows(machine, kind, spec, limited)) {
+    if (found.has(row.to)) continue;
+    found.set(row.to, [row]);
     queue.push(row.to);
   }
   while (queue.length > 0) {
@@ -113,18 +137,31 @@ class Records {
     return this.processors[kind];
   }
 
-  /** The request of a trigger on a record: its example, the record's id, a small amount. */
-  async request(op: string, transactionId: string | undefined, pan = '4111111111111111'): Promise<CallOptions> {
+  private configured: Promise<number | undefined> | undefined;
+  /** The target's maxTransactionAmount (payment configuration); undefined when it sets none. */
+  limit(): Promise<number | undefined> {
+    this.configured ??= this.ctx.call('getPaymentConfiguration', {}).then((read) => {
+      const max = bodyOf(read).maxTransactionAmount;
+      return typeof max === 'number' ? max : undefined;
+    });
+    return this.configured;
+  }
+
+  /** The request of a trigger on a record: its example, the record's id, a small amount (above the limit for `overLimit`). */
+  async request(op: string, transactionId: string | undefined, how: Pick<Row, 'magic' | 'overLimit'> = {}): Promise<CallOptions> {
+    const pan = how.magic ?? '4111111111111111';
+    const limit = how.overLimit === true ? await this.limit() : undefined;
+    const amount = limit === undefined ? 20 : Math.floor(limit) + 1;
     const found = this.reader.operation(op);
     const example = found ? this.reader.jsonBody(found.op)?.example : undefined;
     const body: JsonObject = isObject(example) ? { ...example } : {};
-    if ('amount' in body) body.amount = transactionId === undefined ? 20 : 1;
+    if ('amount' in body) body.amount = transactionId === undefined ? amount : 1;
     // Before settlement a card refund voids the whole transaction: no amount (the table's Captured to Voided row).
     if (op === 'refundCardTransaction') delete body.amount;
     if ('paymentProcessorId' in body || transactionId === undefined) body.paymentProcessorId = await this.processor(op.includes('Ach') ? 'ach' : 'card');
     if (op === 'authorizeCard' || op === 'createCardSale') {
       // A card entered now: the examples name a customer and a stored card of the spec's example, not the target's.
-      return { body: { amount: 20, paymentProcessorId: await this.processor('card'), card: testCard(pan) } };
+      return { body: { amount, paymentProcessorId: await this.processor('card'), card: testCard(pan) } };
     }
     return { ...(transactionId === undefined ? {} : { path: { transactionId } }), ...(found && this.reader.jsonBody(found.op) ? { body } : {}) };
   }
@@ -135,13 +172,23 @@ class Records {
     return machine.names.get(Number(bodyOf(read).statusId)) ?? `unknown status ${String(bodyOf(read).statusId)}`;
   }
 
-  /** A record of the kind in a status, by following the route's rows; undefined when the target cannot. */
-  async at(kind: Kind, machine: Machine, route: Row[]): Promise<string | undefined> {
+  /** Rows whose event the walk has already seen emitted (each row's event is checked the first time it is followed). */
+  private readonly eventSeen = new Set<string>();
+
+  /**
+   * A record of the kind in a status, by following the route's rows; undefined when the target cannot. The
+   * first time a row with an event is followed, its event must be emitted: once for an operation or a
+   * simulation, at least once for the clock (which moves every record of the merchant, not only this one).
+   */
+  async at(kind: Kind, machine: Machine, route: Row[], events?: EventLog): Promise<string | undefined> {
     let transactionId: string | undefined;
     for (const row of route) {
+      const key = `${row.trigger} ${row.from.join('|')} ${row.to} ${(row.responseCodes ?? []).join('|')}`;
+      const watched = events !== undefined && typeof row.event === 'string' && !this.eventSeen.has(key) ? row.event : undefined;
+      const before = watched === undefined ? 0 : await events?.total(watched) ?? 0;
       let exchange: Exchange;
       if (this.ctx.spec.operations.has(row.trigger)) {
-        exchange = await this.ctx.call(row.trigger, await this.request(row.trigger, transactionId, row.magic));
+        exchange = await this.ctx.call(row.trigger, await this.request(row.trigger, transactionId, row));
       } else if (row.trigger in CLOCK) {
         exchange = await this.ctx.call('advanceSandboxClock', { body: { seconds: CLOCK[row.trigger] ?? 0 } });
         if (exchange.response?.status === 404 && this.ctx.spec.operation('advanceSandboxClock').designed) return undefined;
@@ -154,6 +201,12 @@ class Records {
       transactionId ??= String(bodyOf(exchange).transactionId);
       const reached = await this.status(transactionId, machine);
       if (reached !== row.to) throw new CheckFailure(`${row.trigger} on the way to ${goal} left the ${kind.type} ${reached}, not ${row.to} as the table says`, exchange);
+      if (watched !== undefined && events !== undefined) {
+        const emitted = (await events.total(watched)) - before;
+        const once = !(row.trigger in CLOCK);
+        if (once ? emitted !== 1 : emitted < 1) throw new CheckFailure(`${row.trigger} from ${row.from.join('/')} to ${row.to}: ${once ? 'one' : 'at least one'} ${watched} event expected, ${String(emitted)} seen`, exchange);
+        this.eventSeen.add(key);
+      }
     }
     return transactionId;
   }
@@ -184,11 +237,20 @@ export class EventLog {
   }
 }
 
-/** The statuses the walk reaches for each kind of record, with the first step of each route (for tests). */
+/** The statuses the walk reaches for each kind of record on a target that sets a maxTransactionAmount (for tests). */
 export function reachableStatuses(spec: Spec): Record<string, string[]> {
   return Object.fromEntries(KINDS.flatMap((kind) => {
     const machine = machineOf(spec, kind.machine);
-    return machine ? [[`${kind.machine}:${kind.type}`, [...routes(machine, kind, spec).keys()].sort()]] : [];
+    return machine ? [[`${kind.machine}:${kind.type}`, [...routes(machine, kind, spec, true).keys()].sort()]] : [];
+  }));
+}
+
+/** How the walk produces each declining first row, per kind of record: `card <pan>` or `over the limit` (for tests). */
+export function decliningRoutes(spec: Spec): Record<string, string[]> {
+  return Object.fromEntries(KINDS.flatMap((kind) => {
+    const machine = machineOf(spec, kind.machine);
+    return machine ? [[`${kind.machine}:${kind.type}`, decliningFirstRows(machine, kind, spec, true)
+      .map((r) => `${r.to} ${(r.responseCodes ?? []).join('/')} by ${r.magic === undefined ? 'an amount over the limit' : `card ${r.magic}`}`)]] : [];
   }));
 }
 
@@ -207,7 +269,9 @@ export function machineChecks(spec: Spec): Check[] {
         const records = new Records(ctx);
         const events = await EventLog.open(ctx);
         if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created (createWebhookEndpoint did not answer 200 with an id)');
-        const reachable = routes(machine, kind, ctx.spec);
+        // A status reached only by an amount above the limit is not walked on a target that sets no limit.
+        const limit = await records.limit();
+        const reachable = routes(machine, kind, ctx.spec, limit !== undefined);
         // Commands on an existing record: the operation triggers of rows that do not start from `initial`.
         const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger) && applies(r, kind)).map((r) => r.trigger))];
         const failures: [string, Exchange | undefined][] = [];
@@ -216,7 +280,7 @@ export function machineChecks(spec: Spec): Check[] {
           // A record a refused command left in the status serves the next command (one clock advance, not one a command).
           let kept: string | undefined;
           for (const command of commands) {
-            const transactionId = kept ?? await records.at(kind, machine, route);
+            const transactionId = kept ?? await records.at(kind, machine, route, events);
             kept = undefined;
             if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
             const row = machine.rows.find((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
@@ -240,15 +304,20 @@ export function machineChecks(spec: Spec): Check[] {
             }
           }
         }
-        // Each network or clock row on its own, where no route followed it: reach its status, then trigger it.
-        const followed = new Set([...reachable.values()].flat().map((r) => `${r.trigger} ${r.to} ${r.from.join('|')}`));
-        for (const row of machine.rows.filter((r) => applies(r, kind) && (r.trigger in SIMULATED || r.trigger in CLOCK) && !followed.has(`${r.trigger} ${r.to} ${r.from.join('|')}`))) {
+        // Each network or clock row, and each declining first row, on its own where no route followed it.
+        const keyOf = (r: Row): string => `${r.trigger} ${r.to} ${r.from.join('|')} ${(r.responseCodes ?? []).join('|')}`;
+        const followed = new Set([...reachable.values()].flat().map(keyOf));
+        const alone = [
+          ...decliningFirstRows(machine, kind, ctx.spec, limit !== undefined),
+          ...machine.rows.filter((r) => applies(r, kind) && (r.trigger in SIMULATED || r.trigger in CLOCK)),
+        ].filter((r) => !followed.has(keyOf(r)));
+        for (const row of alone) {
           for (const from of row.from) {
-            const route = reachable.get(from);
+            const route = from === 'initial' ? [] : reachable.get(from);
             if (route === undefined) continue;
             tried++;
             try {
-              if ((await records.at(kind, machine, [...route, { ...row, from: [from] }])) === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
+              if ((await records.at(kind, machine, [...route, { ...row, from: [from] }], events)) === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
             } catch (error) {
               if (!(error instanceof CheckFailure)) throw error;
               failures.push([`${row.trigger} from ${from}: ${error.expected}`, error.exchange]);
