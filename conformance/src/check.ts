@@ -46,6 +46,8 @@ export interface CheckContext extends Recorder {
   unique(prefix: string): string;
   /** A seeded random number in [0, 1). */
   random(): number;
+  /** A date-time this many days after the target's business now (its sandbox clock may run ahead of real time). */
+  daysAhead(days: number): string;
 }
 
 /** Asserts a status; the failure names what was expected and shows the exchange. */

@@ -33,7 +33,7 @@ async function make(ctx: CheckContext): Promise<Record<string, string>> {
     keep('paymentMethodId', (Array.isArray(methods.items) ? (methods.items as { id?: unknown }[]) : [])[0]?.id);
   }
   const invoice = bodyOf(await ctx.call('publishInvoice', {
-    body: { id: null, dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(), customer: { firstName: 'Fixture', lastName: 'Invoice', email: 'fixture@example.com' },
+    body: { id: null, dueDate: ctx.daysAhead(30), customer: { firstName: 'Fixture', lastName: 'Invoice', email: 'fixture@example.com' },
       lineItems: [{ lineItemId: null, productName: 'Fixture', unitTypeId: 1, unitPrice: 10, quantity: 1 }] },
   }));
   keep('invoiceId', invoice.id);

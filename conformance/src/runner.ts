@@ -18,6 +18,8 @@ import { describeNetworkError } from './network-errors.ts';
 import { probeBaseUrl } from './probe.ts';
 import type { Spec } from './spec.ts';
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ...tenancyChecks, ...transitionChecks];
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
@@ -169,9 +171,20 @@ export class Runner {
   }
 
   /** Gets a token for every identity before any check runs. */
+  /** How far the identities' business clocks run ahead of real time (the sandbox clock), at most. */
+  private clockAheadMs = 0;
+
   async prepare(): Promise<void> {
     await probeBaseUrl(this.spec, this.target, this.timeoutMs);
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
+    // A sandbox whose clock earlier runs moved ahead: dates the checks send are counted from its business time.
+    if (this.spec.operations.has('getSandboxClock')) {
+      for (const who of Object.keys(this.target.credentials)) {
+        const read = await this.http.call({ record: () => undefined }, 'getSandboxClock', { as: who });
+        const now = isObject(read.response?.body) ? read.response.body.now : undefined;
+        if (read.response?.status === 200 && typeof now === 'string' && Number.isFinite(Date.parse(now))) this.clockAheadMs = Math.max(this.clockAheadMs, Date.parse(now) - Date.now());
+      }
+    }
   }
 
   async runCheck(check: Check): Promise<CheckResult> {
@@ -191,6 +204,7 @@ export class Runner {
       credentials: this.target.credentials,
       unique: (prefix) => `${prefix}${stem}${(++this.counter).toString(36)}${Math.floor(this.random() * 1e6).toString(36)}`,
       random: this.random,
+      daysAhead: (days) => new Date(Date.now() + this.clockAheadMs + days * 86_400_000).toISOString(),
     };
     const started = performance.now();
     const base = { id: check.id, group: check.group, title: check.title };

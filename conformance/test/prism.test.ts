@@ -42,6 +42,8 @@ async function startPrism(args: string[]): Promise<Prism> {
     url: `http://127.0.0.1:${String(port)}`,
     output,
     async stop() {
+      // A Prism that already exited has nothing to stop (waiting for its exit event would wait forever).
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
@@ -88,14 +90,16 @@ describe('through Prism\'s validation proxy in front of the bundled server', () 
     // forwarding it to the gateway: the suite rightly fails that one case of each negative check. Every other
     // case (about a thousand) and every other check passes through the proxy.
     const failures = out.split(/\n(?=FAIL )/).filter((block) => block.startsWith('FAIL ') && block.includes('\n  expected:'));
-    expect(failures.length).toBeGreaterThan(0);
+    // When this fails, the suite's output and Prism's say why (Prism exited, the probe refused the proxy, ...).
+    const why = `suite:\n${out.slice(0, 4000)}\nprism:\n${prism.output.slice(-40).join('\n')}`;
+    expect(failures.length, why).toBeGreaterThan(0);
     for (const block of failures) {
       expect(block).toMatch(/^FAIL negative\//);
       expect(block).toMatch(/\n {2}expected: body: malformed JSON: [^\n]*\n/);
       expect(block).not.toMatch(/\n {2}expected: [^\n]*\(and \d+ more/);
       expect(block).toMatch(/\n {2}response: 400 \{"error":\{"code":"invalid_json"/);
     }
-    expect(out).toMatch(new RegExp(`\\d+ passed, ${String(failures.length)} failed, 0 skipped`));
+    expect(out, why).toMatch(new RegExp(`\\d+ passed, ${String(failures.length)} failed, 0 skipped`));
     const violations = prism.output.filter((l) => l.includes('Violation:'));
     // Prism validates what passes through it: the suite's deliberately invalid requests are logged...
     expect(violations.filter((l) => /Violation: request/.test(l)).length).toBeGreaterThan(0);

@@ -78,7 +78,7 @@ export const arithmeticChecks: readonly Check[] = [{
       const { lines, terms } = seededInvoice(ctx);
       const created = await ctx.call('publishInvoice', {
         body: {
-          id: null, dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(), ...terms,
+          id: null, dueDate: ctx.daysAhead(30), ...terms,
           customer: { firstName: 'Arithmetic', lastName: ctx.unique('sum'), email: 'sum@example.com' },
           lineItems: lines.map((l, i) => ({ lineItemId: null, productName: `Line ${String(i + 1)}`, unitTypeId: 1, ...l })),
         },

@@ -23,9 +23,8 @@ async function businessNowPlus(ctx: CheckContext, seconds: number): Promise<stri
   return new Date(Date.parse(now) + seconds * 1000).toISOString();
 }
 
-const future = (): string => new Date(Date.now() + 30 * 86_400_000).toISOString();
 const content = (ctx: CheckContext): JsonObject => ({
-  dueDate: future(), customer: { firstName: 'Machine', lastName: ctx.unique('inv'), email: 'machine@example.com', mobilePhoneNumber: '+15555550123' },
+  dueDate: ctx.daysAhead(30), customer: { firstName: 'Machine', lastName: ctx.unique('inv'), email: 'machine@example.com', mobilePhoneNumber: '+15555550123' },
   lineItems: [{ lineItemId: null, productName: 'Machine walk', unitTypeId: 1, unitPrice: 25, quantity: 2 }],
 });
 

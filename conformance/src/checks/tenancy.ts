@@ -19,7 +19,7 @@ async function recordsOfA(ctx: CheckContext): Promise<Records> {
   const merchantId = String(bodyOf(read).merchantId);
   const invoice = await ctx.call('publishInvoice', {
     body: {
-      id: null, dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(), customerId,
+      id: null, dueDate: ctx.daysAhead(30), customerId,
       customer: { firstName: 'Tenant', lastName: 'Check', email: 'tenant@example.com' },
       lineItems: [{ lineItemId: null, productName: 'Tenancy check', unitTypeId: 1, unitPrice: 10, quantity: 1 }],
     },

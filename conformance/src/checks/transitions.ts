@@ -11,7 +11,7 @@ const CANCELLED = 5;
 
 function invoiceBody(ctx: CheckContext): Record<string, unknown> {
   return {
-    dueDate: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    dueDate: ctx.daysAhead(30),
     additionalNotes: ctx.unique('note'),
     customer: { firstName: 'Conformance', lastName: ctx.unique('inv'), email: `${ctx.unique('i').toLowerCase()}@example.com` },
     lineItems: [{ lineItemId: null, productName: 'Conformance service', unitTypeId: 1, unitPrice: 40, quantity: 2 }],

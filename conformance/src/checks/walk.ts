@@ -29,8 +29,6 @@ interface Step {
   readonly keep?: (w: Walk, body: Record<string, unknown>) => void;
 }
 
-const future = (days: number): string => new Date(Date.now() + days * 86_400_000).toISOString();
-
 class Walk {
   readonly ids: Record<string, string> = {};
   readonly called = new Map<string, number>();
@@ -88,7 +86,7 @@ const card = testCard();
 const manualLine = { lineItemId: null, productName: 'Walk', unitTypeId: 1, unitPrice: 20, quantity: 1 };
 
 /** Records an invoice to publish: a customer's invoice due in 30 days with one manual line. */
-const invoiceBody = (w: Walk): Partial<CallOptions> => ({ body: { id: null, dueDate: future(30), customerId: w.ids.customerId ?? null, lineItems: [manualLine] } });
+const invoiceBody = (w: Walk): Partial<CallOptions> => ({ body: { id: null, dueDate: w.ctx.daysAhead(30), customerId: w.ids.customerId ?? null, lineItems: [manualLine] } });
 const publishAs = (name: string): Step => ({ op: 'publishInvoice', request: invoiceBody, keep: keepId(name) });
 const at = (name: string, key: string) => (w: Walk): Partial<CallOptions> => ({ path: { [key]: w.ids[name] ?? '' } });
 const total = async (w: Walk, invoice: string, kind: 'creditCard' | 'ach'): Promise<number> => {
