@@ -8,4 +8,4 @@ export * from './client.ts';
 export * from './webhooks.ts';
 export * from './state-machines.ts';
 export { apiSpec } from './spec.ts';
-export { routerProblem, MissingHandlersError, missingHandlers, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';
+export { routerProblem, matchedRoute, MissingHandlersError, missingHandlers, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';

@@ -1,7 +1,8 @@
-// Express wiring for generated routes: context (authentication) first, then body parsing, then
-// express-openapi-validator (requests and responses), then the handler; errors go to `next`.
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+// Express wiring for generated routes: one route match per request, then the context (authentication), body
+// parsing, validation compiled once per operation (openapi-validation.ts), the handler, and the response checked
+// against the document on its way out; errors go to `next`.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { DocumentValidators, ValidationError, type OperationShape } from './openapi-validation.ts';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
 
@@ -91,13 +92,8 @@ export function missingHandlers(handlers: object, routes: readonly RouteDefiniti
   return routes.filter((route) => typeof groups[route.group]?.[route.operationId] !== 'function');
 }
 
-/** `{customerId}` -> `:customerId`; names that Express cannot take are mapped to safe ones. */
-export function expressPath(route: RouteDefinition): string {
-  return route.pathParams.reduce((path, p) => path.replace(`{${p.name}}`, `:${p.expressName}`), route.path);
-}
-
 /** Literal segments before parameters, so `/invoices/publish` is tried before `/invoices/{invoiceId}`. */
-export function routeOrder(a: RouteDefinition, b: RouteDefinition): number {
+export function routeOrder(a: { path: string; method: string }, b: { path: string; method: string }): number {
   const as = a.path.split('/');
   const bs = b.path.split('/');
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {
@@ -108,126 +104,34 @@ export function routeOrder(a: RouteDefinition, b: RouteDefinition): number {
   return as.length - bs.length || a.path.localeCompare(b.path) || a.method.localeCompare(b.method);
 }
 
-function matcher(route: RouteDefinition): RegExp {
-  const source = route.path
-    .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${source}/?$`);
+/** One documented path: its pattern (parameters captured in order) and its operations by method. */
+interface PathEntry {
+  readonly path: string;
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+  readonly methods: Map<string, RouteDefinition>;
+  readonly allow: string;
 }
 
-type JsonObject = Record<string, unknown>;
-const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The document as the validator reads it: no server URLs (the router serves the paths exactly as written,
- * mounted at the root), and path parameters renamed to the Express-safe names of the route table, since
- * the validator matches routes with Express syntax too (`{pet-id}` would read as `:pet` then `-id`).
- */
-function validatorSpec(apiSpec: object, routes: readonly RouteDefinition[]): object {
-  const copy = structuredClone(apiSpec) as JsonObject;
-  copy.servers = [{ url: '/' }];
-  const paths = (isJsonObject(copy.paths) ? copy.paths : {}) as Record<string, JsonObject>;
-  const renamedPaths: Record<string, JsonObject> = {};
-  const components = isJsonObject(copy.components) ? copy.components : {};
-  const shared = isJsonObject(components.parameters) ? components.parameters : {};
-  for (const [path, item] of Object.entries(paths)) {
-    delete item.servers;
-    const renames = new Map(
-      routes.filter((r) => r.path === path).flatMap((r) => r.pathParams).filter((p) => p.name !== p.expressName).map((p) => [p.name, p.expressName]),
-    );
-    const rename = (list: unknown): unknown[] | undefined =>
-      Array.isArray(list)
-        ? list.map((raw: unknown) => {
-            const ref = isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref : undefined;
-            const param = ref?.startsWith('#/components/parameters/') ? shared[ref.slice(24)] : raw;
-            if (!isJsonObject(param) || param.in !== 'path' || typeof param.name !== 'string') return raw;
-            const safe = renames.get(param.name);
-            return safe === undefined ? raw : { ...param, name: safe };
-          })
-        : undefined;
-    for (const [key, value] of Object.entries(item)) {
-      if (key === 'parameters') item.parameters = rename(value);
-      else if (isJsonObject(value) && 'responses' in value) {
-        delete value.servers;
-        if (value.parameters !== undefined) value.parameters = rename(value.parameters);
-      }
-    }
-    renamedPaths[[...renames].reduce((p, [name, safe]) => p.replace(`{${name}}`, `{${safe}}`), path)] = item;
-  }
-  copy.paths = renamedPaths;
-  // Query values may carry RFC 3986's sub-delimiters unencoded (`* ( ) ' !` are legal in a query, and
-  // encodeURIComponent leaves them as they are): allowReserved only tells clients how to serialize, so a
-  // server must not refuse them. The validator refuses them unless the parameter allows reserved characters.
-  for (const param of Object.values(shared)) if (isJsonObject(param) && param.in === 'query') param.allowReserved = true;
-  for (const item of Object.values(renamedPaths)) {
-    for (const value of [item, ...Object.values(item)]) {
-      if (!isJsonObject(value) || !Array.isArray(value.parameters)) continue;
-      for (const param of value.parameters) if (isJsonObject(param) && param.in === 'query') param.allowReserved = true;
-    }
-  }
-  return copy;
-}
-
-type NumericKind = 'integer' | 'number';
-
-/**
- * The integer and number query parameters of each operation. The validator converts query strings with
- * JavaScript's number rules, which take `0x10`, `1e3` and ` 1`; these are checked as decimal text first.
- */
-function numericQueryParameters(apiSpec: object, routes: readonly RouteDefinition[]): Map<string, Map<string, NumericKind>> {
-  const doc = apiSpec as JsonObject;
-  const resolve = (node: unknown): unknown => {
-    let current = node;
-    for (let i = 0; i < 20 && isJsonObject(current) && typeof current.$ref === 'string'; i++) {
-      current = current.$ref.slice(2).split('/').reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), doc);
-    }
-    return current;
-  };
-  const kindOf = (schema: unknown): NumericKind | undefined => {
-    const resolved = resolve(schema);
-    if (!isJsonObject(resolved)) return undefined;
-    const types = Array.isArray(resolved.type) ? resolved.type : [resolved.type];
-    if (types.includes('integer')) return 'integer';
-    if (types.includes('number')) return 'number';
-    const parts = [resolved.allOf, resolved.oneOf, resolved.anyOf].flatMap((list): unknown[] => (Array.isArray(list) ? (list as unknown[]) : []));
-    return parts.map(kindOf).find((kind) => kind !== undefined);
-  };
-  const paths = isJsonObject(doc.paths) ? doc.paths : {};
-  const found = new Map<string, Map<string, NumericKind>>();
-  for (const route of routes) {
-    const item = resolve(paths[route.path]);
-    if (!isJsonObject(item)) continue;
-    const op = item[route.method];
-    const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
-    const params = [...listOf(item.parameters), ...(isJsonObject(op) ? listOf(op.parameters) : [])];
-    const kinds = new Map<string, NumericKind>();
-    for (const raw of params) {
-      const param = resolve(raw);
-      if (!isJsonObject(param) || param.in !== 'query' || typeof param.name !== 'string') continue;
-      const kind = kindOf(param.schema);
-      if (kind) kinds.set(param.name, kind);
-    }
-    if (kinds.size > 0) found.set(route.operationId, kinds);
-  }
-  return found;
-}
-
-const DECIMAL: Record<NumericKind, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
-
-/** Numeric query values that are not plain decimal text, in the validator's error shape. */
-function numericQueryErrors(kinds: Map<string, NumericKind> | undefined, query: Record<string, unknown>): { path: string; message: string; errorCode: string }[] {
-  if (!kinds) return [];
-  const errors: { path: string; message: string; errorCode: string }[] = [];
-  for (const [name, kind] of kinds) {
-    const raw = query[name];
-    for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
-      if (typeof value === 'string' && !DECIMAL[kind].test(value)) {
-        errors.push({ path: `/query/${name}`, message: `must be ${kind === 'integer' ? 'an integer' : 'a number'} written in decimal digits`, errorCode: 'type.openapi.validation' });
-      }
-    }
-  }
-  return errors;
+function pathTable(routes: readonly RouteDefinition[]): { literal: Map<string, PathEntry>; patterns: PathEntry[] } {
+  const byPath = new Map<string, RouteDefinition[]>();
+  for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
+  const all = [...byPath].map(([path, list]): PathEntry => {
+    const names: string[] = [];
+    const source = path.split(/(\{[^}]+\})/).map((part) => {
+      if (!part.startsWith('{')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(part.slice(1, -1));
+      return '([^/]+)';
+    }).join('');
+    return {
+      path, names, pattern: new RegExp(`^${source}/?$`),
+      methods: new Map(list.map((r) => [r.method, r])),
+      allow: list.map((r) => r.method.toUpperCase()).sort().join(', '),
+    };
+  }).sort((a, b) => routeOrder({ path: a.path, method: '' }, { path: b.path, method: '' }));
+  // Paths without parameters are found by one map lookup; the others are tried in route order.
+  const literal = new Map(all.filter((e) => e.names.length === 0).map((e) => [e.path, e]));
+  return { literal, patterns: all.filter((e) => e.names.length > 0) };
 }
 
 function pickHeaders(req: Request, names: readonly string[]): Record<string, string> {
@@ -265,117 +169,129 @@ function send(res: Response, result: OperationResult): void | Promise<void> {
   }
 }
 
-const CONTEXT = Symbol('operation-context');
-const ROUTE = Symbol('operation-route');
-const NUMERIC_QUERY = Symbol('numeric-query-errors');
-type Locals = Record<symbol, unknown>;
+/** The compiled validators of each document, shared by every router built from it (tests build many). */
+const compiled = new WeakMap<object, DocumentValidators>();
+function validatorsOf(apiSpec: object): DocumentValidators {
+  let found = compiled.get(apiSpec);
+  if (!found) {
+    found = new DocumentValidators(apiSpec as Record<string, unknown>);
+    compiled.set(apiSpec, found);
+  }
+  return found;
+}
+
+/** The operation each request in flight was matched to (for error handlers that need its schemas). */
+const matched = new WeakMap<Request, RouteDefinition>();
+
+/** The documented operation a request was matched to, once the router has matched it. */
+export function matchedRoute(req: Request): RouteDefinition | undefined {
+  return matched.get(req);
+}
+
+/** Runs an Express-style middleware (a body parser) as a promise. */
+const run = (middleware: express.RequestHandler, req: Request, res: Response): Promise<void> =>
+  new Promise((resolve, reject) => {
+    middleware(req, res, (err?: unknown) => {
+      if (err === undefined || err === null) resolve();
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a parser's error is handed on as it is
+      else reject(err);
+    });
+  });
 
 /** The router: mount it at the root of an Express app, after any routes the document does not describe. */
 export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router {
-  // Case-sensitive, like the context step's matcher: `/PAY-API/...` is not `/pay-api/...` (a router that matched
-  // paths without case would reach handlers the context step never authenticated).
-  const router = express.Router({ caseSensitive: true });
+  const router = express.Router();
   const routes = [...options.routes].sort(routeOrder);
   const missing = options.handlers === undefined ? [] : missingHandlers(options.handlers, routes);
   if (missing.length > 0) throw new MissingHandlersError(missing);
-  const matchers = routes.map((route) => ({ route, pattern: matcher(route), anyCase: new RegExp(matcher(route).source, 'i') }));
+  const table = pathTable(routes);
+  const validators = validatorsOf(options.apiSpec);
   const limit = options.bodyLimit ?? '1mb';
-  const numericQuery = numericQueryParameters(options.apiSpec, routes);
+  const mediaTypes = new Set(routes.flatMap((r) => r.requestContentTypes));
+  const parsers: express.RequestHandler[] = [express.json({ limit, type: ['application/json', 'application/*+json'] })];
+  if (mediaTypes.has('application/x-www-form-urlencoded')) parsers.push(express.urlencoded({ limit, extended: false }));
+  if ([...mediaTypes].some((t) => t.startsWith('text/'))) parsers.push(express.text({ limit, type: 'text/*' }));
+  const validateResponses = options.validateResponses !== false;
 
-  const contextStep: RequestHandler = (req, res, next) => {
-    const method = req.method.toLowerCase();
-    const found = matchers.find((m) => m.route.method === method && m.pattern.test(req.path));
-    if (!found) {
-      // A path that differs from a route only in letter case is not that route; the validator would match it
-      // without regard to case, so it is refused here, as an unknown path, before the validator sees it.
-      if (!matchers.some((m) => m.pattern.test(req.path)) && matchers.some((m) => m.anyCase.test(req.path))) {
-        next(Object.assign(new Error(`not found: ${req.path}`), { status: 404, path: req.path, errors: [] }));
-        return;
+  /** The one route match of a request: the first documented path its path matches (case-sensitive). */
+  const match = (path: string): { entry: PathEntry; values: string[] } | undefined => {
+    const literal = table.literal.get(path) ?? (path.endsWith('/') ? table.literal.get(path.slice(0, -1)) : undefined);
+    const firstPattern = (): { entry: PathEntry; values: string[] } | undefined => {
+      for (const entry of table.patterns) {
+        const found = entry.pattern.exec(path);
+        if (found) return { entry, values: found.slice(1) };
       }
-      next();
+      return undefined;
+    };
+    if (!literal) return firstPattern();
+    // A parameterised path sorted before the literal one (a longer literal prefix) wins, as in route order.
+    const pattern = firstPattern();
+    return pattern && routeOrder({ path: pattern.entry.path, method: '' }, { path: literal.path, method: '' }) < 0 ? pattern : { entry: literal, values: [] };
+  };
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const found = match(req.path);
+    if (!found) {
+      // Paths are case-sensitive: one that differs from a documented path only in letter case is unknown too.
+      next(new ValidationError(404, 'not found', [{ path: req.path, message: 'not found' }]));
       return;
     }
-    Promise.resolve(options.context(req, res, found.route))
-      .then((context) => {
-        (res.locals as Locals)[CONTEXT] = context;
-        (res.locals as Locals)[ROUTE] = found.route;
-        next();
-      })
-      .catch(next);
-  };
-  router.use(contextStep);
-
-  const mediaTypes = new Set(routes.flatMap((r) => r.requestContentTypes));
-  router.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
-  if (mediaTypes.has('application/x-www-form-urlencoded')) router.use(express.urlencoded({ limit, extended: false }));
-  if ([...mediaTypes].some((t) => t.startsWith('text/'))) router.use(express.text({ limit, type: 'text/*' }));
-
-  // Read before the validator, which converts query values in place.
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    const route = (res.locals as Locals)[ROUTE] as RouteDefinition | undefined;
-    if (route) (res.locals as Locals)[NUMERIC_QUERY] = numericQueryErrors(numericQuery.get(route.operationId), req.query);
-    next();
-  });
-
-  router.use(
-    OpenApiValidator.middleware({
-      apiSpec: validatorSpec(options.apiSpec, routes) as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'],
-      validateApiSpec: false,
-      // allErrors: a refused request names every problem, not the first; the body limit bounds the work.
-      validateRequests: { coerceTypes: false, allowUnknownQueryParameters: false, allErrors: true },
-      validateResponses: options.validateResponses === false ? false : { removeAdditional: false },
-      validateSecurity: false,
-      ignoreUndocumented: false,
-    }),
-  );
-
-  // Numeric query values in other notations than decimal digits: reported with the validator's problems,
-  // or on their own when the validator found none.
-  router.use((_req: Request, res: Response, next: NextFunction) => {
-    const found = (res.locals as Locals)[NUMERIC_QUERY] as ValidatorErrorLike['errors'];
-    if (found && found.length > 0) next(Object.assign(new Error('request/query has numbers not written in decimal digits'), { status: 400, errors: found }));
-    else next();
-  });
-
-  // The validator knows path parameters by their Express-safe names; problems name them as the document does.
-  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    const route = (res.locals as Locals)[ROUTE] as RouteDefinition | undefined;
-    const numeric = (res.locals as Locals)[NUMERIC_QUERY] as ValidatorErrorLike['errors'];
-    if (numeric && isValidatorError(err) && err.status === 400 && err.errors !== numeric) {
-      const known = new Set((err.errors ?? []).map((e) => e.path));
-      err.errors = [...(err.errors ?? []), ...numeric.filter((e) => !known.has(e.path))];
+    const route = found.entry.methods.get(req.method.toLowerCase());
+    if (!route) {
+      next(new ValidationError(405, `${req.method} method not allowed`, [{ path: req.path, message: `${req.method} method not allowed` }], { Allow: found.entry.allow }));
+      return;
     }
-    if (route && isValidatorError(err)) {
-      for (const item of err.errors ?? []) {
-        for (const p of route.pathParams) item.path = item.path.replace(new RegExp(`([./]params[./])${p.expressName}$`), `$1${p.name}`);
-      }
+    matched.set(req, route);
+    const path: Record<string, string> = {};
+    try {
+      found.entry.names.forEach((name, i) => { path[name] = decodeURIComponent(found.values[i] ?? ''); });
+    } catch {
+      next(new ValidationError(400, "malformed uri'", [{ path: req.path, message: "malformed uri'" }]));
+      return;
     }
-    next(err);
+    void handle(route, path, req, res, next);
   });
 
-  for (const route of routes) {
-    const handler = (req: Request, res: Response, next: NextFunction): void => {
-      const path: Record<string, string> = {};
-      for (const p of route.pathParams) path[p.name] = String(req.params[p.expressName]);
-      const input: OperationInput = {
-        path,
-        query: { ...(req.query as Record<string, unknown>) },
-        headers: pickHeaders(req, route.headerParams),
-        body: route.requestContentTypes.length > 0 ? (req.body as unknown) : undefined,
-      };
-      if (!(CONTEXT in (res.locals as Locals))) {
-        // Fail closed: a handler never runs without the context step (authentication) having run.
-        next(new Error(`no context for ${route.operationId}: the context step did not match this request`));
-        return;
-      }
-      const context = (res.locals as Locals)[CONTEXT] as Ctx;
-      options
-        .dispatch(route.operationId, input, context)
-        .then((result) => send(res, result))
-        .catch(next);
-    };
-    router[route.method](expressPath(route), handler);
+  const shapes = new Map(routes.map((r) => [r.operationId, { path: r.path, method: r.method } satisfies OperationShape]));
+
+  async function handle(route: RouteDefinition, path: Record<string, string>, req: Request, res: Response, next: NextFunction): Promise<void> {
+    const shape = shapes.get(route.operationId) ?? { path: route.path, method: route.method };
+    try {
+      // The context (authentication) before the body is read: an unauthenticated request is refused unread.
+      const context = await options.context(req, res, route);
+      for (const parser of parsers) await run(parser, req, res);
+      const request = validators.request(route.operationId, shape);
+      const mediaType = request.mediaType(typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : undefined);
+      if (mediaType instanceof ValidationError) throw mediaType;
+      const body = route.requestContentTypes.length > 0 ? (req.body as unknown) : undefined;
+      const checked = request.validate({ params: path, query: req.query, headers: req.headers, body: req.body as unknown }, mediaType);
+      if (checked instanceof ValidationError) throw checked;
+      const input: OperationInput = { path: checked.params, query: checked.query, headers: pickHeaders(req, route.headerParams), body };
+      // From here on, what is sent for the request (the handler's answer or its error) is checked.
+      if (validateResponses) checkResponses(route, shape, req, res, next);
+      await send(res, await options.dispatch(route.operationId, input, context));
+    } catch (error) {
+      next(error);
+    }
   }
+
+  /**
+   * Every JSON body sent for a valid request (the handler's, or the error handler's for what the handler threw)
+   * is checked against the document: one that does not match becomes a 500, reported once (the 500's own body
+   * is not checked again). Refusals before the handler (authentication, validation) are the caller's to shape.
+   */
+  function checkResponses(route: RouteDefinition, shape: OperationShape, req: Request, res: Response, next: NextFunction): void {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const type = res.getHeader('content-type');
+      const problem = validators.response(route.operationId, shape, res.statusCode, typeof type === 'string' ? type : undefined, req.headers.accept, body);
+      if (problem === undefined) return json(body);
+      res.json = json;
+      next(problem);
+      return res;
+    };
+  }
+
   return router;
 }
 

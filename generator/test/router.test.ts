@@ -126,6 +126,15 @@ describe('the generated router', () => {
     expect(problemOf(res).kind).toBe('malformed_json');
   });
 
+  it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/json; charset="utf-8"; foo=bar'])(
+    'accepts the documented media type written as %s (parameters and letter case do not make it another type)',
+    async (type) => {
+      const res = await request(app).post('/pets').set(auth).set('content-type', type).send(JSON.stringify({ name: 'Rex', kind: 1 }));
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ name: 'Rex' });
+    },
+  );
+
   it('answers 415 for a body of another media type', async () => {
     const res = await request(app).post('/pets').set(auth).set('content-type', 'text/plain').send('Rex');
     expect(res.status).toBe(415);

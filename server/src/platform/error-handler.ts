@@ -63,7 +63,7 @@ export function errorHandler(log: Logger) {
       return;
     }
     const mapped = err instanceof ApiError || err instanceof WrongJsonTypeError ? err
-      : problem ? problemToError(problem, { schema: requestBodySchema(req as { openapi?: unknown }), body: req.body as unknown }) : undefined;
+      : problem ? problemToError(problem, { schema: requestBodySchema(req), body: req.body as unknown }) : undefined;
     if (problem?.kind === 'response_validation') {
       log.error({ correlationId, problems: problem.problems, message: problem.message }, 'response failed validation against the spec');
     }

@@ -1,6 +1,7 @@
 // Which JSON types a request body's schema accepts at a field path: a value is of the "wrong JSON type"
 // (the interface's alternative 400 body) only when no alternative of the schema accepts its type.
-import { apiSpec } from '../../../generated/index.ts';
+import type { Request } from 'express';
+import { apiSpec, matchedRoute } from '../../../generated/index.ts';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,9 +70,12 @@ export function isWrongJsonType(schema: unknown, body: unknown, path: readonly s
   return !(accepted.has(type) || (type === 'integer' && accepted.has('number')));
 }
 
-/** The JSON request body schema of the operation the validator matched (it leaves it on `req.openapi`). */
-export function requestBodySchema(req: { openapi?: unknown }): unknown {
-  const operation = isObject(req.openapi) ? req.openapi.schema : undefined;
+/** The JSON request body schema of the operation the router matched the request to. */
+export function requestBodySchema(req: Request): unknown {
+  const route = matchedRoute(req);
+  const paths = isObject(apiSpec.paths) ? apiSpec.paths : {};
+  const item = route ? deref(paths[route.path]) : undefined;
+  const operation = isObject(item) && route ? item[route.method] : undefined;
   const body = isObject(operation) ? deref(operation.requestBody) : undefined;
   const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined;
   return isObject(media) ? media.schema : undefined;

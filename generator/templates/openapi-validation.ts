@@ -1,0 +1,354 @@
+// Request and response validation against the document, compiled once per operation (ajv, JSON Schema 2020-12)
+// and shared by every router built from the same document: per request, only the compiled functions run.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as formats from 'ajv-formats';
+
+// ajv-formats is CommonJS: under NodeNext its plugin is the module's `default`.
+const addFormats = formats.default as unknown as (ajv: Ajv2020, options: { mode: 'fast' | 'full' }) => Ajv2020;
+
+type JsonObject = Record<string, unknown>;
+const isJsonObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A problem in the shape the router's error classifier reads: where (`/body/a/b`), what, and the keyword. */
+export interface ValidationProblem { path: string; message: string; errorCode?: string }
+
+/** A refused request or response: the HTTP status, a summary, each problem; `Allow` for 405. */
+export class ValidationError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    public errors: ValidationProblem[],
+    readonly headers?: { Allow?: string },
+  ) {
+    super(message);
+    this.name = 'ValidationError';
+  }
+}
+
+/** The parts of one operation the validators need, read from the document. */
+export interface OperationShape {
+  /** The document's path and method (`/customers/{customerId}`, `get`). */
+  readonly path: string;
+  readonly method: string;
+}
+
+type Location = 'query' | 'headers' | 'params';
+type ScalarKind = 'integer' | 'number' | 'boolean';
+
+interface Parameter { name: string; location: Location; required: boolean; allowEmpty: boolean; kinds: Set<ScalarKind>; schema: unknown }
+
+/** How one media type of a response is checked: JSON bodies by schema; others are not validated. */
+type ResponseCheck = { kind: 'none' } | { kind: 'json'; validate: ValidateFunction };
+
+/** What a request validation leaves: the coerced query (defaults filled) and the body (defaults filled). */
+export interface ValidatedRequest { query: Record<string, unknown>; params: Record<string, string> }
+
+const DECIMAL: Record<'integer' | 'number', RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
+
+// The OpenAPI formats ajv-formats does not define (as express-openapi-validator defines them).
+const MAX_INT32 = 2 ** 31 - 1;
+const MIN_INT32 = -(2 ** 31);
+const OPENAPI_FORMATS: Record<string, { type: 'number' | 'string'; validate: (value: never) => boolean }> = {
+  int32: { type: 'number', validate: (i: number) => Number.isInteger(i) && i <= MAX_INT32 && i >= MIN_INT32 },
+  int64: { type: 'number', validate: (i: number) => Number.isInteger(i) && i <= 2 ** 63 - 1 && i >= -(2 ** 63) },
+  float: { type: 'number', validate: (i: number) => typeof i === 'number' },
+  double: { type: 'number', validate: (i: number) => typeof i === 'number' },
+  byte: { type: 'string', validate: (b: string) => b.length % 4 === 0 && /^[A-Za-z0-9+/]*(=|==)?$/.test(b) },
+  binary: { type: 'string', validate: () => true },
+  password: { type: 'string', validate: () => true },
+};
+
+function newAjv(request: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false, strictNumbers: true, strictTuples: true, allowUnionTypes: false, validateSchema: false,
+    // A refused request names every problem; a response stops at the first (it only tells a 500 from a 200).
+    allErrors: request, useDefaults: request, coerceTypes: false, removeAdditional: false,
+  });
+  addFormats(ajv, { mode: 'fast' });
+  for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format as never);
+  ajv.addFormat('media-range', true);
+  return ajv;
+}
+
+/** `paths/~1customers~1%7Bid%7D/get`: a JSON pointer into the document, written as a URI fragment. */
+const pointer = (...parts: string[]): string => parts.map((p) => encodeURIComponent(p.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/');
+
+/** The problems of an ajv run, located under `prefix` (`/body`, `/query`), as express-openapi-validator names them. */
+function problemsOf(errors: readonly ErrorObject[] | null | undefined, prefix: string): ValidationProblem[] {
+  return (errors ?? []).map((e) => {
+    const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; allowedValues?: unknown[] };
+    const extra = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
+    const message = e.keyword === 'enum' && Array.isArray(params.allowedValues) ? `${e.message ?? ''}: ${params.allowedValues.join(', ')}` : e.message ?? 'is not valid';
+    return { path: `${prefix}${e.instancePath}${extra === undefined ? '' : `/${extra}`}`, message, errorCode: `${e.keyword}.openapi.validation` };
+  });
+}
+
+const summary = (problems: readonly ValidationProblem[], dataVar: string): string =>
+  problems.map((p) => `${dataVar}${p.path} ${p.message}`).join(', ');
+
+/** The validators of one document: compiled on first use of each operation, then reused. */
+export class DocumentValidators {
+  private readonly requestAjv = newAjv(true);
+  private readonly responseAjv = newAjv(false);
+  private readonly requests = new Map<string, OperationRequest>();
+  private readonly responses = new Map<string, Map<string, Map<string, ResponseCheck>>>();
+
+  constructor(private readonly doc: JsonObject) {
+    // One copy of the document per instance, so `$ref`s resolve against it wherever a schema sits.
+    this.requestAjv.addSchema({ ...doc, $id: 'api' });
+    this.responseAjv.addSchema({ ...doc, $id: 'api' });
+  }
+
+  private resolve(node: unknown): unknown {
+    let current = node;
+    for (let i = 0; i < 20 && isJsonObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#/'); i++) {
+      current = current.$ref.slice(2).split('/').map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), this.doc);
+    }
+    return current;
+  }
+
+  /** The path item and operation, with the JSON pointers where they sit (a path item may be a `$ref`). */
+  private item(shape: OperationShape): { item: JsonObject; op: JsonObject; itemAt: string; opAt: string } {
+    const paths = isJsonObject(this.doc.paths) ? this.doc.paths : {};
+    const raw = paths[shape.path];
+    const item = this.resolve(raw);
+    const op = isJsonObject(item) ? item[shape.method] : undefined;
+    const itemAt = isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `/${pointer('paths', shape.path)}`;
+    return { item: isJsonObject(item) ? item : {}, op: isJsonObject(op) ? op : {}, itemAt, opAt: `${itemAt}/${pointer(shape.method)}` };
+  }
+
+  /** The request validator of an operation (compiled the first time it is asked for). */
+  request(operationId: string, shape: OperationShape): OperationRequest {
+    let found = this.requests.get(operationId);
+    if (!found) {
+      found = this.compileRequest(shape);
+      this.requests.set(operationId, found);
+    }
+    return found;
+  }
+
+  private kinds(schema: unknown, depth = 0): Set<ScalarKind> {
+    const resolved = this.resolve(schema);
+    const kinds = new Set<ScalarKind>();
+    if (!isJsonObject(resolved) || depth > 10) return kinds;
+    for (const type of (Array.isArray(resolved.type) ? resolved.type : [resolved.type]) as unknown[]) {
+      if (type === 'integer' || type === 'number' || type === 'boolean') kinds.add(type);
+    }
+    for (const list of [resolved.allOf, resolved.oneOf, resolved.anyOf]) {
+      if (Array.isArray(list)) for (const part of list) for (const kind of this.kinds(part, depth + 1)) kinds.add(kind);
+    }
+    return kinds;
+  }
+
+  private compileRequest(shape: OperationShape): OperationRequest {
+    const { item, op, itemAt, opAt } = this.item(shape);
+    const location: Record<string, Location> = { query: 'query', header: 'headers', path: 'params' };
+    const byKey = new Map<string, Parameter>();
+    const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+    // Operation parameters override the path item's of the same name and location. Each schema is referred to
+    // where it sits in the document, so its own `#/components/...` references resolve there.
+    const sources: [unknown[], string][] = [[listOf(item.parameters), itemAt], [listOf(op.parameters), opAt]];
+    for (const [list, at] of sources) {
+      list.forEach((raw, index) => {
+        const param = this.resolve(raw);
+        if (!isJsonObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string') return;
+        const where = location[param.in];
+        if (where === undefined || param.schema === undefined) return;
+        const name = where === 'headers' ? param.name.toLowerCase() : param.name;
+        const home = isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `${at}/parameters/${String(index)}`;
+        byKey.set(`${where} ${name}`, {
+          name, location: where, required: param.required === true, allowEmpty: param.allowEmptyValue === true,
+          kinds: this.kinds(param.schema), schema: { $ref: `api#${home}/schema` },
+        });
+      });
+    }
+    const parameters = [...byKey.values()];
+    const objectOf = (where: Location): JsonObject => {
+      const own = parameters.filter((p) => p.location === where);
+      const required = own.filter((p) => p.required).map((p) => p.name);
+      return { type: 'object', properties: Object.fromEntries(own.map((p) => [p.name, p.schema])), ...(required.length > 0 ? { required } : {}) };
+    };
+    // Parameters are validated as one object per location (a `$ref` into the document for each schema).
+    const general = this.requestAjv.compile({
+      type: 'object',
+      properties: { query: objectOf('query'), headers: objectOf('headers'), params: objectOf('params') },
+    });
+    const body = this.resolve(op.requestBody);
+    const content = isJsonObject(body) && isJsonObject(body.content) ? body.content : undefined;
+    const media = new Map<string, ValidateFunction | undefined>();
+    for (const [type, entry] of Object.entries(content ?? {})) {
+      const schema = isJsonObject(entry) ? entry.schema : undefined;
+      const bodyPointer = isJsonObject(op.requestBody) && typeof op.requestBody.$ref === 'string'
+        ? `${op.requestBody.$ref.slice(1)}/content/${pointer(type)}/schema`
+        : `${opAt}/requestBody/content/${pointer(type)}/schema`;
+      const resolved = this.resolve(schema);
+      // A binary body is not a JSON value: its schema says nothing to validate.
+      media.set(type, schema === undefined || (isJsonObject(resolved) && resolved.format === 'binary') ? undefined : this.requestAjv.compile({ $ref: `api#${bodyPointer}` }));
+    }
+    const bodySchema = content === undefined ? undefined : this.resolve(Object.values(content).map((e) => (isJsonObject(e) ? e.schema : undefined))[0]);
+    return new OperationRequest(parameters, general, media, {
+      present: content !== undefined,
+      required: isJsonObject(body) ? body.required : undefined,
+      // express-openapi-validator asks for a body when the body's schema lists required properties.
+      schemaRequires: isJsonObject(bodySchema) && Array.isArray(bodySchema.required) && bodySchema.required.length > 0,
+    });
+  }
+
+  /** Checks a JSON response body against the operation's response for its status and media type. */
+  response(operationId: string, shape: OperationShape, status: number, contentType: string | undefined, accept: string | undefined, body: unknown): ValidationError | undefined {
+    let byStatus = this.responses.get(operationId);
+    if (!byStatus) {
+      byStatus = this.compileResponses(shape);
+      this.responses.set(operationId, byStatus);
+    }
+    const checks = byStatus.get(String(status)) ?? byStatus.get(`${String(status)[0] ?? ''}XX`) ?? byStatus.get('default');
+    if (!checks) return new ValidationError(500, `.response no schema defined for status code '${String(status)}' in the openapi spec`, [{ path: '/response', message: `no schema defined for status code '${String(status)}' in the openapi spec` }]);
+    if (checks.size === 0) {
+      return body === undefined ? undefined : new ValidationError(500, '.response should NOT have a body', [{ path: '/response', message: 'response should NOT have a body' }]);
+    }
+    const type = pickMediaType(contentType !== undefined ? [contentType] : accept !== undefined ? accept.split(',').map((h) => h.trim()) : [], [...checks.keys()]);
+    const check = checks.get(type ?? '') ?? checks.values().next().value;
+    if (!check || check.kind === 'none') return undefined;
+    if (body === undefined || body === null) return new ValidationError(500, '.response body required.', [{ path: '/response', message: 'response body required.' }]);
+    if (check.validate(body)) return undefined;
+    const problems = problemsOf(check.validate.errors, '/response');
+    return new ValidationError(500, summary(problems, ''), problems);
+  }
+
+  private compileResponses(shape: OperationShape): Map<string, Map<string, ResponseCheck>> {
+    const { op, opAt } = this.item(shape);
+    const found = new Map<string, Map<string, ResponseCheck>>();
+    const responses = isJsonObject(op.responses) ? op.responses : {};
+    for (const [code, raw] of Object.entries(responses)) {
+      const response = this.resolve(raw);
+      const checks = new Map<string, ResponseCheck>();
+      const base = isJsonObject(raw) && typeof raw.$ref === 'string' ? raw.$ref.slice(1) : `${opAt}/responses/${pointer(code)}`;
+      if (isJsonObject(response) && isJsonObject(response.content)) {
+        for (const [type, entry] of Object.entries(response.content)) {
+          if (!isJsonObject(entry) || entry.schema === undefined) continue;
+          checks.set(type, jsonMediaType(type)
+            ? { kind: 'json', validate: this.responseAjv.compile({ $ref: `api#${base}/content/${pointer(type)}/schema` }) }
+            : { kind: 'none' });
+        }
+      }
+      found.set(code, checks);
+    }
+    return found;
+  }
+}
+
+const jsonMediaType = (type: string): boolean => /^[^/;]+\/([^;+]+\+)?json\s*(;|$)/i.test(type.trim()) || type === '*/*';
+
+/** The documented media type a response is checked against: its Content-Type, else what the client accepts. */
+function pickMediaType(accepts: readonly string[], documented: readonly string[]): string | undefined {
+  const bare = (t: string): string => (t.split(';')[0] ?? '').trim().toLowerCase();
+  for (const accept of accepts) {
+    if (bare(accept) === '*/*') return documented[0];
+    const exact = documented.find((d) => d.toLowerCase() === accept.toLowerCase()) ?? documented.find((d) => bare(d) === bare(accept));
+    if (exact) return exact;
+    const wildcard = /^([a-z]+)\/\*$/.exec(bare(accept));
+    if (wildcard) {
+      const match = documented.find((d) => bare(d).startsWith(`${wildcard[1] ?? ''}/`));
+      if (match) return match;
+    }
+  }
+  return undefined;
+}
+
+/** The request side of one operation: parameters coerced from text and validated, then the body. */
+export class OperationRequest {
+  constructor(
+    private readonly parameters: readonly Parameter[],
+    private readonly general: ValidateFunction,
+    private readonly media: ReadonlyMap<string, ValidateFunction | undefined>,
+    private readonly body: { present: boolean; required: unknown; schemaRequires: boolean },
+  ) {}
+
+  /**
+   * The media type of the request's body among the documented ones, or a 415 error. A request without a
+   * Content-Type passes when the body is optional.
+   */
+  mediaType(contentType: string | undefined): string | undefined | ValidationError {
+    if (!this.body.present) return undefined;
+    const given = contentType === undefined ? undefined : normalizeMediaType(contentType);
+    // The type as sent, then its equivalents: without its parameters, and with charset=utf-8 when it has none.
+    const bare = given?.split(';')[0] ?? '';
+    const candidates = given === undefined ? [] : [given, bare, ...(given.includes('charset=') ? [] : [`${given}; charset=utf-8`])];
+    for (const candidate of candidates) {
+      for (const type of this.media.keys()) if (normalizeMediaType(type) === candidate) return type;
+    }
+    for (const type of [...this.media.keys()].sort().reverse()) {
+      if (type === '*/*') return type;
+      const wildcard = /^([a-z]+)\/\*$/.exec(type);
+      if (wildcard && given !== undefined && given.startsWith(`${wildcard[1] ?? ''}/`)) return type;
+    }
+    if (given === undefined && this.body.required === false) return undefined;
+    const message = given === undefined ? 'media type not specified' : `unsupported media type ${given}`;
+    return new ValidationError(415, message, [{ path: '', message }]);
+  }
+
+  /**
+   * Validates path, query, headers and body. Numeric and boolean parameters are converted from their text
+   * (decimal digits only: `0x10`, `1e3` and ` 1` are refused), defaults are filled in; the body is checked
+   * against its media type's schema. Returns the problems, or the converted parameters.
+   */
+  validate(raw: { params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; body: unknown }, mediaType: string | undefined): ValidatedRequest | ValidationError {
+    const query: Record<string, unknown> = { ...raw.query };
+    const params: Record<string, unknown> = { ...raw.params };
+    const headers: Record<string, unknown> = {};
+    const extra: ValidationProblem[] = [];
+    for (const name of Object.keys(query)) {
+      const param = this.parameters.find((p) => p.location === 'query' && p.name === name);
+      if (!param) return new ValidationError(400, `Unknown query parameter '${name}'`, [{ path: `/query/${name}`, message: `Unknown query parameter '${name}'` }]);
+      if (!param.allowEmpty && query[name] === '') return new ValidationError(400, `Empty value found for query parameter '${name}'`, [{ path: `/query/${name}`, message: `Empty value found for query parameter '${name}'` }]);
+    }
+    for (const param of this.parameters) {
+      const bag = param.location === 'query' ? query : param.location === 'params' ? params : headers;
+      const value = param.location === 'headers' ? raw.headers[param.name] : bag[param.name];
+      if (value === undefined) continue;
+      bag[param.name] = Array.isArray(value) ? value.map((v: unknown) => convert(v, param, extra)) : convert(value, param, extra);
+    }
+    const data = { query, headers: { ...raw.headers, ...headers }, params };
+    const generalOk = this.general(data);
+    const problems = [...problemsOf(this.general.errors, '')];
+    const known = new Set(problems.map((p) => p.path));
+    problems.push(...extra.filter((p) => !known.has(p.path)));
+    const validateBody = mediaType === undefined ? undefined : this.media.get(mediaType);
+    if (this.body.present && this.body.schemaRequires && raw.body === undefined) {
+      problems.push({ path: '/body', message: "must have required property 'body'", errorCode: 'required.openapi.validation' });
+    } else if (validateBody && raw.body !== undefined && !validateBody(raw.body)) {
+      problems.push(...problemsOf(validateBody.errors, '/body'));
+    }
+    if (problems.length > 0 || !generalOk) return new ValidationError(400, summary(problems, 'request'), problems);
+    return { query, params: params as Record<string, string> };
+  }
+}
+
+function normalizeMediaType(type: string): string {
+  const [bare = '', ...rest] = type.split(';');
+  const parameters = rest.map((p) => p.trim()).filter((p) => p.includes('=') && !/^boundary=/i.test(p))
+    .map((p) => {
+      const [key = '', value = ''] = p.split('=');
+      const name = key.trim().toLowerCase();
+      return `${name}=${name === 'charset' ? value.trim().toLowerCase() : value.trim()}`;
+    }).sort();
+  return [bare.trim().toLowerCase(), ...parameters].join('; ');
+}
+
+/** A parameter's text as the value its schema types it as; a number not in decimal digits is a problem. */
+function convert(value: unknown, param: Parameter, problems: ValidationProblem[]): unknown {
+  if (typeof value !== 'string') return value;
+  for (const kind of ['integer', 'number'] as const) {
+    if (!param.kinds.has(kind)) continue;
+    if (DECIMAL[kind].test(value)) return Number(value);
+    // JavaScript would read `0x10`, `1e3` or ` 1` as numbers: refused with their own message (and read as
+    // the number, so the schema's own checks do not report the same value twice).
+    if (value.trim() !== '' && Number.isFinite(Number(value))) {
+      problems.push({ path: `/${param.location}/${param.name}`, message: `must be ${kind === 'integer' ? 'an integer' : 'a number'} written in decimal digits`, errorCode: 'type.openapi.validation' });
+      return Number(value);
+    }
+  }
+  if (param.kinds.has('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
