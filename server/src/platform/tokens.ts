@@ -1,6 +1,6 @@
 // Access and refresh tokens: JWTs (RFC 9068 claims) signed HS256 with the environment's key, whose issuer
 // and audience name the environment, so a token of one environment is refused by the other.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Environment } from '../config.ts';
 
@@ -26,16 +26,27 @@ const issuer = (env: Environment): string => `payment-gateway:${env}`;
 const audienceOf = (env: Environment, audience: Audience, kind: 'access' | 'refresh'): string =>
   `payment-gateway:${env}:${audience}:${kind}`;
 
+/** Verified tokens remembered at most (the oldest is forgotten first). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class TokenService {
-  private readonly key: Uint8Array;
+  /** Imported once: a raw key given to jose is imported again on every sign and verify. */
+  private readonly key: KeyObject;
+  /**
+   * Tokens already verified, with their claims, until they expire: a client sends the same token for its whole
+   * life, and its signature need not be checked again. Only a token that verified is remembered (bounded, in
+   * memory, never written anywhere); whether its API key is still active is checked on every request.
+   */
+  private readonly verified = new Map<string, TokenClaims & { kind: string }>();
 
   constructor(
     private readonly environment: Environment,
     signingKey: string,
     private readonly now: () => number = () => Date.now(),
   ) {
-    this.key = Buffer.from(signingKey, 'base64');
-    if (this.key.length < 32) throw new Error('the signing key must hold at least 32 bytes');
+    const raw = Buffer.from(signingKey, 'base64');
+    if (raw.length < 32) throw new Error('the signing key must hold at least 32 bytes');
+    this.key = createSecretKey(raw);
   }
 
   private async sign(kind: 'access' | 'refresh', audience: Audience, clientId: string, subject: string, seconds: number): Promise<string> {
@@ -63,6 +74,23 @@ export class TokenService {
 
   /** Verifies a token of this environment, kind and audience; HS256 only (so `alg: none` never passes). */
   async verify(token: string, kind: 'access' | 'refresh', audience: Audience): Promise<TokenClaims> {
+    const cacheKey = `${kind}:${audience}:${token}`;
+    const known = this.verified.get(cacheKey);
+    if (known !== undefined) {
+      // Expiry is checked against the clock on every use, as jose would (the clock may be moved in tests).
+      if (known.expiresAt * 1000 > this.now()) return { clientId: known.clientId, subject: known.subject, jti: known.jti, expiresAt: known.expiresAt };
+      this.verified.delete(cacheKey);
+    }
+    const claims = await this.verifySignature(token, kind, audience);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(cacheKey, { ...claims, kind });
+    return claims;
+  }
+
+  private async verifySignature(token: string, kind: 'access' | 'refresh', audience: Audience): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],

@@ -155,6 +155,18 @@ describe.each(engines())('token services and authentication (%s)', (engine) => {
       expect(res.headers['www-authenticate']).toMatch(/expired/);
     });
 
+    it('is refused once it has expired, even after it was accepted (a verified token is not trusted past its exp)', async () => {
+      const token = await s.token(0);
+      expect((await call(`Bearer ${token}`)).status).toBe(200);
+      s.clock.advance(899);
+      expect((await call(`Bearer ${token}`)).status).toBe(200);
+      s.clock.advance(2);
+      const res = await call(`Bearer ${token}`);
+      s.clock.advance(-901);
+      expectRefused(res);
+      expect(res.headers['www-authenticate']).toMatch(/expired/);
+    });
+
     it('is refused when the token was tampered with', async () => {
       const [header, payload, signature] = (await s.token(0)).split('.');
       const other = s.secrets.merchants[1]?.clientId ?? '';
