@@ -11,11 +11,13 @@ export function withTransaction<T>(db: Knex, work: (tx: Knex.Transaction) => Pro
 }
 
 /**
- * Reads a row and locks it until the transaction ends: `SELECT … FOR UPDATE` on PostgreSQL. SQLite has one
- * writer and this server keeps one connection, so a transaction there excludes every other already; the
- * plain read is the lock.
+ * Reads a row and locks it until the transaction ends: `SELECT … FOR NO KEY UPDATE` on PostgreSQL, which
+ * excludes every other lockRow and change of the row but not the key-share locks that inserting a child row
+ * takes (an event of the merchant while the merchant's clock advance holds it: FOR UPDATE would deadlock the
+ * two). SQLite has one writer and this server keeps one connection, so a transaction there excludes every
+ * other already; the plain read is the lock.
  */
 export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: Record<string, string | number>): Promise<Row | undefined> {
   const query = tx(table).where(where).first();
-  return (await (isPostgres(tx) ? query.forUpdate() : query)) as Row | undefined;
+  return (await (isPostgres(tx) ? query.forNoKeyUpdate() : query)) as Row | undefined;
 }

@@ -153,12 +153,14 @@ export async function earliestDue(db: Knex, merchantId: string, until: string): 
 }
 
 /**
- * Up to `limit` of the merchant's transactions due at exactly `at`, locked for this transaction (PostgreSQL
- * skips rows another worker holds, so two instances never take the same one).
+ * Up to `limit` of the merchant's transactions due at exactly `at`, locked for this transaction. On
+ * PostgreSQL the worker skips rows another transaction holds (two instances never take the same one), while
+ * `wait` (the sandbox clock advance, which must run everything due before it answers) waits for them: a
+ * command holding one only briefly, and a row another runner changed meanwhile is no longer due at `at`.
  */
-export async function claimDue(tx: Knex, merchantId: string, at: string, limit: number): Promise<TransactionRecord[]> {
+export async function claimDue(tx: Knex, merchantId: string, at: string, limit: number, wait = false): Promise<TransactionRecord[]> {
   const query = tx('transactions').where({ merchant_id: merchantId, due_at: at }).orderBy('id').limit(limit);
-  const rows = (await (isPostgres(tx) ? query.forUpdate().skipLocked() : query)) as Row[];
+  const rows = (await (!isPostgres(tx) ? query : wait ? query.forUpdate() : query.forUpdate().skipLocked())) as Row[];
   return rows.map(recordOf);
 }
 

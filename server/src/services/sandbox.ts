@@ -39,7 +39,7 @@ export async function advanceClock(deps: Deps, merchantId: string, seconds: numb
     const wallNow = deps.wall.now();
     const from = offsetClock({ now: () => wallNow }, before).now();
     const until = offsetClock({ now: () => wallNow }, offsetMs).now();
-    const counts = await runDueForMerchant(tx, merchantId, until, noRuns());
+    const counts = await runDueForMerchant(tx, merchantId, until, noRuns(), true);
     counts.invoicesPastDue = await countFallingDue(tx, merchantId, iso(from), iso(until));
     return { merchantId, now: iso(until), offsetSeconds: Math.floor(offsetMs / 1000), ran: counts, until };
   });

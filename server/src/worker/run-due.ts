@@ -42,14 +42,18 @@ async function runAt(tx: Knex, merchantId: string, rows: readonly TransactionRec
   for (const row of [...ach.unchanged, ...cards.filter((r) => !isSettleDue(r) && !isExpiryDue(r))]) await repo.clearDue(tx, row.id);
 }
 
-/** Runs everything of one merchant due at or before `until` (business time), earliest first. */
-export async function runDueForMerchant(db: Knex, merchantId: string, until: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
+/**
+ * Runs everything of one merchant due at or before `until` (business time), earliest first. `wait`: rows
+ * another transaction holds are waited for rather than left to it (the sandbox clock advance answers only
+ * when all that fell due has run; a void racing it holds its row only for the command).
+ */
+export async function runDueForMerchant(db: Knex, merchantId: string, until: Date, counts: RunCounts = noRuns(), wait = false): Promise<RunCounts> {
   const limit = iso(until);
   for (;;) {
     const at = await repo.earliestDue(db, merchantId, limit);
     if (at === undefined) return counts;
     const claimed = await withTransaction(db, async (tx) => {
-      const rows = await repo.claimDue(tx, merchantId, at, Number.MAX_SAFE_INTEGER);
+      const rows = await repo.claimDue(tx, merchantId, at, Number.MAX_SAFE_INTEGER, wait);
       await runAt(tx, merchantId, rows, new Date(at), counts);
       return rows.length;
     });

@@ -63,4 +63,24 @@ describe.each(engines())('concurrent payment commands (%s)', (engine) => {
     // The advance counts what it settled of these (and of nothing else: the earlier debits were voided or held).
     expect(run.ran.achSettled).toBe(settled);
   });
+
+  it.runIf(engine === 'postgres')('runs what fell due even when a command holds its row at that moment (it waits, it does not skip)', async () => {
+    const { transactionId } = await pay.achDebit(h, achDebitBody(s));
+    // Another transaction (a command in flight) holds the debit's row while the clock moves past its submission.
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const holder = s.db.transaction(async (tx) => {
+      await tx('transactions').where({ id: transactionId }).forUpdate().first();
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const advancing = pay.advance(h, 3 * 86_400);
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await holder;
+    const run = await advancing;
+    expect(run.ran.achSubmitted).toBeGreaterThanOrEqual(1);
+    expect((await pay.status(h, transactionId)).statusId).toBe(25);
+    expect((await transactionEvents(s, transactionId)).map((e) => e.type)).toEqual(['payment.ach.scheduled', 'payment.ach.in_progress', 'payment.ach.cleared']);
+  });
 });
