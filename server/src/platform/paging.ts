@@ -27,15 +27,23 @@ export interface ListSpec {
   dateColumn: string;
   /** A unique column, the tie-breaker that keeps pages stable. */
   idColumn: string;
+  /** API fields of `orderable` never null: ordered without a NULLS clause, so an index can give the order. */
+  notNull?: readonly string[];
+  /**
+   * A condition that every row the search matches also meets and that an index serves (a trigram index
+   * over the searchable text), added before the exact match for searches of at least `minLength` characters.
+   */
+  searchIndex?: { minLength: number; where: (query: Knex.QueryBuilder, search: string) => void };
 }
 
 /** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
-const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+export const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Applies search and date range to a query (before counting). */
 export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Knex.QueryBuilder {
   const search = list.search?.trim();
   if (search) {
+    if (spec.searchIndex && search.length >= spec.searchIndex.minLength) spec.searchIndex.where(query, search);
     const pattern = likePattern(search);
     void query.where((q) => {
       for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
@@ -52,12 +60,13 @@ export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: Li
   const counted = (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
   const page = list.page ?? 0;
   const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);
-  const expression = spec.orderable[list.orderBy ?? spec.defaultOrder] ?? spec.orderable[spec.defaultOrder] ?? spec.idColumn;
+  const field = list.orderBy !== undefined && list.orderBy in spec.orderable ? list.orderBy : spec.defaultOrder;
+  const expression = spec.orderable[field] ?? spec.idColumn;
   const direction = list.asc === false ? 'desc' : 'asc';
   // Nulls first when ascending on both engines (PostgreSQL's default is the opposite of SQLite's).
-  const nulls = direction === 'asc' ? 'nulls first' : 'nulls last';
+  const nulls = spec.notNull?.includes(field) ? '' : direction === 'asc' ? ' nulls first' : ' nulls last';
   const rows = (await filtered
-    .orderByRaw(`${expression} ${direction} ${nulls}, ${spec.idColumn} ${direction}`)
+    .orderByRaw(`${expression} ${direction}${nulls}, ${spec.idColumn} ${direction}`)
     .limit(pageSize)
     .offset(page * pageSize)) as Record<string, unknown>[];
   return { rows, total: Number(counted?.total ?? 0) };

@@ -418,6 +418,26 @@ describe.each(engines())('customer search (%s)', (engine) => {
     expect((await search({ search: '%' })).total).toBe(0);
   });
 
+  it('finds a changed customer by its new text only, forgets a deleted one, and matches within one field (the search index follows the rows)', async () => {
+    const h = await s.auth(0);
+    const created = await request(s.app).post(BASE).set(h).send({ firstName: 'Zyxwv', lastName: 'Quote"Name', email: 'qq@zz.example' });
+    expect(created.status, created.text).toBe(200);
+    const id = (created.body as { id: string }).id;
+    const found = async (text: string): Promise<string[]> => (await search({ search: text, pageSize: 100 })).items.map((c) => c.id);
+    expect(await found('ZYXWV')).toEqual([id]);
+    expect(await found('quote"na')).toEqual([id]);
+    // Two characters (below a trigram) and one still match, without the index.
+    expect(await found('yx')).toEqual([id]);
+    // Text spanning two fields (first and last name) is not a match.
+    expect(await found('zyxwv quote')).toEqual([]);
+    expect((await request(s.app).put(`${BASE}/${id}`).set(h).send({ firstName: 'Vutsr', lastName: 'Plain' })).status).toBe(200);
+    expect(await found('zyxwv')).toEqual([]);
+    expect(await found('vutsr')).toEqual([id]);
+    expect((await request(s.app).delete(`${BASE}/${id}`).set(h)).status).toBe(200);
+    expect(await found('vutsr')).toEqual([]);
+    expect((await search({})).total).toBe(17);
+  });
+
   it('selects one customer by customerIds', async () => {
     expect((await search({ customerIds: ids[9] ?? '' })).items.map((c) => c.id)).toEqual([ids[9]]);
     expect((await search({ customerIds: otherMerchantsId })).total).toBe(0);

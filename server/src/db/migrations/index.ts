@@ -7,6 +7,7 @@ import * as invoiceSettings from './004_invoice_settings.ts';
 import * as invoices from './005_invoices.ts';
 import * as transactions from './006_transactions.ts';
 import * as webhooks from './007_webhooks.ts';
+import * as customerSearch from './008_customer_search.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -16,6 +17,7 @@ const migrations: Record<string, Knex.Migration> = {
   '005_invoices': invoices,
   '006_transactions': transactions,
   '007_webhooks': webhooks,
+  '008_customer_search': customerSearch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
