@@ -1,144 +1,308 @@
-// HTTP benchmark (autocannon on loopback): customer read and create, ACH debit create and card sale on the
-// bundled server (SQLite file in WAL mode, access logs on), each beside an Express hello-world measured in
-// the same run, printed as a ratio; then how long one sandbox clock advance takes over 10,000 due ACH
-// debits. Prints the figures; asserts nothing.
-// BENCH_SECONDS (default 8) and BENCH_CONNECTIONS (default 10) set the load.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+// HTTP benchmark of issue 13 (wrk, loopback): the gateway on SQLite and PostgreSQL beside a hello-world and Prism.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { root } from '../lib/run.ts';
+import { clockAdvance } from './lib-clock.ts';
+import { cloneCustomers, createBenchDatabase, openDatabase } from './lib-db.ts';
+import { cleaningUp, cleanupOnSignals, onCleanup, progress, runCleanups, stop, unexpectedExits } from './lib-procs.ts';
+import { achBody, call, createOne, customerBody, invoiceBody, LIST_QUERIES, operations, PRISM_GOAL, saleBody, type Operation } from './lib-requests.ts';
+import { failedStarts, startGateway, startHello, startPrism, type Gateway, type Server } from './lib-servers.ts';
+import { banner, failureCell, ms, renderTable, rps, verdict } from './lib-table.ts';
+import { failures, measure, mixedLua, requireWrk, runWrk, wrkVersion, type Figures, type RequestShape } from './lib-wrk.ts';
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 8);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+// One run prints, on stdout:
+//  1. customer read, customer create, ACH debit create and card sale on each target, every target row between
+//     two hello-world runs of the same request shape (ratio to their mean), beside the issue's goals;
+//  2. a mixed workload on the SQLite gateway at BENCH_MIXED_CONNECTIONS (p99 < 100 ms);
+//  3. the customer list and search over 100,000 customers of one merchant (p99 < 20 ms), SQLite, then
+//     PostgreSQL when it is there.
+// Progress goes to stderr. Exits 1 when any measured run had non-2xx answers or socket errors, 2 without wrk.
+// Settings: BENCH_SECONDS (8), BENCH_CONNECTIONS (10), BENCH_MIXED_CONNECTIONS (50), BENCH_WARMUP (1 s),
+// BENCH_CUSTOMERS (100000), BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL (a PostgreSQL server to create a
+// throwaway database on), BENCH_GATEWAY_ROOT (the checkout whose server is "gateway", e.g. a worktree of an
+// older commit), BENCH_PG_LIST=0 (skip the list on PostgreSQL), BENCH_CLOCK=1 (also time a clock advance).
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => { resolve(port); });
-    });
-  });
+function setting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${String(process.env[name])}`);
+  return value;
 }
 
-async function waitFor(url: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${url}: the server exited with ${String(child.exitCode)}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch { /* not listening yet */ }
-    await new Promise((r) => setTimeout(r, 100));
+const seconds = setting('BENCH_SECONDS', 8);
+const connections = setting('BENCH_CONNECTIONS', 10);
+const mixedConnections = setting('BENCH_MIXED_CONNECTIONS', 50);
+const warmup = setting('BENCH_WARMUP', 1);
+const customerCount = setting('BENCH_CUSTOMERS', 100_000);
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.PGW_TEST_DATABASE_URL;
+const gatewayRoot = path.resolve(process.env.BENCH_GATEWAY_ROOT ?? root);
+const load = { connections, seconds, warmup };
+
+/** A gateway with the customer its reads and clones use. */
+interface Prepared { gateway: Gateway; customerId: string }
+
+const outcome = <T>(settled: PromiseSettledResult<T>): T | Error =>
+  settled.status === 'fulfilled' ? settled.value : settled.reason instanceof Error ? settled.reason : new Error(String(settled.reason));
+
+function describeCheckout(dir: string): string {
+  const git = (...args: string[]): string => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).stdout.trim();
+  const commit = git('rev-parse', '--short', 'HEAD') || 'unknown commit';
+  const dirty = git('status', '--porcelain', '--', 'server', 'generated') !== '';
+  return `${dir} at ${commit}${dirty ? ' (with uncommitted changes in server/ or generated/)' : ''}`;
+}
+
+let failedRuns = 0;
+const problems: string[] = [];
+/** Counts a run with failures, so that the exit status says the figures are not all trustworthy. */
+function count(figures: Figures): Figures {
+  if (failures(figures) > 0) failedRuns += 1;
+  return figures;
+}
+
+const COMPARISON_COLUMNS = [
+  { title: 'operation' }, { title: 'server' }, { title: 'req/s', right: true }, { title: 'p50 ms', right: true }, { title: 'p99 ms', right: true },
+  { title: 'x hello', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'gw/Prism', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'failures' },
+];
+
+interface Target { kind: 'sqlite' | 'postgres' | 'prism'; label: string; server: Server; shape: RequestShape; goal?: number; skip?: string }
+
+/** Servers that stopped answering during the comparison: their later rows say so instead of failing the run. */
+const down = new Map<Server, string>();
+
+async function targetsOf(operation: Operation, sqlite: Prepared, postgres: Prepared | undefined, prism: Server | undefined): Promise<Target[]> {
+  const shapeOf = async (prepared: Prepared): Promise<RequestShape> => {
+    const body = operation.body(prepared.gateway.merchant);
+    return { method: operation.method, path: operation.path(prepared.customerId), headers: await prepared.gateway.headers(), ...(body === undefined ? {} : { body }) };
+  };
+  const sqliteShape = await shapeOf(sqlite);
+  const targets: Target[] = [{ kind: 'sqlite', label: sqlite.gateway.label, server: sqlite.gateway, shape: sqliteShape, goal: operation.goal }];
+  if (postgres) targets.push({ kind: 'postgres', label: postgres.gateway.label, server: postgres.gateway, shape: await shapeOf(postgres), ...(operation.postgresGoal === undefined ? {} : { goal: operation.postgresGoal }) });
+  if (prism) targets.push({ kind: 'prism', label: prism.label, server: prism, shape: sqliteShape });
+  // One request first: a target that refuses the request shape is reported before it is loaded.
+  for (const target of targets) {
+    const gone = down.get(target.server);
+    if (gone !== undefined) {
+      target.skip = `not measured: ${gone}`;
+      continue;
+    }
+    const answer = await call(target.server.base, target.shape).catch((error: unknown) => ({ status: 0, text: String(error) }));
+    if (answer.status >= 200 && answer.status < 300) continue;
+    const why = `answered ${String(answer.status)}: ${answer.text.replace(/\s+/g, ' ').slice(0, 160)}`;
+    progress(`${target.label} ${operation.label} ${why}`);
+    if (target.kind === 'prism' && !operation.prismRequired) target.skip = `not measured: Prism ${why}`;
   }
-  throw new Error(`${url} did not answer`);
+  return targets;
 }
 
-interface Figures { rps: number; p50: number; p99: number; failed: number }
-
-async function load(options: autocannon.Options): Promise<Figures> {
-  const result = await autocannon({ connections, duration: seconds, ...options });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failed: result.non2xx + result.errors };
+async function comparison(hello: Server, sqlite: Prepared, postgres: Prepared | undefined, prism: Server | undefined): Promise<void> {
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const operation of operations) {
+    const targets = await targetsOf(operation, sqlite, postgres, prism);
+    const helloShape: RequestShape = { ...(targets[0]?.shape ?? { method: operation.method, headers: {} }), path: '/hello' };
+    const helloRow = (f: Figures): string[] => ['', 'hello-world', rps(f.rps), ms(f.p50), ms(f.p99), '', '', '', '', '', '', failureCell(f)];
+    let before = count(await measure(`hello-world (${operation.label})`, hello.base, helloShape, load));
+    rows.push([operation.label, ...helloRow(before).slice(1)]);
+    let sqliteRps: number | undefined;
+    for (const target of targets) {
+      if (target.skip !== undefined) {
+        rows.push(['', target.label, '', '', '', '', '', '', '', '', '', target.skip]);
+        continue;
+      }
+      let figures: Figures;
+      try {
+        figures = count(await measure(`${target.label} (${operation.label})`, target.server.base, target.shape, load));
+      } catch (error) {
+        // wrk cannot connect: the server is gone (its log tail is on stderr); the other targets still run.
+        const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 120);
+        down.set(target.server, `${target.label} stopped answering`);
+        failedRuns += 1;
+        rows.push(['', target.label, '', '', '', '', '', 'FAILED', '', '', '', `<<< FAILED: ${message}`]);
+        continue;
+      }
+      const after = count(await measure(`hello-world (${operation.label})`, hello.base, helloShape, load));
+      const baseline = (before.rps + after.rps) / 2;
+      const ratio = figures.rps / baseline;
+      const broken = failures(figures) > 0;
+      const row = ['', target.label, rps(figures.rps), ms(figures.p50), ms(figures.p99), ratio.toFixed(3), '', '', '', '', '', failureCell(figures)];
+      if (target.goal !== undefined) {
+        row[6] = `>= ${target.goal.toFixed(2)}`;
+        row[7] = broken ? 'FAILED' : verdict(ratio >= target.goal);
+      } else if (target.kind === 'postgres') row[6] = '(none)';
+      if (target.kind === 'sqlite' && !broken) sqliteRps = figures.rps;
+      if (target.kind === 'prism') {
+        row[9] = `>= ${String(PRISM_GOAL)}x`;
+        if (sqliteRps === undefined || broken) row[10] = 'FAILED';
+        else {
+          const times = sqliteRps / figures.rps;
+          row[8] = `${times.toFixed(2)}x`;
+          row[10] = verdict(times >= PRISM_GOAL);
+        }
+      }
+      rows.push(row, helloRow(after));
+      // Two hello-world runs far apart mean the machine was busy with something else during the row.
+      const drift = Math.abs(before.rps - after.rps) / baseline;
+      if (drift > 0.15) notes.push(`${operation.label} / ${target.label}: the hello-world runs around it differ by ${(drift * 100).toFixed(0)}% (${rps(before.rps)} vs ${rps(after.rps)} req/s): the machine was busy, the ratio is noisy`);
+      before = after;
+    }
+  }
+  console.log(banner(`throughput beside an Express hello-world, ${String(connections)} connections`));
+  console.log(renderTable(COMPARISON_COLUMNS, rows));
+  console.log('x hello: req/s over the mean of the two hello-world runs of the same request just before and after the row; gw/Prism: gateway SQLite req/s over Prism req/s');
+  console.log('goals: gateway SQLite >= 0.6 of hello-world (GET), >= 0.35 (POST customer), >= 0.3 (ACH, card); PostgreSQL >= 0.45 (GET), >= 0.3 (POST customer); gateway SQLite >= 4x Prism');
+  for (const note of notes) console.log(`note: ${note}`);
 }
 
-const line = (label: string, f: Figures): string =>
-  `  ${label.padEnd(26)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(4)} ms${f.failed ? `   FAILED ${String(f.failed)}` : ''}`;
+async function mixed(sqlite: Prepared): Promise<void> {
+  const { gateway } = sqlite;
+  const invoiceId = await createOne(gateway, '/pay-int-api/invoices/publish', invoiceBody());
+  const headers = await gateway.headers();
+  // Each kind of the mix once, so that a kind that fails is named before its failures are only counted.
+  for (const pathname of [`/pay-int-api/invoices/${invoiceId}`, `/pay-int-api/invoices/${invoiceId}/download-pdf`, '/pay-api/v1/customers?pageSize=20']) {
+    const answer = await call(gateway.base, { method: 'GET', path: pathname, headers });
+    if (answer.status !== 200) progress(`mixed workload: GET ${pathname} answered ${String(answer.status)}: ${answer.text.slice(0, 200)}`);
+  }
+  const token = (headers.authorization ?? '').replace(/^Bearer /, '');
+  const run = { url: `${gateway.base}/healthz`, connections: mixedConnections, script: mixedLua, args: [token, sqlite.customerId, invoiceId, customerBody, achBody(gateway.merchant), saleBody] };
+  if (warmup > 0) await runWrk({ ...run, seconds: warmup });
+  progress(`measuring the mixed workload on ${gateway.label} (${String(mixedConnections)} connections, ${String(seconds)} s)`);
+  const figures = count(await runWrk({ ...run, seconds }));
+  console.log(banner(`mixed workload on ${gateway.label}, ${String(mixedConnections)} connections`));
+  console.log('mix: customer read 40%, create 20%, list 10%, ACH debit 10%, card sale 10%, invoice read 5%, invoice PDF 5%');
+  console.log(renderTable(
+    [{ title: 'server' }, { title: 'req/s', right: true }, { title: 'p50 ms', right: true }, { title: 'p99 ms', right: true }, { title: 'non-2xx', right: true }, { title: 'socket errors', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'failures' }],
+    [[gateway.label, rps(figures.rps), ms(figures.p50), ms(figures.p99), String(figures.non2xx), String(figures.socketErrors), 'p99 < 100 ms', failures(figures) > 0 ? 'FAILED' : verdict(figures.p99 < 100), failureCell(figures)]],
+  ));
+}
+
+async function listAndSearch(prepared: Prepared, notes: string[]): Promise<string[][]> {
+  const { gateway } = prepared;
+  progress(`inserting ${String(customerCount)} customers into ${gateway.label}'s database`);
+  const db = openDatabase(gateway.databaseUrl);
+  try {
+    await cloneCustomers(db, prepared.customerId, customerCount);
+  } finally {
+    await db.destroy();
+  }
+  const headers = await gateway.headers();
+  const rows: string[][] = [];
+  for (const [label, pathname] of LIST_QUERIES) {
+    const answer = await call(gateway.base, { method: 'GET', path: pathname, headers });
+    const total = answer.status === 200 ? (JSON.parse(answer.text) as { total?: number }).total : undefined;
+    if (pathname === LIST_QUERIES[0][1]) {
+      // The rows must be visible through the API, or the figures measure an empty list.
+      const visible = total !== undefined && total >= customerCount;
+      notes.push(`${gateway.label}: the list's total is ${String(total ?? `unreadable (${String(answer.status)}: ${answer.text.slice(0, 200)})`)}${visible ? '' : ` <<< FAILED: fewer than ${String(customerCount)} customers visible`}`);
+      if (!visible) problems.push(`${gateway.label}: the list's total is below ${String(customerCount)}`);
+    }
+    const figures = count(await measure(`${gateway.label} ${label}`, gateway.base, { method: 'GET', path: pathname, headers }, load));
+    rows.push([gateway.label, label, pathname.replace('/pay-api/v1/customers', ''), String(total ?? '?'), rps(figures.rps), ms(figures.p50), ms(figures.p99), 'p99 < 20 ms', failures(figures) > 0 ? 'FAILED' : verdict(figures.p99 < 20), failureCell(figures)]);
+  }
+  return rows;
+}
+
+/** Runs one part of the report; a part that fails is reported as failed, and the parts after it still run. */
+async function section(name: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (error) {
+    if (cleaningUp()) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    console.log(`${name}: FAILED <<< ${message.split('\n')[0] ?? ''}`);
+    progress(`${name} failed: ${message}`);
+    problems.push(`${name}: ${message}`);
+  }
+}
+
+const LIST_COLUMNS = [
+  { title: 'server' }, { title: 'query' }, { title: 'parameters' }, { title: 'total', right: true }, { title: 'req/s', right: true },
+  { title: 'p50 ms', right: true }, { title: 'p99 ms', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'failures' },
+];
 
 async function main(): Promise<void> {
+  requireWrk();
+  cleanupOnSignals();
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-bench-http-'));
-  const children: ChildProcess[] = [];
-  const spawnServer = (script: string, env: NodeJS.ProcessEnv, log: string): ChildProcess => {
-    const out = openSync(path.join(dir, log), 'w');
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
-    children.push(child);
-    return child;
-  };
+  onCleanup('temp dir', () => { rmSync(dir, { recursive: true, force: true }); return Promise.resolve(); });
   try {
-    const gatewayPort = await freePort();
-    const credentials = path.join(dir, 'credentials.json');
-    const gateway = spawnServer('server/src/main.ts', {
-      PORT: String(gatewayPort), DATABASE_URL: `sqlite:${path.join(dir, 'bench.sqlite')}`, PGW_CREDENTIALS_FILE: credentials, LOG_LEVEL: 'info',
-    }, 'gateway.log');
-    const helloPort = await freePort();
-    const hello = spawnServer('scripts/bench/hello-server.ts', { PORT: String(helloPort) }, 'hello.log');
-    const base = `http://127.0.0.1:${String(gatewayPort)}`;
-    const helloBase = `http://127.0.0.1:${String(helloPort)}`;
-    await waitFor(`${base}/healthz`, gateway);
-    await waitFor(`${helloBase}/hello`, hello);
+    console.log(`HTTP benchmark, issue 13 (Performance), ${new Date().toISOString()}`);
+    console.log(`${wrkVersion()}, 2 threads, ${String(connections)} connections (mixed ${String(mixedConnections)}), ${String(seconds)} s a run after ${String(warmup)} s of warm-up, loopback; node ${process.version}, ${String(cpus().length)} CPUs, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    console.log(`gateway: ${describeCheckout(gatewayRoot)}; hello-world and Prism: ${describeCheckout(root)}`);
+    if (!postgresUrl) console.log('PostgreSQL: skipped (set BENCH_DATABASE_URL) <<<');
 
-    const merchant = (JSON.parse(readFileSync(credentials, 'utf8')) as { merchants: { clientId: string; clientSecret: string; achProcessorId: string }[] }).merchants[0];
-    if (!merchant) throw new Error('no demo merchant');
-    const token = (await (await fetch(`${base}/oauth2/token`, {
-      method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: merchant.clientId, client_secret: merchant.clientSecret }),
-    })).json()) as { access_token: string };
-    const auth = { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' };
-    const customer = JSON.stringify({
-      firstName: 'Ada', lastName: 'Lovelace', companyName: 'Analytical Engines', email: 'ada@example.com', mobilePhoneNumber: '+15555550123',
-      isMobileNumberSmsNotificationsEnabled: false, useBillingAsShippingAddress: true,
-      billingAddress: { addressLine1: '1 Main St', addressLine2: '', city: 'Springfield', zip: '62701', stateName: 'Illinois', stateId: 15, countryId: 1 },
-    });
-    const created = await fetch(`${base}/pay-api/v1/customers`, { method: 'POST', headers: auth, body: customer });
-    if (created.status !== 200) throw new Error(`customer create answered ${String(created.status)}: ${await created.text()}`);
-    const { id } = (await created.json()) as { id: string };
+    progress('starting the hello-world, the gateway(s) and Prism');
+    const sqliteFile = path.join(dir, 'bench.sqlite');
+    const started = await Promise.allSettled([
+      startHello(root, dir),
+      startGateway('gateway SQLite', {
+        gatewayRoot, dir, slug: 'sqlite',
+        prepare: () => {
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
+          return Promise.resolve(`sqlite:${sqliteFile}`);
+        },
+      }),
+      postgresUrl ? startGateway('gateway PostgreSQL', { gatewayRoot, dir, slug: 'postgres', prepare: () => createBenchDatabase(postgresUrl) }) : Promise.resolve(undefined),
+      startPrism(root, dir),
+    ]);
+    const helloResult = outcome(started[0]);
+    const sqliteResult = outcome(started[1]);
+    const postgresResult = outcome(started[2]);
+    const prismResult = outcome(started[3]);
+    if (helloResult instanceof Error) throw helloResult;
+    if (sqliteResult instanceof Error) throw sqliteResult;
+    const sqlite: Prepared = { gateway: sqliteResult, customerId: await createOne(sqliteResult, '/pay-api/v1/customers', customerBody) };
+    let postgres: Prepared | undefined;
+    if (postgresResult instanceof Error) {
+      console.log(`PostgreSQL: FAILED to start <<< ${postgresResult.message.split('\n')[0] ?? ''}`);
+      problems.push(`PostgreSQL gateway: ${postgresResult.message}`);
+    } else if (postgresResult) {
+      postgres = { gateway: postgresResult, customerId: await createOne(postgresResult, '/pay-api/v1/customers', customerBody) };
+    }
+    let prism: Server | undefined;
+    if (prismResult instanceof Error) {
+      console.log(`Prism: FAILED to start <<< ${prismResult.message.split('\n')[0] ?? ''}`);
+      problems.push(`Prism: ${prismResult.message}`);
+    } else prism = prismResult;
 
-    console.log(`HTTP benchmark: ${String(connections)} connections, ${String(seconds)} s each, node ${process.version}, loopback`);
-    const rows: [string, Figures, Figures][] = [];
-    const readBase = await load({ url: `${helloBase}/hello` });
-    const read = await load({ url: `${base}/pay-api/v1/customers/${id}`, headers: auth });
-    rows.push(['customer read (GET)', read, readBase]);
-    const writeBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: customer });
-    const write = await load({ url: `${base}/pay-api/v1/customers`, method: 'POST', headers: auth, body: customer });
-    rows.push(['customer create (POST)', write, writeBase]);
-    const achDebit = JSON.stringify({
-      amount: 125.5, paymentProcessorId: merchant.achProcessorId, secCode: 1, requesterIPaddress: '203.0.113.24',
-      routingNumber: '021000021', accountNumber: '000123456789', accountType: 1, accountHolderType: 2,
-      billingAddress: { city: 'Austin', countryId: 1, line1: '100 Congress Ave', postalCode: '78701', stateId: 44 },
-      contactInfo: { firstName: 'Jane', lastName: 'Doe', email: 'jane.doe@example.com' },
-    });
-    const achBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: achDebit });
-    const ach = await load({ url: `${base}/pay-api/v1/transactions/ach/payment`, method: 'POST', headers: auth, body: achDebit });
-    rows.push(['ACH debit create (POST)', ach, achBase]);
-    const sale = JSON.stringify({
-      amount: 54.25, card: { pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' },
-      billingAddress: { line1: '100 Congress Ave', postalCode: '78701' },
-    });
-    const saleBase = await load({ url: `${helloBase}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: sale });
-    const cardSale = await load({ url: `${base}/pay-api/v1/transactions/card/sale`, method: 'POST', headers: auth, body: sale });
-    rows.push(['card sale (POST)', cardSale, saleBase]);
-    for (const [label, measured, baseline] of rows) {
-      console.log(label);
-      console.log(line('payment gateway', measured));
-      console.log(line('express hello-world', baseline));
-      console.log(`  ratio (gateway / baseline)  ${(measured.rps / baseline.rps).toFixed(3)} of the baseline's throughput`);
+    await section('comparison', () => comparison(helloResult, sqlite, postgres, prism));
+    // Idle servers still take memory and timers; the rest of the run loads the gateways only.
+    if (prism) await stop(prism.proc);
+    await stop(helloResult.proc);
+
+    await section('mixed workload', () => mixed(sqlite));
+
+    const listNotes: string[] = [];
+    const listRows: string[][] = [];
+    await section('list and search on SQLite', async () => { listRows.push(...await listAndSearch(sqlite, listNotes)); });
+    if (postgres && process.env.BENCH_PG_LIST !== '0') {
+      // The SQLite gateway would only idle beside it.
+      await stop(sqlite.gateway.proc);
+      await section('list and search on PostgreSQL', async () => { listRows.push(...await listAndSearch(postgres, listNotes)); });
+    }
+    console.log(banner(`customer list and search, ${String(customerCount)} customers of one merchant, ${String(connections)} connections`));
+    for (const note of listNotes) console.log(note);
+    console.log(renderTable(LIST_COLUMNS, listRows));
+
+    if (process.env.BENCH_CLOCK === '1') {
+      const target = postgres && process.env.BENCH_PG_LIST !== '0' ? postgres : sqlite;
+      await section('clock advance', async () => {
+        for (const line of await clockAdvance(target.gateway, achBody(target.gateway.merchant))) console.log(line);
+      });
     }
 
-    // The clock advance: 10,000 debits fall due (submission, then clearing) within the two days it moves.
-    const due = 10_000;
-    const pending = (await (await fetch(`${base}/sandbox/v1/clock`, { headers: auth })).json()) as { offsetSeconds: number };
-    let made = 0;
-    const started = Date.now();
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      while (made < due) {
-        made += 1;
-        const res = await fetch(`${base}/pay-api/v1/transactions/ach/payment`, { method: 'POST', headers: auth, body: achDebit });
-        if (res.status !== 200) throw new Error(`ACH debit answered ${String(res.status)}`);
-        await res.arrayBuffer();
-      }
-    }));
-    const createdIn = (Date.now() - started) / 1000;
-    const before = Date.now();
-    const advance = await fetch(`${base}/sandbox/v1/clock/advance`, { method: 'POST', headers: auth, body: JSON.stringify({ seconds: 2 * 86_400 }) });
-    const took = (Date.now() - before) / 1000;
-    const ran = ((await advance.json()) as { ran?: Record<string, number> }).ran ?? {};
-    console.log(`clock advance over due ACH debits (${String(due)} made in ${createdIn.toFixed(1)} s, clock at +${String(pending.offsetSeconds)} s before)`);
-    console.log(`  advance by 2 days           ${took.toFixed(2)} s   ran: ${JSON.stringify(ran)}`);
+    console.log(banner('result'));
+    for (const start of failedStarts) console.log(`note: a gateway failed to start and was retried: ${start}`);
+    problems.push(...unexpectedExits.map((exit) => `${exit.text} during the run (its log tail is on stderr)`));
+    for (const problem of problems) console.log(`FAILED: ${problem.split('\n')[0] ?? ''}`);
+    if (failedRuns > 0 || problems.length > 0) {
+      console.log(`${String(failedRuns)} measured run(s) had non-2xx answers or socket errors; ${String(problems.length)} other problem(s): exit 1`);
+      process.exitCode = 1;
+    } else {
+      console.log('every measured run answered 2xx without socket errors');
+    }
   } finally {
-    for (const child of children) child.kill();
-    rmSync(dir, { recursive: true, force: true });
+    await runCleanups();
   }
 }
 

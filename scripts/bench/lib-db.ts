@@ -1,0 +1,110 @@
+// Databases of the HTTP benchmark: a throwaway PostgreSQL database, and 100,000 cloned customers written
+// straight into a running gateway's database (SQLite or PostgreSQL).
+import { randomUUID } from 'node:crypto';
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+import { onCleanup, progress } from './lib-procs.ts';
+
+/**
+ * Creates `pgw_bench_<pid>` on the server of `adminUrl` and returns its URL; the database is dropped at
+ * cleanup (with force: a gateway that has not let go yet must not keep it alive).
+ */
+export async function createBenchDatabase(adminUrl: string): Promise<string> {
+  const name = `pgw_bench_${String(process.pid)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  onCleanup(`database ${name}`, async () => {
+    const dropper = new pg.Client({ connectionString: adminUrl });
+    await dropper.connect();
+    try {
+      await dropper.query(`drop database if exists ${name} with (force)`);
+      progress(`dropped database ${name}`);
+    } finally {
+      await dropper.end();
+    }
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A second connection to the gateway's database, beside the gateway's own. */
+export function openDatabase(databaseUrl: string): Knex {
+  if (databaseUrl.startsWith('sqlite:')) {
+    return knex({
+      client: 'sqlite3',
+      connection: { filename: databaseUrl.slice('sqlite:'.length) },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        // The gateway holds the file open in WAL mode; a second writer waits for its lock rather than failing.
+        afterCreate: (conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          conn.exec('PRAGMA busy_timeout = 30000;', (err) => { done(err, conn); });
+        },
+      },
+    });
+  }
+  return knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 2 } });
+}
+
+const REQUIRED = ['id', 'merchant_id', 'first_name', 'last_name', 'email', 'created_on', 'modified_on'] as const;
+const YEAR_MS = 365 * 86_400_000;
+
+/**
+ * Clones the customer `templateId` (made through the API, so every column holds what the gateway writes)
+ * `count` times for its merchant: new ids, names Name<i> / Surname<i>, email name<i>@example.com, createdOn
+ * spread evenly over the past year. Copying the whole row keeps the clones valid when the schema gains a
+ * column (BENCH_GATEWAY_ROOT may run another version); only the columns above must exist.
+ */
+export async function cloneCustomers(db: Knex, templateId: string, count: number): Promise<void> {
+  const postgres = (db.client as { config: { client: string } }).config.client === 'pg';
+  const tables = postgres
+    ? (await db.raw<{ rows: { name: string }[] }>('select table_name as name from information_schema.tables where table_schema = current_schema()')).rows
+    : await db.raw<{ name: string }[]>("select name from sqlite_master where type = 'table'");
+  if (!tables.some((t) => t.name === 'customers')) throw new Error(`no customers table (tables: ${tables.map((t) => t.name).join(', ')})`);
+  const template = (await db('customers').where({ id: templateId }).first()) as Record<string, unknown> | undefined;
+  if (!template) throw new Error(`customer ${templateId} is not in the customers table`);
+  const missing = REQUIRED.filter((column) => !(column in template));
+  if (missing.length > 0) throw new Error(`customers lacks ${missing.join(', ')} (columns: ${Object.keys(template).join(', ')})`);
+
+  // The payment_methods count in the list is a subquery; a customer needs no companion row to be listed.
+  const start = Date.now() - YEAR_MS;
+  const perTransaction = 5000;
+  // SQLite allows 32,766 bound values a statement; 200 rows of ~20 columns stay far below on both engines.
+  const perStatement = 200;
+  const began = Date.now();
+  for (let first = 0; first < count; first += perTransaction) {
+    await db.transaction(async (tx) => {
+      for (let chunk = first; chunk < Math.min(first + perTransaction, count); chunk += perStatement) {
+        const rows: Record<string, unknown>[] = [];
+        for (let i = chunk; i < Math.min(chunk + perStatement, first + perTransaction, count); i++) {
+          const created = new Date(start + Math.floor((i * YEAR_MS) / count));
+          const modified = new Date(created.getTime() + (i % 1000) * 60_000);
+          rows.push({
+            ...template,
+            id: randomUUID(),
+            first_name: `Name${String(i)}`,
+            last_name: `Surname${String(i)}`,
+            email: `name${String(i)}@example.com`,
+            created_on: created.toISOString(),
+            modified_on: modified.toISOString(),
+          });
+        }
+        await tx('customers').insert(rows);
+      }
+    });
+    progress(`  ${String(Math.min(first + perTransaction, count))} of ${String(count)} customers inserted`);
+  }
+  // PostgreSQL's autovacuum would analyze the table within about a minute, so a plan picked before or after
+  // that would depend on timing; a production table has statistics, so give them now. SQLite gathers none
+  // unless the gateway runs ANALYZE itself, so it is left as the gateway leaves it.
+  if (postgres) await db.raw('analyze customers');
+  progress(`  inserted ${String(count)} customers in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+}
