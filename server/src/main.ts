@@ -1,5 +1,6 @@
 // `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
 // credentials file, and listens.
+import type { ServerResponse } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { MissingHandlersError } from '../../generated/index.ts';
 import { createApp } from './app.ts';
@@ -11,6 +12,9 @@ import { createLogger, prettyDestination } from './platform/log.ts';
 import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
 import { systemClock } from './platform/time.ts';
 import { Worker } from './worker/worker.ts';
+
+/** How long a stopping server still reads its open connections (requests sent before SIGTERM). */
+const DRAIN_GRACE_MS = 1000;
 
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -62,12 +66,21 @@ async function main(): Promise<void> {
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
   const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
   if (config.workerIntervalMs > 0) worker.start();
-  // SIGTERM: stop taking requests and starting runs, let what is in flight finish, then close the database.
+  // SIGTERM: requests already on their way (sent, not yet read: a fast server answers the first of a burst
+  // before it has read the others) are answered, not reset. For DRAIN_GRACE_MS the open connections are still
+  // read and every answer says `Connection: close`; then the server stops listening, closes what is idle, lets
+  // what is in flight finish, stops the worker and closes the database.
+  let draining = false;
+  server.prependListener('request', (_req, res: ServerResponse) => { if (draining) res.setHeader('Connection', 'close'); });
   const stop = (): void => {
+    if (draining) return;
+    draining = true;
     log.info('stopping: draining requests and the worker');
-    server.close(() => {
-      void worker.stop().then(() => db.destroy()).then(() => process.exit(0));
-    });
+    setTimeout(() => {
+      server.close(() => {
+        void worker.stop().then(() => db.destroy()).then(() => process.exit(0));
+      });
+    }, DRAIN_GRACE_MS);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
