@@ -38,15 +38,20 @@ export async function createBenchDatabase(adminUrl: string): Promise<string> {
 export function openDatabase(databaseUrl: string): Knex {
   if (databaseUrl.startsWith('sqlite:')) {
     return knex({
-      client: 'sqlite3',
+      client: 'better-sqlite3',
       connection: { filename: databaseUrl.slice('sqlite:'.length) },
       useNullAsDefault: true,
       pool: {
         min: 1,
         max: 1,
         // The gateway holds the file open in WAL mode; a second writer waits for its lock rather than failing.
-        afterCreate: (conn: { exec: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, conn: unknown) => void) => {
-          conn.exec('PRAGMA busy_timeout = 30000;', (err) => { done(err, conn); });
+        afterCreate: (conn: { exec: (sql: string) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          try {
+            conn.exec('PRAGMA busy_timeout = 30000;');
+            done(null, conn);
+          } catch (error) {
+            done(error as Error, conn);
+          }
         },
       },
     });

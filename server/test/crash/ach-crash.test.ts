@@ -73,7 +73,7 @@ async function target(engine: 'sqlite' | 'postgres', dir: string): Promise<Targe
     const file = path.join(dir, 'crash.sqlite');
     return {
       env: { DATABASE_URL: `sqlite:${file}` },
-      db: () => knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true }),
+      db: () => knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true }),
       cleanup: () => Promise.resolve(),
     };
   }

@@ -55,7 +55,7 @@ describe('SIGTERM', () => {
     expect(await exited).toBe(0);
     expect(output).toContain('stopping: draining requests and the worker');
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    const db = knex({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true });
+    const db = knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
     try {
       const stored = await db('transactions').select<{ id: string }[]>('id');
       expect(new Set(stored.map((r) => r.id))).toEqual(new Set(answers.map((a) => a.id)));
