@@ -54,10 +54,16 @@ export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: Li
   return query;
 }
 
-/** Runs a filtered query as one page: `items` (rows of the page) and `total` (rows of all pages). */
-export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Promise<{ rows: Record<string, unknown>[]; total: number }> {
+/** True when the list asks for no search and no date range (its total is that of all the rows it may read). */
+export const unfiltered = (list: ListQuery): boolean => !list.search?.trim() && !list.dateFrom && !list.dateTo;
+
+/**
+ * Runs a filtered query as one page: `items` (rows of the page) and `total` (rows of all pages). `total`,
+ * when given, answers the count instead of counting (a counter kept for the unfiltered list).
+ */
+export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec, total?: () => Promise<number>): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const filtered = applyFilters(query, list, spec);
-  const counted = (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const counted = total ? { total: await total() } : (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
   const page = list.page ?? 0;
   const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);
   const field = list.orderBy !== undefined && list.orderBy in spec.orderable ? list.orderBy : spec.defaultOrder;

@@ -2,7 +2,7 @@
 // stay in integer cents (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
 import { CUSTOMER_SEARCH_TEXT } from '../db/migrations/008_customer_search.ts';
-import { likePattern, pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { likePattern, pageOf, unfiltered, type ListQuery, type ListSpec } from '../platform/paging.ts';
 import { lockRow } from '../platform/transaction.ts';
 
 export interface AddressValue {
@@ -196,7 +196,12 @@ export async function searchCustomers(db: Knex, merchantIds: readonly string[], 
     .whereIn('c.merchant_id', [...merchantIds])
     .select('c.*', db.raw('(select count(*) from payment_methods pm where pm.customer_id = c.id) as payment_methods_count'));
   if (query.customerId !== undefined) void builder.where('c.id', query.customerId);
-  const { rows, total } = await pageOf(builder, query, SEARCH);
+  // The unfiltered list's total is the merchants' customer counts (migration 009's triggers keep them).
+  const counts = async (): Promise<number> => {
+    const row = (await db('customer_counts').whereIn('merchant_id', [...merchantIds]).sum({ total: 'total' }).first()) as { total: number | string | null } | undefined;
+    return Number(row?.total ?? 0);
+  };
+  const { rows, total } = await pageOf(builder, query, SEARCH, unfiltered(query) && query.customerId === undefined ? counts : undefined);
   return {
     items: (rows as unknown as CustomerRow[]).map((row) => ({ ...toRecord(row), paymentMethodsCount: Number(row.payment_methods_count ?? 0) })),
     total,

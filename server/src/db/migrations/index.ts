@@ -8,6 +8,7 @@ import * as invoices from './005_invoices.ts';
 import * as transactions from './006_transactions.ts';
 import * as webhooks from './007_webhooks.ts';
 import * as customerSearch from './008_customer_search.ts';
+import * as customerCounts from './009_customer_counts.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -18,6 +19,7 @@ const migrations: Record<string, Knex.Migration> = {
   '006_transactions': transactions,
   '007_webhooks': webhooks,
   '008_customer_search': customerSearch,
+  '009_customer_counts': customerCounts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
