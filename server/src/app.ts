@@ -13,7 +13,7 @@ import { contextFactory, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
-import type { Logger } from './platform/log.ts';
+import { accessLogger, type Logger } from './platform/log.ts';
 import { correlation, correlationIdOf } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService, newSigningKey } from './platform/tokens.ts';
@@ -75,7 +75,7 @@ export async function createApp(options: AppOptions): Promise<Express> {
     next();
   });
   app.use(correlation);
-  app.use(accessLog(options.log));
+  app.use(accessLog(accessLogger(options.log)));
   // The root points to the documentation: a browser goes there; a program gets the links.
   app.get('/', (req, res) => {
     if (req.accepts(['json', 'html']) === 'html') {
