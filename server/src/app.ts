@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { apiSpec, createApiRouter } from '../../generated/index.ts';
 import type { ServerConfig } from './config.ts';
-import type { Database } from './db/knex.ts';
+import { isPostgres, type Database } from './db/knex.ts';
+import { KeyStateCache } from './platform/key-state.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { contextFactory, type Services } from './platform/context.ts';
@@ -66,6 +67,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
     wall: clock,
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
+    // Only where this process is the database's one writer (see key-state.ts).
+    ...(isPostgres(options.db) ? {} : { keyStates: new KeyStateCache(options.db) }),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -9,6 +9,7 @@ import type { Logger } from './log.ts';
 import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
 import { offsetClock, type Clock } from './time.ts';
+import type { KeyStateCache } from './key-state.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 
 /** Who calls: the API key behind the token. */
@@ -29,6 +30,8 @@ export interface Services {
   readonly tokens: TokenService;
   /** The key of the server's keyed hashes of request data (derived from the environment's signing key). */
   readonly hashKey: Buffer;
+  /** API-key states kept between requests (embedded SQLite only: see key-state.ts). */
+  readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
 }
 
 export interface ServerContext extends Services, Deps {
@@ -88,16 +91,21 @@ async function authenticate(services: Services, req: Request): Promise<Principal
     if (error instanceof InvalidTokenError) throw unauthorized(error.message);
     throw error;
   }
+  const known = services.keyStates?.get(clientId);
+  if (known) return known;
+  const mark = services.keyStates?.mark() ?? 0;
   const key = await services.db('api_keys')
     .leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
     .where('api_keys.client_id', clientId)
     .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms');
-  // A deleted (revoked) key's tokens stop working at once.
+  // A deleted (revoked) key's tokens stop working at once (a kept state is forgotten when the key is revoked).
   if (!key || !key.is_active) throw unauthorized('The API key of this token was revoked.');
-  return {
+  const state = {
     clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name,
     offsetMs: Number(key.clock_offset_ms ?? 0),
   };
+  services.keyStates?.set(clientId, state, mark);
+  return state;
 }
 
 /** The merchants of the request: a merchant's own, or the partner's (one, if named in x-merchant-id). */

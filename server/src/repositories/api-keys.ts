@@ -1,5 +1,6 @@
 // API keys (Knex only). Secrets are stored as hashes; rows convert to the spec's ApiKey shape here.
 import type { Knex } from 'knex';
+import { keyStateChanged } from '../platform/key-state.ts';
 import { pageOf, type ListQuery } from '../platform/paging.ts';
 
 // A type literal, not an interface: it is also an event's data, whose generated type has an index signature.
@@ -51,6 +52,7 @@ export async function countActiveKeys(db: Knex, merchantId: string): Promise<num
 
 export async function revokeApiKey(db: Knex, clientId: string, revokedOn: string): Promise<void> {
   await db('api_keys').where({ client_id: clientId }).update({ is_active: false, revoked_on: revokedOn });
+  keyStateChanged(db, { clientId });
 }
 
 export async function partnerOf(db: Knex, merchantId: string): Promise<string> {

@@ -1,6 +1,7 @@
 // Card and ACH transactions, their status history and card settlement batches (Knex only). Amounts are
 // integer cents; date-times fixed-width ISO text.
 import type { Knex } from 'knex';
+import { keyStateChanged } from '../platform/key-state.ts';
 import { isPostgres } from '../db/knex.ts';
 
 export type DueAction = 'submit' | 'clear' | 'settle' | 'expire';
@@ -230,4 +231,5 @@ export async function clockOffsetOf(db: Knex, merchantId: string): Promise<numbe
 
 export async function setClockOffset(db: Knex, merchantId: string, offsetMs: number): Promise<void> {
   await db('merchants').where({ id: merchantId }).update({ clock_offset_ms: offsetMs });
+  keyStateChanged(db, { merchantId });
 }
