@@ -13,7 +13,7 @@ import { transformTypes } from './transform/types.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
 
 const templates = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
-const RUNTIME = ['router-runtime.ts', 'openapi-validation.ts', 'client-runtime.ts', 'webhook-signature.ts'] as const;
+const RUNTIME = ['router-runtime.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts'] as const;
 
 function specModule(printer: Printer): GeneratedFile {
   return printer.file('spec.ts', 'The bundled document, as the router validates against it.', [

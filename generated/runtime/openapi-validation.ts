@@ -3,6 +3,7 @@
 // and shared by every router built from the same document: per request, only the compiled functions run.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as formats from 'ajv-formats';
+import { jsonMediaType, normalizeMediaType, pickMediaType } from './media-types.ts';
 
 // ajv-formats is CommonJS: under NodeNext its plugin is the module's `default`.
 const addFormats = formats.default as unknown as (ajv: Ajv2020, options: { mode: 'fast' | 'full' }) => Ajv2020;
@@ -239,24 +240,6 @@ export class DocumentValidators {
   }
 }
 
-const jsonMediaType = (type: string): boolean => /^[^/;]+\/([^;+]+\+)?json\s*(;|$)/i.test(type.trim()) || type === '*/*';
-
-/** The documented media type a response is checked against: its Content-Type, else what the client accepts. */
-function pickMediaType(accepts: readonly string[], documented: readonly string[]): string | undefined {
-  const bare = (t: string): string => (t.split(';')[0] ?? '').trim().toLowerCase();
-  for (const accept of accepts) {
-    if (bare(accept) === '*/*') return documented[0];
-    const exact = documented.find((d) => d.toLowerCase() === accept.toLowerCase()) ?? documented.find((d) => bare(d) === bare(accept));
-    if (exact) return exact;
-    const wildcard = /^([a-z]+)\/\*$/.exec(bare(accept));
-    if (wildcard) {
-      const match = documented.find((d) => bare(d).startsWith(`${wildcard[1] ?? ''}/`));
-      if (match) return match;
-    }
-  }
-  return undefined;
-}
-
 /** The request side of one operation: parameters coerced from text and validated, then the body. */
 export class OperationRequest {
   constructor(
@@ -324,17 +307,6 @@ export class OperationRequest {
     if (problems.length > 0 || !generalOk) return new ValidationError(400, summary(problems, 'request'), problems);
     return { query, params: params as Record<string, string> };
   }
-}
-
-function normalizeMediaType(type: string): string {
-  const [bare = '', ...rest] = type.split(';');
-  const parameters = rest.map((p) => p.trim()).filter((p) => p.includes('=') && !/^boundary=/i.test(p))
-    .map((p) => {
-      const [key = '', value = ''] = p.split('=');
-      const name = key.trim().toLowerCase();
-      return `${name}=${name === 'charset' ? value.trim().toLowerCase() : value.trim()}`;
-    }).sort();
-  return [bare.trim().toLowerCase(), ...parameters].join('; ');
 }
 
 /** A parameter's text as the value its schema types it as; a number not in decimal digits is a problem. */
