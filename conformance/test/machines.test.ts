@@ -1,7 +1,7 @@
 // The machine walk reaches, from the spec's tables alone, every status an operation, the sandbox's network
 // simulation, its clock or a magic card (read from the spec's magic-value table) leads to.
 import { describe, expect, it } from 'vitest';
-import { decliningRoutes, reachableStatuses } from '../src/checks/machines.ts';
+import { decliningRoutes, reachableStatuses } from '../src/checks/machine-tables.ts';
 import { Spec } from '../src/spec.ts';
 
 describe('the machine walk', () => {

@@ -7,7 +7,8 @@ import { CheckFailure, failWithAll, CheckSkipped, bodyOf, createdId, expectStatu
 import type { CallOptions, Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
-import { EventLog, machineOf, type Row } from './machines.ts';
+import { machineOf, type Row } from './machine-tables.ts';
+import { EventLog } from './machines.ts';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
