@@ -33,17 +33,20 @@ export interface ListSpec {
    * A condition that every row the search matches also meets and that an index serves (a trigram index
    * over the searchable text), added before the exact match for searches of at least `minLength` characters.
    */
-  searchIndex?: { minLength: number; where: (query: Knex.QueryBuilder, search: string) => void };
+  searchIndex?: { minLength: number; where: (query: Knex.QueryBuilder, search: string) => void | Promise<void> };
 }
 
 /** Escapes LIKE wildcards so a search for `50%` finds the text `50%`. */
 export const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** Applies search and date range to a query (before counting). */
-export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Knex.QueryBuilder {
+/**
+ * Applies search and date range to a query, in place (before counting; the search index may look its
+ * candidates up once). Resolves to nothing: a Knex builder is a thenable, so a promise of one would run it.
+ */
+export async function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Promise<void> {
   const search = list.search?.trim();
   if (search) {
-    if (spec.searchIndex && search.length >= spec.searchIndex.minLength) spec.searchIndex.where(query, search);
+    if (spec.searchIndex && search.length >= spec.searchIndex.minLength) await spec.searchIndex.where(query, search);
     const pattern = likePattern(search);
     void query.where((q) => {
       for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
@@ -51,7 +54,6 @@ export function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: Li
   }
   if (list.dateFrom) void query.where(spec.dateColumn, '>=', normalizeDateTime(list.dateFrom, 'dateFrom'));
   if (list.dateTo) void query.where(spec.dateColumn, '<=', normalizeDateTime(list.dateTo, 'dateTo'));
-  return query;
 }
 
 /** True when the list asks for no search and no date range (its total is that of all the rows it may read). */
@@ -62,7 +64,8 @@ export const unfiltered = (list: ListQuery): boolean => !list.search?.trim() && 
  * when given, answers the count instead of counting (a counter kept for the unfiltered list).
  */
 export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec, total?: () => Promise<number>): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-  const filtered = applyFilters(query, list, spec);
+  await applyFilters(query, list, spec);
+  const filtered = query;
   const counted = total ? { total: await total() } : (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
   const page = list.page ?? 0;
   const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);

@@ -163,6 +163,9 @@ export async function deleteCustomer(db: Knex, merchantId: string, id: string): 
 
 const CONTACT_NAME = "coalesce(c.first_name || ' ', '') || c.last_name";
 
+/** Trigram candidates bound as a list at most (SQLite binds up to 32,766 values a statement). */
+const FEW_CANDIDATES = 1000;
+
 const SEARCH: ListSpec = {
   orderable: {
     createdOn: 'c.created_on',
@@ -183,9 +186,16 @@ const SEARCH: ListSpec = {
   // The trigram index of migration 008 narrows the rows before the exact match (3 characters make a trigram).
   searchIndex: {
     minLength: 3,
-    where: (query, search) => {
-      if ((query.client as { config: { client: string } }).config.client === 'pg') void query.whereRaw(`${CUSTOMER_SEARCH_TEXT} like ?`, [likePattern(search)]);
-      else void query.whereRaw('c.rowid in (select rowid from customers_search where customers_search match ?)', [`"${search.toLowerCase().replaceAll('"', '""')}"`]);
+    where: async (query, search) => {
+      if ((query.client as { config: { client: string } }).config.client === 'pg') {
+        void query.whereRaw(`${CUSTOMER_SEARCH_TEXT} like ?`, [likePattern(search)]);
+        return;
+      }
+      // SQLite: the candidates looked up once, for both the count and the page (a few: bound as a list).
+      const phrase = `"${search.toLowerCase().replaceAll('"', '""')}"`;
+      const candidates = (await query.client.queryBuilder().from('customers_search').select('rowid').whereRaw('customers_search match ?', [phrase]).limit(FEW_CANDIDATES + 1)) as { rowid: number }[];
+      if (candidates.length <= FEW_CANDIDATES) void query.whereIn('c.rowid', candidates.map((c) => c.rowid));
+      else void query.whereRaw('c.rowid in (select rowid from customers_search where customers_search match ?)', [phrase]);
     },
   },
 };
