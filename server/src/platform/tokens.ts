@@ -37,7 +37,7 @@ export class TokenService {
    * life, and its signature need not be checked again. Only a token that verified is remembered (bounded, in
    * memory, never written anywhere); whether its API key is still active is checked on every request.
    */
-  private readonly verified = new Map<string, TokenClaims & { kind: string }>();
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(
     private readonly environment: Environment,
@@ -78,7 +78,7 @@ export class TokenService {
     const known = this.verified.get(cacheKey);
     if (known !== undefined) {
       // Expiry is checked against the clock on every use, as jose would (the clock may be moved in tests).
-      if (known.expiresAt * 1000 > this.now()) return { clientId: known.clientId, subject: known.subject, jti: known.jti, expiresAt: known.expiresAt };
+      if (known.expiresAt * 1000 > this.now()) return known;
       this.verified.delete(cacheKey);
     }
     const claims = await this.verifySignature(token, kind, audience);
@@ -86,7 +86,7 @@ export class TokenService {
       const oldest = this.verified.keys().next().value;
       if (oldest !== undefined) this.verified.delete(oldest);
     }
-    this.verified.set(cacheKey, { ...claims, kind });
+    this.verified.set(cacheKey, claims);
     return claims;
   }
 

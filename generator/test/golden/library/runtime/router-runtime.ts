@@ -3,7 +3,7 @@
 // parsing, validation compiled once per operation (openapi-validation.ts), the handler, and the response checked
 // against the document on its way out; errors go to `next`.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { DocumentValidators, ValidationError, type OperationShape } from './openapi-validation.ts';
+import { DocumentValidators, ValidationError } from './openapi-validation.ts';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
 
@@ -253,15 +253,12 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
     void handle(route, path, req, res, next);
   });
 
-  const shapes = new Map(routes.map((r) => [r.operationId, { path: r.path, method: r.method } satisfies OperationShape]));
-
   async function handle(route: RouteDefinition, path: Record<string, string>, req: Request, res: Response, next: NextFunction): Promise<void> {
-    const shape = shapes.get(route.operationId) ?? { path: route.path, method: route.method };
     try {
       // The context (authentication) before the body is read: an unauthenticated request is refused unread.
       const context = await options.context(req, res, route);
       for (const parser of parsers) await run(parser, req, res);
-      const request = validators.request(route.operationId, shape);
+      const request = validators.request(route.operationId, route);
       const mediaType = request.mediaType(typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : undefined);
       if (mediaType instanceof ValidationError) throw mediaType;
       const body = route.requestContentTypes.length > 0 ? (req.body as unknown) : undefined;
@@ -269,7 +266,7 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
       if (checked instanceof ValidationError) throw checked;
       const input: OperationInput = { path: checked.params, query: checked.query, headers: pickHeaders(req, route.headerParams), body };
       // From here on, what is sent for the request (the handler's answer or its error) is checked.
-      if (validateResponses) checkResponses(route, shape, req, res, next);
+      if (validateResponses) checkResponses(route, req, res, next);
       await send(res, await options.dispatch(route.operationId, input, context));
     } catch (error) {
       next(error);
@@ -281,11 +278,11 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
    * is checked against the document: one that does not match becomes a 500, reported once (the 500's own body
    * is not checked again). Refusals before the handler (authentication, validation) are the caller's to shape.
    */
-  function checkResponses(route: RouteDefinition, shape: OperationShape, req: Request, res: Response, next: NextFunction): void {
+  function checkResponses(route: RouteDefinition, req: Request, res: Response, next: NextFunction): void {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const type = res.getHeader('content-type');
-      const problem = validators.response(route.operationId, shape, res.statusCode, typeof type === 'string' ? type : undefined, req.headers.accept, body);
+      const problem = validators.response(route.operationId, route, res.statusCode, typeof type === 'string' ? type : undefined, req.headers.accept, body);
       if (problem === undefined) return json(body);
       res.json = json;
       next(problem);
