@@ -56,13 +56,13 @@ async function main(): Promise<number> {
   if (!values.check && !values.force && upToDate(output, inputs)) {
     console.log(`${output}/ is up to date with ${input} (nothing changed, ${elapsed()}s)`);
     if (scaffoldDir !== undefined) {
-      await runScaffold(readModel(loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
+      await runScaffold(readModel(await loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
     }
     return 0;
   }
 
   const { generate } = await import('./generate.ts');
-  const { model, files: generated } = await generate(loadDocument(input));
+  const { model, files: generated } = await generate(await loadDocument(input));
   const files = [...generated, { path: FINGERPRINT_FILE, content: fingerprintText(inputs, generated) }];
   const report = emit(output, files, values.check);
   const seconds = elapsed();

@@ -31,7 +31,7 @@ export function inputsFingerprint(input: string): string {
   for (const file of [...generatorFiles, ...documentFiles]) {
     hash.update(path.relative(toolkitRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
-  for (const tool of ['openapi-typescript', 'ts-morph']) {
+  for (const tool of ['openapi-typescript', 'ts-morph', '@redocly/openapi-core']) {
     const manifest = JSON.parse(readFileSync(path.join(toolkitRoot, 'node_modules', tool, 'package.json'), 'utf8')) as { version: string };
     hash.update(`${tool}@${manifest.version}\0`);
   }

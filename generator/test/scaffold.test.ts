@@ -12,7 +12,7 @@ import { scaffold } from '../scaffold.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(path.join(tmpdir(), 'pgw-scaffold-'));
 afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
-const model = readModel(loadDocument(path.join(here, 'fixtures', 'small.yaml')));
+const model = readModel(await loadDocument(path.join(here, 'fixtures', 'small.yaml')));
 const options = { dir, generatedDir: path.join(here, 'golden', 'small') };
 
 describe('the scaffold step', () => {
@@ -69,9 +69,9 @@ describe('the scaffold step', () => {
     }
   });
 
-  it('on this server as it is laid out: writes nothing, and names a new operation of an existing group', () => {
+  it('on this server as it is laid out: writes nothing, and names a new operation of an existing group', async () => {
     const root = path.resolve(here, '..', '..');
-    const served = readModel(loadDocument(path.join(root, 'generated', 'openapi.json')));
+    const served = readModel(await loadDocument(path.join(root, 'generated', 'openapi.json')));
     const serverDir = path.join(root, 'server', 'src', 'handlers');
     const serverOptions = { dir: serverDir, generatedDir: path.join(root, 'generated') };
     expect(scaffold(served, serverOptions)).toEqual({ written: [], missing: [] });
