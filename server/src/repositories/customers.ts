@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { CUSTOMER_SEARCH_TEXT } from '../db/migrations/008_customer_search.ts';
 import { likePattern, pageOf, unfiltered, type ListQuery, type ListSpec } from '../platform/paging.ts';
 import { lockRow } from '../platform/transaction.ts';
+import { joinedColumns, joinedRecord, type StoredPaymentMethod } from './payment-methods.ts';
 
 export interface AddressValue {
   addressLine1: string | null;
@@ -125,6 +126,23 @@ export async function insertCustomer(db: Knex, customer: { id: string; merchantI
 export async function findCustomer(db: Knex, merchantId: string, id: string): Promise<CustomerRecord | undefined> {
   const row = (await db(TABLE).where({ id, merchant_id: merchantId }).first()) as CustomerRow | undefined;
   return row ? toRecord(row) : undefined;
+}
+
+const PM = 'pm__';
+
+/**
+ * The customer with its payment methods (oldest position first) in one query: a read of one customer is
+ * one round trip, not two (issue 13).
+ */
+export async function findCustomerWithPaymentMethods(db: Knex, merchantId: string, id: string): Promise<{ customer: CustomerRecord; paymentMethods: StoredPaymentMethod[] } | undefined> {
+  const rows = await db(`${TABLE} as c`)
+    .leftJoin('payment_methods as pm', 'pm.customer_id', 'c.id')
+    .where({ 'c.id': id, 'c.merchant_id': merchantId })
+    .orderBy('pm.position', 'asc')
+    .select<(CustomerRow & Record<string, unknown>)[]>('c.*', ...joinedColumns('pm', PM));
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  return { customer: toRecord(first), paymentMethods: rows.flatMap((row) => joinedRecord(row, PM) ?? []) };
 }
 
 /**

@@ -68,6 +68,24 @@ interface PaymentMethodRow {
 
 const TABLE = 'payment_methods';
 
+/** Every column a record is read from; a column added to the row type and not here does not compile. */
+const READ_COLUMNS: Record<Exclude<keyof PaymentMethodRow, 'is_default'>, true> = {
+  id: true, merchant_id: true, customer_id: true, type_id: true, position: true, name: true, last4: true, pan_mask: true,
+  card_type: true, credit_debit_type: true, card_token_type: true, expiration_month: true, expiration_year: true,
+  routing_number: true, account_type_id: true, account_holder_type_id: true, tax_id: true, sandbox_magic_code: true,
+  created_on: true, modified_on: true,
+};
+const READ_COLUMN_NAMES = Object.keys(READ_COLUMNS) as (keyof typeof READ_COLUMNS)[];
+
+/** The payment method columns of `alias`, each named `prefix + column`, for a query that joins them in. */
+export const joinedColumns = (alias: string, prefix: string): string[] => READ_COLUMN_NAMES.map((c) => `${alias}.${c} as ${prefix}${c}`);
+
+/** The payment method of a joined row (see joinedColumns); undefined when the join found none. */
+export function joinedRecord(row: Record<string, unknown>, prefix: string): StoredPaymentMethod | undefined {
+  if (row[`${prefix}id`] === null || row[`${prefix}id`] === undefined) return undefined;
+  return toRecord(Object.fromEntries(READ_COLUMN_NAMES.map((c) => [c, row[`${prefix}${c}`]])) as unknown as PaymentMethodRow);
+}
+
 function toRecord(row: PaymentMethodRow): StoredPaymentMethod {
   const base: StoredBase = {
     id: row.id,

@@ -9,7 +9,7 @@ import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import type { AddressValue, CustomerFields, CustomerListRecord, CustomerRecord } from '../repositories/customers.ts';
-import { paymentMethodsOf, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import type { StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import { checkBankAccount, type BankAccountInput, type BankAccountToKeep } from './bank-accounts.ts';
 import { checkCard, type CardInput, type CardToKeep } from './cards.ts';
 import { storeBankAccount, storeCard } from './payment-methods.ts';
@@ -148,9 +148,9 @@ export async function createCustomer(deps: Deps, merchantId: string, input: Cust
 
 /** The customer with its payment methods (oldest first). */
 export async function getCustomer(deps: Deps, merchantId: string, id: string): Promise<{ customer: CustomerRecord; paymentMethods: StoredPaymentMethod[] }> {
-  const customer = await customers.findCustomer(deps.db, merchantId, id);
-  if (!customer) throw notFound(id, 'customer');
-  return { customer, paymentMethods: await paymentMethodsOf(deps.db, id) };
+  const found = await customers.findCustomerWithPaymentMethods(deps.db, merchantId, id);
+  if (!found) throw notFound(id, 'customer');
+  return found;
 }
 
 /** Replaces the customer's fields; payment methods and defaults do not change. */
