@@ -12,6 +12,7 @@ import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import { findPaymentMethod } from '../repositories/payment-methods.ts';
+import type { ProcessorRecord } from '../repositories/merchants.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
@@ -120,15 +121,17 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
   return withTransaction(deps.db, async (tx) => {
     const errors: Problems = {};
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
-    let processorId: string | undefined;
+    // The record, not only its id: an approved sale's settlement slot is read from it below.
+    let processor: ProcessorRecord | undefined;
     try {
-      processorId = (await processorFor(tx, merchantId, 1, body.paymentProcessorId)).id;
+      processor = await processorFor(tx, merchantId, 1, body.paymentProcessorId);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
       Object.assign(errors, error.context.errors);
     }
     const card = await payingCard(tx, merchantId, body, now, errors);
-    if (Object.keys(errors).length > 0 || !card || processorId === undefined) throw new ApiError('validation_failed', { errors });
+    if (Object.keys(errors).length > 0 || !card || processor === undefined) throw new ApiError('validation_failed', { errors });
+    const processorId = processor.id;
     const typeId = CREATION_TYPE[trigger];
     const cardCode = magicCodeOfCard(card);
     const answer = issuerAnswer({
@@ -165,7 +168,7 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
     };
     if (approved) {
       if (isAuthorization) Object.assign(record, { dueAction: 'expire', dueAt: record.expiresAt });
-      else Object.assign(record, { dueAction: 'settle', dueAt: iso(nextBatchSlot(now, (await processorFor(tx, merchantId, 1, processorId)).settlementBatchTimeSlots)) });
+      else Object.assign(record, { dueAction: 'settle', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) });
     }
     await machine.create(tx, cardStateMachine, record, trigger, { responseCode: answer.code });
     if (approved && trigger === 'createCardSale') await countPayment(tx, record, processed);
