@@ -137,8 +137,8 @@ export function dashboardPages(services: Services): Router {
       const entry = await retryDelivery(s.deps, s.session.merchantId, String(req.params.id));
       await showEvents(req, res, s, `Retried: the new attempt ${entry.status === 'Succeeded' ? 'succeeded' : 'failed'} (status code ${entry.responseStatusCode === null ? 'none' : String(entry.responseStatusCode)}).`, null);
     } catch (error) {
-      // Another merchant's or an unknown delivery is a 404 page; a delivery that is not Failed, a message on the list.
-      if (error instanceof ApiError && error.status === 409) await showEvents(req, res, s, null, error.message, 409);
+      // Another merchant's or an unknown delivery is a 404 page; a business rule (not Failed, its webhook gone), a message on the list.
+      if (error instanceof ApiError && error.status === 400) await showEvents(req, res, s, null, error.message, 400);
       else throw error;
     }
   }, true));
