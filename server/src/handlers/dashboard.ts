@@ -16,7 +16,7 @@ import { retryDelivery } from '../services/webhook-logs.ts';
 import { transactionPage, transactionsPage, eventsPage } from '../views/dashboard-activity.ts';
 import type { Frame, Section } from '../views/dashboard-layout.ts';
 import { clockPage, errorPage, invoicesPage, overviewPage, signInPage } from '../views/dashboard-pages.ts';
-import { DASHBOARD_CSS } from '../views/dashboard-style.ts';
+import { DASHBOARD_CSS, DASHBOARD_ICON } from '../views/dashboard-style.ts';
 import {
   cookieOf, dashboardHeaders, forbidden, postAllowed, sameOrigin, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
 } from './dashboard-session.ts';
@@ -73,6 +73,9 @@ export function dashboardPages(services: Services): Router {
   router.use('/dashboard', dashboardHeaders);
   router.get('/dashboard/assets/dashboard.css', (_req, res) => {
     res.type('css').send(DASHBOARD_CSS);
+  });
+  router.get('/dashboard/assets/icon.svg', (_req, res) => {
+    res.type('image/svg+xml').send(DASHBOARD_ICON);
   });
 
   // Sign-in: the form carries a token derived from a nonce in its own cookie, so another site cannot sign a

@@ -23,6 +23,7 @@ function document(title: string, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Sandbox dashboard</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<link rel="icon" href="/dashboard/assets/icon.svg" type="image/svg+xml">
 </head>
 <body>
 ${body}

@@ -23,3 +23,6 @@ input[type=text],input[type=password],input[type=number]{font:inherit;padding:.3
 .event{background:#fff;border:1px solid #ddd;padding:.5em 1em;margin:1em 0}
 .muted{color:#555}
 `;
+
+/** The pages' icon (a browser asks for one; without it, /favicon.ico answers 404 on every page). */
+export const DASHBOARD_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#123"/><path d="M4 8h8M8 4v8" stroke="#fff" stroke-width="2"/></svg>';
