@@ -10,6 +10,7 @@ import { isPostgres, type Database } from './db/knex.ts';
 import { KeyStateCache } from './platform/key-state.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
+import { dashboardPages } from './handlers/dashboard.ts';
 import { contextFactory, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
@@ -102,6 +103,8 @@ export async function createApp(options: AppOptions): Promise<Express> {
     else res.type('html').send(answer.html);
   });
   app.use(invoicePages(services));
+  // The sandbox dashboard (HTML pages, their own sessions); a production server does not serve it.
+  app.use(dashboardPages(services));
   // The sandbox controls exist only in the sandbox: a production server answers 404 there, before any token
   // is asked for (as it does for any path it does not serve).
   if (options.config.environment !== 'sandbox') app.use('/sandbox', (_req, _res, next) => { next(new ApiError('route_not_found')); });

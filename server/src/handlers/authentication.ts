@@ -6,9 +6,10 @@ import type { ServerContext } from '../platform/context.ts';
 import { OAuthError } from '../platform/oauth-errors.ts';
 import { passwordMatches } from '../platform/passwords.ts';
 import { iso } from '../platform/time.ts';
-import { InvalidTokenError, secretMatches, type Audience } from '../platform/tokens.ts';
+import { InvalidTokenError, type Audience } from '../platform/tokens.ts';
+import { verifiedKey, type VerifiedKey } from '../services/client-credentials.ts';
 
-interface KeyRow { client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number }
+type KeyRow = VerifiedKey;
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
@@ -18,8 +19,8 @@ async function authenticateClient(context: ServerContext, body: { client_id?: st
   if (context.basic && fromForm) throw new OAuthError('invalid_request', 'Send the client credentials once: HTTP Basic or the form, not both.');
   const credentials = context.basic ?? (body.client_id && body.client_secret ? { clientId: body.client_id, clientSecret: body.client_secret } : null);
   if (!credentials) throw OAuthError.invalidClient();
-  const key = (await context.db('api_keys').where({ client_id: credentials.clientId }).first()) as KeyRow | undefined;
-  if (!key || !key.is_active || !secretMatches(credentials.clientSecret, key.secret_hash)) throw OAuthError.invalidClient();
+  const key = await verifiedKey(context.db, credentials.clientId, credentials.clientSecret);
+  if (!key) throw OAuthError.invalidClient();
   return key;
 }
 

@@ -60,3 +60,9 @@ export async function partnerOf(db: Knex, merchantId: string): Promise<string> {
   if (!row) throw new Error(`merchant ${merchantId} has no partner`);
   return row.partner_id;
 }
+
+/** A key by its client id with what authenticates it (the secret's hash and its state), or undefined. */
+export async function credentialsOf(db: Knex, clientId: string): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
+  return db('api_keys').where({ client_id: clientId }).first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined>(
+    'client_id', 'merchant_id', 'partner_id', 'secret_hash', 'is_active');
+}

@@ -24,13 +24,13 @@ export interface DeliveryRecord {
   createdOn: string;
 }
 
-interface Row {
+export interface Row {
   id: string; merchant_id: string; endpoint_id: string; event_id: string; event_type: string; status: DeliveryStatus;
   trigger_type: 'Scheduled' | 'Manual'; attempt_number: number | string; next_retry_at: string | null; last_attempt_at: string | null;
   response_status_code: number | string | null; response_duration_ms: number | string | null; created_on: string;
 }
 
-const recordOf = (r: Row): DeliveryRecord => ({
+export const recordOf = (r: Row): DeliveryRecord => ({
   id: r.id, merchantId: r.merchant_id, endpointId: r.endpoint_id, eventId: r.event_id, eventType: r.event_type, status: r.status,
   triggerType: r.trigger_type, attemptNumber: Number(r.attempt_number), nextRetryAt: r.next_retry_at, lastAttemptAt: r.last_attempt_at,
   responseStatusCode: r.response_status_code === null ? null : Number(r.response_status_code),
