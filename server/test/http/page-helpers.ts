@@ -43,3 +43,9 @@ export function postForm(s: TestServer, id: string, kind: 'card' | 'ach', fields
   if (origin !== null) void req.set('Origin', origin);
   return req.send(fields);
 }
+
+/** The text of the page's alert (empty when it has none). */
+export const alertOf = (html: string): string => /<div class="alert" role="alert" id="message">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '';
+
+/** The payments made for an invoice. */
+export const transactionsOf = async (s: TestServer, id: string): Promise<unknown[]> => s.db('transactions').where({ invoice_id: id });
