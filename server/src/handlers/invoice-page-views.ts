@@ -183,6 +183,7 @@ ${pairs([...d.totals, d.total], 'total')}
 </table>
 ${toPay}
 ${d.notes === null ? '' : `<h2>Notes</h2><p>${e(d.notes)}</p>`}
+${d.payOnline === null ? '' : `<p>View and pay online: ${e(d.payOnline)}</p>`}
 ${message}
 ${forms}
 </main>
