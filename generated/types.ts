@@ -5562,7 +5562,7 @@ export interface components {
             isLineItemsUpdated: boolean;
             /**
              * Format: uri
-             * @description Address of the invoice's page, served by the gateway outside this API: `{base_url}/pay/invoices/{id}`, a read-only page of a published invoice (a draft's page answers 404) (designed).
+             * @description Address of the invoice's page, served by the gateway outside this API: `{base_url}/pay/invoices/{id}`, the page of a published invoice (a draft's page answers 404) (designed). While the invoice is Due or PastDue the page shows the amount of each payment type and takes the customer's payment by card or bank account under the rules of submit and ach/submit (the ACH authorization with its consent time included); a paid invoice's page shows it as Paid.
              */
             fullUrl: string;
             /**

@@ -1,65 +1,21 @@
-// The invoice's page, outside the API: GET /pay/invoices/:id, a read-only HTML page of a published invoice
-// (a draft's answers 404), and GET /i/:code, the short address, which redirects (302) to it.
-import express, { type Router } from 'express';
-import type { components } from '../../../generated/types.ts';
+// The invoice's page, outside the API: GET /pay/invoices/:id, the page of a published invoice (a draft's
+// answers 404), which while the invoice is open takes its payment by card (POST …/card) or bank account
+// (POST …/ach) with the API's own rules; and GET /i/:code, the short address, which redirects (302) to it.
+// The page is public: a form token (HMAC, bound to the invoice and form, expiring) and the Origin check
+// stand in for the bearer token a customer does not have.
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../platform/context.ts';
 import type { Deps } from '../platform/deps.ts';
+import { ApiError } from '../platform/errors.ts';
+import { FormTokens, type FormTokenProblem } from '../platform/form-tokens.ts';
 import { offsetClock } from '../platform/time.ts';
 import { clockOffsetOf } from '../repositories/merchants.ts';
-import { invoiceDocument } from '../services/invoice-document.ts';
+import type { InvoiceRecord } from '../repositories/invoices.ts';
+import { payFromPage } from '../services/invoice-page-payments.ts';
 import * as service from '../services/invoices.ts';
-
-type Invoice = components['schemas']['Invoice'];
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-const NOT_FOUND_PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice not found</title></head>'
-  + '<body><h1>Invoice not found</h1><p>This invoice does not exist or is not published.</p></body></html>';
-
-/** The invoice page: the view model the PDF renders too (invoice-document.ts), every text escaped. */
-function page(invoice: Invoice, merchantName: string): string {
-  const e = escapeHtml;
-  const d = invoiceDocument(invoice, merchantName);
-  const lines = (list: readonly string[]): string => list.map(e).join('<br>');
-  const pairs = (rows: readonly [string, string][], id?: string): string => rows.map(([label, value]) => `<tr><th scope="row">${e(label)}</th><td class="n"${id !== undefined && label === 'Total' ? ` id="${id}"` : ''}>${e(value)}</td></tr>`).join('\n');
-  const rows = d.lines.map((l) => `<tr><td>${e(l.product)}${l.description === null ? '' : `<br><small>${e(l.description)}</small>`}</td>`
-    + `<td class="n">${e(l.quantity)}</td><td class="n">${e(l.unitPrice)}</td><td class="n">${e(l.discount)}</td><td class="n">${e(l.amount)}</td></tr>`).join('\n');
-  const status = d.facts.find(([label]) => label === 'Status')?.[1] ?? '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(d.title)} from ${e(merchantName)}</title>
-<style>body{font-family:Helvetica,Arial,sans-serif;max-width:760px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:left}.n{text-align:right}
-.parties{display:flex;gap:3em}</style>
-</head>
-<body>
-<main>
-<h1>${e(d.title)}</h1>
-<p>${lines(d.merchant)}</p>
-<p>${d.facts.map(([label, value]) => (label === 'Status' ? `${e(label)}: <strong id="status">${e(status)}</strong>` : `${e(label)}: ${e(value)}`)).join('<br>')}</p>
-<div class="parties">
-<section><h2>Bill to</h2><p>${lines(d.billTo)}</p></section>
-${d.shipTo === null ? '' : `<section><h2>Ship to</h2><p>${lines(d.shipTo)}</p></section>`}
-</div>
-<table>
-<tr>${d.columns.map((c, i) => `<th scope="col"${i > 0 ? ' class="n"' : ''}>${e(c)}</th>`).join('')}</tr>
-${rows}
-</table>
-<table>
-${pairs([...d.totals, d.total], 'total')}
-</table>
-${d.toPay === null ? '' : `<h2>Amount to pay</h2><table>${pairs(d.toPay)}</table>`}
-${d.notes === null ? '' : `<h2>Notes</h2><p>${e(d.notes)}</p>`}
-${d.payOnline === null ? '' : `<p>View and pay online: ${e(d.payOnline)}</p>`}
-</main>
-</body>
-</html>
-`;
-}
+import { achRequest, cardRequest, fieldsOf, messageOf, validPayment, type FormKind } from './invoice-page-forms.ts';
+import { NOT_FOUND_PAGE, invoicePageHtml, type PageMessage } from './invoice-page-views.ts';
 
 /**
  * The dependencies of a page of one merchant's invoice. No token names the merchant here, so the business
@@ -70,31 +26,118 @@ async function merchantDeps(services: Services, merchantId: string): Promise<Dep
   return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset) };
 }
 
-/** The invoice's page, or undefined for a draft's or none. */
-async function invoicePage(services: Services, id: string): Promise<string | undefined> {
-  const invoice = await service.findPublicInvoice(services, id);
-  if (!invoice) return undefined;
-  const found = await service.publicInvoice(await merchantDeps(services, invoice.merchantId), invoice);
-  return page(found.invoice, found.merchantName);
+/** The headers of every page answer: no caching, no framing, and only the response's own script and style. */
+function pageHeaders(res: Response): string {
+  const nonce = randomBytes(16).toString('base64');
+  res.set({
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; `
+      + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'same-origin',
+  });
+  return nonce;
 }
+
+/**
+ * True when the POST comes from a page of this server: its Origin (or, when a browser sends none, its
+ * Referer) is the public base URL's origin or the one the request was addressed to. A page of another site
+ * cannot make a browser send either.
+ */
+function sameOrigin(req: Request, baseUrl: string): boolean {
+  const allowed = new Set([new URL(baseUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
+  const origin = req.get('origin');
+  if (origin !== undefined) return allowed.has(origin);
+  const referer = req.get('referer');
+  if (referer === undefined) return false;
+  try {
+    return allowed.has(new URL(referer).origin);
+  } catch {
+    return false;
+  }
+}
+
+const TOKEN_MESSAGES: Record<FormTokenProblem, PageMessage> = {
+  missing: { text: 'This payment form could not be verified; please enter your details again. Nothing was charged.', fields: [] },
+  forged: { text: 'This payment form could not be verified; please enter your details again. Nothing was charged.', fields: [] },
+  expired: { text: 'This payment form has expired; please enter your details again. Nothing was charged.', fields: [] },
+};
+
+const subject = (invoiceId: string, kind: FormKind): string => `invoice:${invoiceId}:${kind}`;
 
 /** The router of the invoice pages; mount it before the API router. */
 export function invoicePages(services: Services): Router {
   const router = express.Router();
+  const tokens = new FormTokens(services.hashKey, services.wall);
+  const forms = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 50 });
+
+  /** Renders the invoice as it is now: forms (with fresh tokens) while open, and the message if any. */
+  async function render(res: Response, shown: InvoiceRecord, status: number, message: PageMessage | null): Promise<void> {
+    // Read again: a payment may have changed it since (this one's decline, or another's payment).
+    const invoice = (await service.findPublicInvoice(services, shown.id)) ?? shown;
+    const nonce = pageHeaders(res);
+    const found = await service.publicInvoice(await merchantDeps(services, invoice.merchantId), invoice);
+    const open = found.invoice.status === 2 || found.invoice.status === 3;
+    const pageForms = open ? { cardToken: tokens.issue(subject(invoice.id, 'card')), achToken: tokens.issue(subject(invoice.id, 'ach')) } : null;
+    res.status(status).type('html').send(invoicePageHtml(found.invoice, found.merchantName, { nonce, forms: pageForms, message }));
+  }
+
+  function notFound(res: Response): void {
+    pageHeaders(res);
+    res.status(404).type('html').send(NOT_FOUND_PAGE);
+  }
+
   router.get('/pay/invoices/:id', (req, res, next) => {
-    invoicePage(services, req.params.id).then((html) => {
-      res.set('Cache-Control', 'no-store');
-      if (html === undefined) {
-        res.status(404).type('html').send(NOT_FOUND_PAGE);
+    service.findPublicInvoice(services, req.params.id).then(async (invoice) => {
+      if (!invoice) {
+        notFound(res);
         return;
       }
-      res.type('html').send(html);
-    }, next);
+      await render(res, invoice, 200, null);
+    }).catch(next);
   });
+
+  /** A payment from the page: checked, then the API's payment of the invoice; the page again, or 303 to it when paid. */
+  async function pay(kind: FormKind, req: Request<{ id: string }>, res: Response): Promise<void> {
+    if (!sameOrigin(req, services.config.baseUrl)) {
+      pageHeaders(res);
+      res.status(403).type('text/plain').send('This form must be sent from the invoice page.');
+      return;
+    }
+    const invoice = await service.findPublicInvoice(services, req.params.id);
+    if (!invoice) {
+      notFound(res);
+      return;
+    }
+    const token = tokens.verify((req.body as Record<string, unknown> | undefined)?.formToken, subject(invoice.id, kind));
+    if ('problem' in token) return render(res, invoice, token.problem === 'expired' ? 400 : 403, TOKEN_MESSAGES[token.problem]);
+    const fields = fieldsOf(kind, req.body);
+    const deps = { ...(await merchantDeps(services, invoice.merchantId)), hashKey: services.hashKey };
+    try {
+      const body = kind === 'card' ? cardRequest(fields) : achRequest(fields, services.wall.now());
+      const outcome = await payFromPage(deps, invoice, validPayment(kind, invoice.id, body), token.nonce, fields);
+      if (outcome.paid) {
+        res.set('Cache-Control', 'no-store').redirect(303, `/pay/invoices/${invoice.id}`);
+        return;
+      }
+      const decline = outcome.decline ?? 'The payment was not accepted.';
+      await render(res, invoice, 402, { text: `Your payment was declined: ${decline}. The invoice is not paid; you can try another ${kind === 'card' ? 'card' : 'account'}.`, fields: [] });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      await render(res, invoice, error.status, messageOf(kind, error));
+    }
+  }
+
+  for (const kind of ['card', 'ach'] as const) {
+    router.post(`/pay/invoices/:id/${kind}`, forms, (req: Request<{ id: string }>, res, next) => {
+      pay(kind, req, res).catch(next);
+    });
+  }
+
   router.get('/i/:code', (req, res, next) => {
     service.pageOfShortCode(services, req.params.code).then((target) => {
       if (target === undefined) {
-        res.status(404).type('html').send(NOT_FOUND_PAGE);
+        notFound(res);
         return;
       }
       res.redirect(302, target);

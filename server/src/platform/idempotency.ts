@@ -8,11 +8,12 @@
 // is either absent (nothing happened: a retry acts) or done with its response (a retry replays); never
 // claimed with half the work done. An error rolls everything back, the key included.
 import { createHmac } from 'node:crypto';
+import type { Knex } from 'knex';
 import { routes, type OperationInput, type OperationResult } from '../../../generated/index.ts';
 import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from './context.ts';
 import { ApiError } from './errors.ts';
-import { iso } from './time.ts';
+import { iso, type Clock } from './time.ts';
 
 const KEEP_MS = 24 * 3600 * 1000;
 /**
@@ -67,39 +68,51 @@ function replay(existing: KeyRow, hash: string): OperationResult {
   };
 }
 
+/**
+ * Runs `operation` once for the key `where` (a tenant and its key): the first request with it runs it in a
+ * transaction with the key, a later one with the same request hash replays the stored result, another request
+ * with it answers 422, and one while the first still runs 409. Shared by the API's Idempotency-Key and the
+ * invoice page's form tokens (invoice-page-payments.ts), so a double submit acts once in both.
+ */
+export async function once(
+  deps: { db: Knex; wall: Clock }, where: { tenant: string; key: string }, hash: string,
+  operation: (tx: Knex.Transaction) => Promise<OperationResult>,
+): Promise<OperationResult> {
+  // A done key answers without opening a write transaction (the common replay).
+  const known = (await deps.db('idempotency_keys').where(where).first()) as KeyRow | undefined;
+  const now = iso(deps.wall.now());
+  if (known && known.expires_on > now) return replay(known, hash);
+  return deps.db.transaction(async (tx) => {
+    if (known) await tx('idempotency_keys').where(where).andWhere('expires_on', '<=', now).delete();
+    // The insert takes the key; a concurrent request with the same key waits here on PostgreSQL until this
+    // transaction ends, and then finds the done row (or, after a rollback, takes the key itself).
+    const inserted = (await tx('idempotency_keys')
+      .insert({ ...where, request_hash: hash, state: 'running', created_on: now, expires_on: iso(new Date(Date.parse(now) + KEEP_MS)) })
+      .onConflict(['tenant', 'key'])
+      .ignore()
+      .returning('key')) as unknown[];
+    if (inserted.length === 0) {
+      const existing = (await tx('idempotency_keys').where(where).first()) as KeyRow | undefined;
+      if (!existing) throw new ApiError('idempotency_in_progress');
+      return replay(existing, hash);
+    }
+    const result = await operation(tx);
+    await tx('idempotency_keys').where(where).update({
+      state: 'done',
+      response_status: result.status,
+      response_headers: JSON.stringify(result.headers ?? {}),
+      response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
+    });
+    return result;
+  });
+}
+
 function idempotent(operationId: string, operation: Operation): Operation {
   return async (input, context) => {
     const key = input.headers['idempotency-key'];
     if (key === undefined || key === '') return operation(input, context);
     const hash = requestHash(context.hashKey, operationId, input, context.scope.length === 1 ? (context.scope[0] ?? null) : null);
-    const where = { tenant: context.tenantKey, key };
-    // A done key answers without opening a write transaction (the common replay).
-    const known = (await context.db('idempotency_keys').where(where).first()) as KeyRow | undefined;
-    const now = iso(context.wall.now());
-    if (known && known.expires_on > now) return replay(known, hash);
-    return context.db.transaction(async (tx) => {
-      if (known) await tx('idempotency_keys').where(where).andWhere('expires_on', '<=', now).delete();
-      // The insert takes the key; a concurrent request with the same key waits here on PostgreSQL until this
-      // transaction ends, and then finds the done row (or, after a rollback, takes the key itself).
-      const inserted = (await tx('idempotency_keys')
-        .insert({ ...where, request_hash: hash, state: 'running', created_on: now, expires_on: iso(new Date(Date.parse(now) + KEEP_MS)) })
-        .onConflict(['tenant', 'key'])
-        .ignore()
-        .returning('key')) as unknown[];
-      if (inserted.length === 0) {
-        const existing = (await tx('idempotency_keys').where(where).first()) as KeyRow | undefined;
-        if (!existing) throw new ApiError('idempotency_in_progress');
-        return replay(existing, hash);
-      }
-      const result = await operation(input, { ...context, db: tx });
-      await tx('idempotency_keys').where(where).update({
-        state: 'done',
-        response_status: result.status,
-        response_headers: JSON.stringify(result.headers ?? {}),
-        response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
-      });
-      return result;
-    });
+    return once(context, { tenant: context.tenantKey, key }, hash, (tx) => operation(input, { ...context, db: tx }));
   };
 }
 
