@@ -1,11 +1,13 @@
 // Builds docs/index.html: one self-contained Redoc page (scripts inlined) that renders offline. The state
 // machines the spec declares (x-state-machine on status schemas) are published as tables in a "State
-// machines" section of the page, written from the bundled document at build time.
+// machines" section of the page, and designed parts are marked (docs-marks.ts), both written from the
+// bundled document at build time.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readStateMachines, type StateMachineModel } from '../generator/transform/state-machines.ts';
+import { markDesigned } from './docs-marks.ts';
 import { root, runBin } from './lib/run.ts';
 
 const output = path.join(root, 'docs', 'index.html');
@@ -59,6 +61,8 @@ function main(): void {
   if (machines.length > 0) {
     doc.info.description = `${doc.info.description ?? ''}\n\n## State machines\n\nEach status enumeration declares its transitions (spec: \`x-state-machine\`); the reference server runs every change through these tables.\n\n${machines.map(stateMachineMarkdown).join('\n\n')}\n`;
   }
+  // Designed operations, fields and parameters carry a visible mark with the spec's reason (docs-marks.ts).
+  markDesigned(doc);
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-docs-'));
   try {
     const input = path.join(dir, 'openapi.json');

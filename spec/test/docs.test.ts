@@ -1,10 +1,11 @@
 // The documentation page renders offline in headless Chromium and shows operations and webhook events.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STAMP, specHash } from '../../scripts/docs.ts';
+import { markDesigned } from '../../scripts/docs-marks.ts';
 import { root, runBin } from '../../scripts/lib/run.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -106,6 +107,33 @@ describe.skipIf(!available)('the documentation page', () => {
     const menu = await tab.locator('.menu-content').innerText();
     for (const heading of headings) expect(menu, heading).toContain(heading);
   });
+
+  it('marks every designed operation with a badge and the spec\'s reason, and its designed parameters', async () => {
+    const doc = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as Record<string, unknown>;
+    const marks = markDesigned(doc);
+    const operations = marks.filter((m) => m.kind === 'operation');
+    expect(operations.length).toBeGreaterThan(10);
+    const paths = doc.paths as Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    for (const operation of operations) {
+      const [, , route, method] = operation.pointer.split('/');
+      const definition = paths[(route ?? '').replaceAll('~1', '/').replaceAll('~0', '~')]?.[method ?? ''];
+      // Redoc routes each operation at #/<tag>/<operationid>, and renders the section it routes to.
+      const slug = `/${(definition?.tags[0] ?? '').toLowerCase().replace(/\s+/g, '-')}/${(definition?.operationId ?? '').toLowerCase()}`;
+      await tab.goto(`${pathToFileURL(page).href}#${slug}`);
+      const section = tab.locator(`[data-section-id="${slug}"]`).first();
+      await expect.poll(async () => (await section.locator('h2').first().innerText().catch(() => '')).includes('Designed'), { timeout: 15_000 }).toBe(true);
+      const text = await section.innerText();
+      // The sentence as Markdown renders it: the bold label, then the reason.
+      expect(text, slug).toContain(operation.sentence.replace(/\*\*/g, '').replace(/`/g, '').slice(0, 60));
+      for (const parameter of marks.filter((m) => m.kind === 'parameter' && m.pointer.startsWith(`${operation.pointer}/`))) {
+        expect(text, `${slug} ${parameter.pointer}`).toContain(parameter.sentence.replace(/\*\*/g, '').replace(/`/g, '').slice(0, 40));
+      }
+    }
+    await tab.goto(`${pathToFileURL(page).href}#/card-payments/authorizecard`);
+    await tab.waitForTimeout(500);
+    mkdirSync(path.join(root, 'test-artifacts', 'docs'), { recursive: true });
+    await tab.screenshot({ path: path.join(root, 'test-artifacts', 'docs', 'designed-operation.png') });
+  }, 120_000);
 
   it('records the spec it was built from, as the server checks it', () => {
     const bundle = readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8');
