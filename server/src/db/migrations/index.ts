@@ -9,6 +9,7 @@ import * as transactions from './006_transactions.ts';
 import * as webhooks from './007_webhooks.ts';
 import * as customerSearch from './008_customer_search.ts';
 import * as customerCounts from './009_customer_counts.ts';
+import * as eventStream from './010_event_stream.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -20,6 +21,7 @@ const migrations: Record<string, Knex.Migration> = {
   '007_webhooks': webhooks,
   '008_customer_search': customerSearch,
   '009_customer_counts': customerCounts,
+  '010_event_stream': eventStream,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
