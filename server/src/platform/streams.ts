@@ -5,10 +5,16 @@ let ended = false;
 
 /** A signal that aborts when `signal` does or when the server ends its streams; call `done` when the stream ends. */
 export function trackStream(signal: AbortSignal): { signal: AbortSignal; done: () => void } {
+  // A controller of its own, aborted through a listener (not AbortSignal.any, whose signal may be collected
+  // while only weakly referred to).
   const own = new AbortController();
-  if (ended) own.abort();
-  else open.add(own);
-  return { signal: AbortSignal.any([signal, own.signal]), done: () => { open.delete(own); } };
+  const abort = (): void => { own.abort(); };
+  if (ended || signal.aborted) own.abort();
+  else {
+    open.add(own);
+    signal.addEventListener('abort', abort, { once: true });
+  }
+  return { signal: own.signal, done: () => { open.delete(own); signal.removeEventListener('abort', abort); } };
 }
 
 /** Ends every open stream and refuses new ones (the server is stopping). */
