@@ -95,16 +95,23 @@ export const secretPath = (config: Pick<Config, 'file'>, env: NodeJS.ProcessEnv 
   path.join(path.dirname(config.file ?? defaultConfigPath(env)), 'pgw-listen-secret');
 
 /** The Standard Webhooks secret `pgw listen` signs with: read, or made (and said to be new) on first use. */
+function readSecret(file: string): { secret: string; created: boolean } {
+  const secret = readFileSync(file, 'utf8').trim();
+  if (!/^whsec_[A-Za-z0-9+/=]{20,}$/.test(secret)) throw new ConfigError(`${file} does not hold a whsec_ secret; delete it to make a new one`);
+  return { secret, created: false };
+}
+
 export function listenSecret(file: string): { secret: string; created: boolean } {
-  if (existsSync(file)) {
-    const secret = readFileSync(file, 'utf8').trim();
-    if (!/^whsec_[A-Za-z0-9+/=]{20,}$/.test(secret)) throw new ConfigError(`${file} does not hold a whsec_ secret; delete it to make a new one`);
-    return { secret, created: false };
-  }
+  if (existsSync(file)) return readSecret(file);
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   mkdirSync(path.dirname(file), { recursive: true });
-  // flag wx: two listeners starting at once do not overwrite each other's new secret.
-  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    // flag wx: of two listeners starting at once, the second reads the first one's secret.
+    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readSecret(file);
+    throw new ConfigError(`cannot write the listen secret to ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
   chmodSync(file, 0o600);
   return { secret, created: true };
 }
