@@ -51,7 +51,7 @@ export async function resend(s: Session, id: string, say: Say): Promise<void> {
     throw new ApiError(`resending delivery ${id} failed: ${String(direct.response.status)} ${describeError(direct.error)}`, direct.response.status, direct.error);
   }
   const ofEvent: { id: string; status: string }[] = [];
-  for (let page = 1; page <= SEARCH_PAGES; page++) {
+  for (let page = 0; page < SEARCH_PAGES; page++) {
     const found = await ok(s.config, 'listing the delivery logs', () => s.api.GET('/v2/webhooks/delivery-logs', { params: { query: { page, pageSize: 100, orderBy: 'createdOn', asc: false } } }));
     ofEvent.push(...found.items.filter((e) => e.eventId === id));
     if (found.items.length < 100) break;
