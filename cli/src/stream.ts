@@ -19,8 +19,11 @@ export interface FollowOptions {
   silenceMs?: number;
 }
 
-/** Splits SSE text into messages (blank-line separated); returns the unfinished rest. */
-export function parseEvents(buffer: string, onMessage: (m: StreamMessage) => void): string {
+/**
+ * Splits SSE text into messages (blank-line separated); returns the unfinished rest. An `id:` without data
+ * (the stream's starting point) goes to onId only.
+ */
+export function parseEvents(buffer: string, onMessage: (m: StreamMessage) => void, onId: (id: string) => void = () => undefined): string {
   const blocks = buffer.replace(/\r\n?/g, '\n').split('\n\n');
   const rest = blocks.pop() ?? '';
   for (const block of blocks) {
@@ -37,12 +40,13 @@ export function parseEvents(buffer: string, onMessage: (m: StreamMessage) => voi
       else if (field === 'data') data.push(value);
     }
     if (id !== undefined && data.length > 0) onMessage({ id, type, data: data.join('\n') });
+    else if (id !== undefined) onId(id);
   }
   return rest;
 }
 
 /** Reads one connection until it ends, is silent too long, or the signal aborts. */
-async function readConnection(body: ReadableStream<Uint8Array>, silenceMs: number, connection: AbortController, onMessage: (m: StreamMessage) => void): Promise<'ended' | 'silent'> {
+async function readConnection(body: ReadableStream<Uint8Array>, silenceMs: number, connection: AbortController, onMessage: (m: StreamMessage) => void, onId: (id: string) => void): Promise<'ended' | 'silent'> {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   // Cancelling the reader closes the connection whatever the request's signal does.
   const cancel = (): void => { void reader.cancel().catch(() => undefined); };
@@ -58,7 +62,7 @@ async function readConnection(body: ReadableStream<Uint8Array>, silenceMs: numbe
       if (done) return state.silent ? 'silent' : 'ended';
       clearTimeout(timer);
       timer = setTimeout(silence, silenceMs);
-      buffer = parseEvents(buffer + value, onMessage);
+      buffer = parseEvents(buffer + value, onMessage, onId);
     }
   } catch (error) {
     if (state.silent) return 'silent';
@@ -102,7 +106,7 @@ export async function follow(session: Session, options: FollowOptions): Promise<
         connected = true;
         delay = 250;
         options.onConnected?.();
-        const how = await readConnection(response.body, options.silenceMs ?? 45_000, connection, (m) => { lastId = m.id; options.onMessage(m); });
+        const how = await readConnection(response.body, options.silenceMs ?? 45_000, connection, (m) => { lastId = m.id; options.onMessage(m); }, (id) => { lastId = id; });
         if (stopped()) return;
         options.onNotice(how === 'silent' ? 'the stream went silent; reconnecting' : 'the server closed the stream; reconnecting');
       }

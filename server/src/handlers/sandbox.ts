@@ -16,10 +16,15 @@ import { envelope } from '../services/webhook-delivery.ts';
  */
 async function* serverSentEvents(items: AsyncIterable<StreamItem>, log: Logger, done: () => void): AsyncGenerator<string> {
   try {
-    // The first chunk sends the headers at once; `retry` is the reconnection delay an EventSource uses.
-    yield 'retry: 2000\n: connected\n\n';
     for await (const item of items) {
-      yield item.kind === 'heartbeat' ? ': keep-alive\n\n' : `id: ${item.event.id}\nevent: ${item.event.type}\ndata: ${envelope(item.event)}\n\n`;
+      if (item.kind === 'start') {
+        // The first chunk sends the headers at once. `retry` is the reconnection delay an EventSource uses;
+        // an `id:` without data sets the client's last event id without an event, so a client that drops
+        // before the first event resumes from here instead of from "now" (and loses nothing in between).
+        yield `retry: 2000\n${item.afterId === undefined ? '' : `id: ${item.afterId}\n`}: connected\n\n`;
+      } else {
+        yield item.kind === 'heartbeat' ? ': keep-alive\n\n' : `id: ${item.event.id}\nevent: ${item.event.type}\ndata: ${envelope(item.event)}\n\n`;
+      }
     }
   } catch (error) {
     log.warn({ err: error }, 'event stream ended by an error');

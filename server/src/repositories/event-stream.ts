@@ -21,12 +21,12 @@ function settled(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
   return isPostgres(db) ? query.whereRaw('stream_xid < pg_snapshot_xmin(pg_current_snapshot())') : query;
 }
 
-/** The position at which a stream opened now starts (after the merchant's last settled event). */
-export async function streamStart(db: Knex, merchantId: string): Promise<StreamCursor> {
+/** Where a stream opened now starts: after the merchant's last settled event (its id, when it has one). */
+export async function streamStart(db: Knex, merchantId: string): Promise<{ cursor: StreamCursor; afterId: string | undefined }> {
   const row = await settled(db, db('outbox_events').where({ merchant_id: merchantId }))
     .orderBy([{ column: 'stream_xid', order: 'desc' }, { column: 'stream_seq', order: 'desc' }])
-    .first<Pick<Row, 'stream_xid' | 'stream_seq'> | undefined>('stream_xid', 'stream_seq');
-  return row ? cursorOf(row) : { xid: '0', seq: 0 };
+    .first<Pick<Row, 'id' | 'stream_xid' | 'stream_seq'> | undefined>('id', 'stream_xid', 'stream_seq');
+  return row ? { cursor: cursorOf(row), afterId: row.id } : { cursor: { xid: '0', seq: 0 }, afterId: undefined };
 }
 
 /** The position of one of the merchant's events (for Last-Event-ID); undefined when it has no such event. */

@@ -16,7 +16,11 @@ const MAX_WAIT_MS = 1000;
 /** A comment line this often when nothing was sent, so proxies and load balancers keep the connection. */
 export const HEARTBEAT_MS = 15_000;
 
-export type StreamItem = { kind: 'event'; event: StoredEvent } | { kind: 'heartbeat' };
+/**
+ * `start` comes first: the event the stream starts after (undefined when it starts at the merchant's very
+ * first event), so that a client that drops before any event arrives can still resume without a gap.
+ */
+export type StreamItem = { kind: 'start'; afterId: string | undefined } | { kind: 'event'; event: StoredEvent } | { kind: 'heartbeat' };
 
 export interface StreamOptions {
   /** The comma-separated `types` filter, as given. */
@@ -39,20 +43,21 @@ function typesOf(filter: string | undefined): string[] {
 /** Validates the request (400 before anything is sent) and returns the stream. */
 export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
   const types = typesOf(options.types);
-  let cursor: StreamCursor;
+  let start: { cursor: StreamCursor; afterId: string | undefined };
   if (options.lastEventId === undefined) {
-    cursor = await streamStart(deps.db, merchantId);
+    start = await streamStart(deps.db, merchantId);
   } else {
     // Another merchant's event is unknown here, as it is everywhere else.
     const found = await positionOf(deps.db, merchantId, options.lastEventId);
     if (!found) throw invalid('Last-Event-ID', 'names no event of this merchant');
-    cursor = found;
+    start = { cursor: found, afterId: options.lastEventId };
   }
-  return poll(deps, merchantId, cursor, types, options.signal);
+  return poll(deps, merchantId, start, types, options.signal);
 }
 
-async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: StreamCursor, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
-  let cursor = start;
+async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
+  yield { kind: 'start', afterId: start.afterId };
+  let cursor = start.cursor;
   let wait = MIN_WAIT_MS;
   // Heartbeats are about the connection, so they run on the monotonic clock, not the business clock.
   let lastSent = performance.now();

@@ -13,13 +13,13 @@ import { cardBody, paymentCalls, type Headers } from './payment-helpers.ts';
 interface Message { id: string; event: string; data: { id: string; type: string; timestamp: string; merchantId: string; data: Record<string, unknown> } }
 
 /** An open stream: the messages parsed so far (comments counted apart), and a way to wait for more. */
-interface Stream { messages: Message[]; comments: string[]; status: number; waitFor(n: number, ms?: number): Promise<Message[]>; close(): void }
+interface Stream { messages: Message[]; comments: string[]; startIds: string[]; status: number; waitFor(n: number, ms?: number): Promise<Message[]>; close(): void }
 
 async function open(base: string, headers: Headers, query = ''): Promise<Stream> {
   const controller = new AbortController();
   const res = await fetch(`${base}/sandbox/v1/events/stream${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
   const stream: Stream = {
-    messages: [], comments: [], status: res.status,
+    messages: [], comments: [], startIds: [], status: res.status,
     async waitFor(n, ms = 5000) {
       const until = Date.now() + ms;
       while (stream.messages.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -49,6 +49,7 @@ async function open(base: string, headers: Headers, query = ''): Promise<Stream>
           const id = fields.get('id');
           const data = fields.get('data');
           if (id !== undefined && data !== undefined) stream.messages.push({ id, event: fields.get('event') ?? '', data: JSON.parse(data) as Message['data'] });
+          else if (id !== undefined) stream.startIds.push(id);
         }
       }
     } catch { /* aborted */ }
@@ -142,6 +143,20 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     await second.waitFor(3);
     await new Promise((r) => setTimeout(r, 300));
     expect([...seen, ...second.messages].map((m) => m.data.data.transactionId)).toEqual(ids);
+  });
+
+  it('names its starting point (an id without data), so a client that drops before any event resumes from it', async () => {
+    await sale(h0);
+    const [latest] = await s.db('outbox_events').where({ merchant_id: s.merchantId(0) }).orderBy('stream_seq', 'desc').limit(1).select<{ id: string }[]>('id');
+    const st = await openStream(h0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(st.startIds).toEqual([latest?.id]);
+    st.close();
+    const missed = await sale(h0);
+    const again = await openStream({ ...h0, 'last-event-id': latest?.id ?? '' });
+    await again.waitFor(1);
+    expect(again.startIds).toEqual([latest?.id]);
+    expect(again.messages.map((m) => m.data.data.transactionId)).toEqual([missed]);
   });
 
   it('refuses, before streaming: an unknown type, a Last-Event-ID of another merchant or of nothing, no token', async () => {
