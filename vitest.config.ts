@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{spec,scripts,generator,server,conformance}/**/*.test.ts'],
+    include: ['{spec,scripts,generator,server,conformance,cli}/**/*.test.ts'],
     globalSetup: ['scripts/test-global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

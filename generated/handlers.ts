@@ -849,6 +849,28 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * `POST /sandbox/v1/transactions/{transactionId}/simulate`
    */
   simulateTransaction(input: op.SimulateTransactionInput, context: Ctx): Promise<op.SimulateTransactionResult>;
+  /**
+   * Stream the merchant's events as they happen
+   *
+   * Server-sent events (`text/event-stream`): every event of the merchant recorded after the stream
+   * opened, as it is committed, in commit order, each once. Each message has `id:` (the event id, the
+   * `webhook-id` a webhook delivery of it carries), `event:` (its type) and `data:` (the envelope a
+   * webhook delivery POSTs: `id`, `type`, `timestamp`, `merchantId`, `data`, on one line). Comment lines
+   * (`: keep-alive`) are sent every 15 seconds so that proxies keep the connection open. Nothing is
+   * registered: the stream ends when the client disconnects.
+   *
+   * With `Last-Event-ID` (as an EventSource sends it when it reconnects), the stream first sends every
+   * event of the merchant recorded after that one, then goes on live: a client that reconnects loses
+   * nothing. A `Last-Event-ID` that names no event of the merchant answers 400 before the stream starts.
+   *
+   * `pgw listen` (the toolkit's CLI) forwards this stream to a local URL, signed as webhooks are.
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   *
+   * `GET /sandbox/v1/events/stream`
+   */
+  streamSandboxEvents(input: op.StreamSandboxEventsInput, context: Ctx): Promise<op.StreamSandboxEventsResult>;
 }
 
 /** Every handler group: an implementation of the whole document. */

@@ -1421,6 +1421,23 @@ export type SimulateTransactionResult =
   | { status: 422; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['simulateTransaction']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `streamSandboxEvents` handler receives (validated against the document). */
+export interface StreamSandboxEventsInput {
+  path: Record<string, never>;
+  query: NonNullable<operations['streamSandboxEvents']['parameters']['query']>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['streamSandboxEvents']['parameters']['header']>['x-merchant-id']; 'last-event-id'?: NonNullable<operations['streamSandboxEvents']['parameters']['header']>['Last-Event-ID']; };
+  body: undefined;
+}
+
+/** What the `streamSandboxEvents` handler may answer: each status the document allows, with its body. */
+export type StreamSandboxEventsResult =
+  | { status: 200; contentType?: 'text/event-stream'; body: operations['streamSandboxEvents']['responses'][200]['content']['text/event-stream']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 /** Every operation of the document, as the router binds it. */
 export const routes: readonly RouteDefinition[] = [
     {
@@ -2191,6 +2208,16 @@ export const routes: readonly RouteDefinition[] = [
       pathParams: [{ name: 'transactionId', expressName: 'transactionId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'streamSandboxEvents',
+      group: 'sandbox',
+      method: 'get',
+      path: '/sandbox/v1/events/stream',
+      pathParams: [],
+      headerParams: ['x-merchant-id', 'last-event-id'],
+      requestContentTypes: [],
       security: [['bearerAuth']],
     },
   ];

@@ -108,6 +108,7 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): Router {
         case 'getSandboxClock': return h.sandbox.getSandboxClock(input as unknown as op.GetSandboxClockInput, context);
         case 'advanceSandboxClock': return h.sandbox.advanceSandboxClock(input as unknown as op.AdvanceSandboxClockInput, context);
         case 'simulateTransaction': return h.sandbox.simulateTransaction(input as unknown as op.SimulateTransactionInput, context);
+        case 'streamSandboxEvents': return h.sandbox.streamSandboxEvents(input as unknown as op.StreamSandboxEventsInput, context);
         default: return Promise.reject(new Error(`no operation ${operationId}`));
       }
     };

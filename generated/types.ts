@@ -1503,6 +1503,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the merchant's events as they happen
+         * @description Server-sent events (`text/event-stream`): every event of the merchant recorded after the stream
+         *     opened, as it is committed, in commit order, each once. Each message has `id:` (the event id, the
+         *     `webhook-id` a webhook delivery of it carries), `event:` (its type) and `data:` (the envelope a
+         *     webhook delivery POSTs: `id`, `type`, `timestamp`, `merchantId`, `data`, on one line). Comment lines
+         *     (`: keep-alive`) are sent every 15 seconds so that proxies keep the connection open. Nothing is
+         *     registered: the stream ends when the client disconnects.
+         *
+         *     With `Last-Event-ID` (as an EventSource sends it when it reconnects), the stream first sends every
+         *     event of the merchant recorded after that one, then goes on live: a client that reconnects loses
+         *     nothing. A `Last-Event-ID` that names no event of the merchant answers 400 before the stream starts.
+         *
+         *     `pgw listen` (the toolkit's CLI) forwards this stream to a local URL, signed as webhooks are.
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         */
+        get: operations["streamSandboxEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "settlement.batch.completed": {
@@ -12458,6 +12492,51 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    streamSandboxEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The event types to send, comma-separated (for example `payment.ach.cleared,invoice.paid`); every type when absent. An unknown type answers 400.
+                 * @example payment.ach.cleared,invoice.paid
+                 */
+                types?: string;
+            };
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description The id of the last event the client received; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the client disconnects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : connected
+                     *
+                     *     id: 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d
+                     *     event: payment.ach.cleared
+                     *     data: {"id":"1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","type":"payment.ach.cleared","timestamp":"2025-03-04T00:00:00Z","merchantId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","data":{"transactionId":"3b2c1d4e-5f60-4a7b-8c9d-0e1f2a3b4c5d"}}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };

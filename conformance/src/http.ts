@@ -43,6 +43,28 @@ export interface Recorder {
 
 export { curlOf, redactBody, registerSecret, setupOf, variablesOf } from './reproduce.ts';
 
+/** The text of a server-sent event stream up to its first blank line (the end of a message), at most 3 s of it. */
+async function firstEvents(res: Response): Promise<string> {
+  const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) return '';
+  // Cancelling the reader ends the read in progress (done) and closes the connection.
+  const timer = setTimeout(() => { void reader.cancel().catch(() => undefined); }, 3000);
+  let text = '';
+  try {
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+  } catch {
+    // Cut off after 3 s: what came is the body.
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
+
 export class Http {
   constructor(
     private readonly baseUrl: string,
@@ -74,7 +96,8 @@ export class Http {
     const started = performance.now();
     try {
       const res = await fetch(url, { method: method.toUpperCase(), headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
-      const text = await res.text();
+      // An event stream never ends: its first message (or what came in the first seconds) stands for the body.
+      const text = /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? await firstEvents(res) : await res.text();
       let parsed: unknown = text === '' ? undefined : text;
       if (/json/.test(res.headers.get('content-type') ?? '')) {
         try { parsed = JSON.parse(text) as unknown; } catch { exchange.problems.push('content_type_conformance: the body is not valid JSON'); }

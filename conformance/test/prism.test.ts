@@ -92,8 +92,16 @@ describe('through Prism\'s validation proxy in front of the bundled server', () 
     const failures = out.split(/\n(?=FAIL )/).filter((block) => block.startsWith('FAIL ') && block.includes('\n  expected:'));
     // When this fails, the suite's output and Prism's say why (Prism exited, the probe refused the proxy, ...).
     const why = `suite:\n${out.slice(0, 4000)}\nprism:\n${prism.output.slice(-40).join('\n')}`;
+    // Prism's proxy also waits for the whole upstream response before it answers, and the sandbox event stream
+    // (streamSandboxEvents, text/event-stream) never ends: through the proxy the walk's call to it times out,
+    // and only that call. Nothing else of the walk fails.
+    const walk = failures.filter((block) => block.startsWith('FAIL coverage/walk'));
+    for (const block of walk) {
+      const expected = block.split('\n').filter((l) => l.startsWith('  expected: '));
+      expect(expected, block).toEqual(['  expected: streamSandboxEvents: expected a 2xx for a valid request, got timed out (no answer within 10000 ms, --timeout)']);
+    }
     expect(failures.length, why).toBeGreaterThan(0);
-    for (const block of failures) {
+    for (const block of failures.filter((b) => !walk.includes(b))) {
       expect(block).toMatch(/^FAIL negative\//);
       expect(block).toMatch(/\n {2}expected: body: malformed JSON: [^\n]*\n/);
       expect(block).not.toMatch(/\n {2}expected: [^\n]*\(and \d+ more/);

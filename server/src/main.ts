@@ -10,6 +10,7 @@ import { seedDemoData, writeCredentials } from './db/seed.ts';
 import { answerClientErrors } from './platform/client-errors.ts';
 import { createLogger, prettyDestination } from './platform/log.ts';
 import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
+import { endStreams } from './platform/streams.ts';
 import { systemClock } from './platform/time.ts';
 import { Worker } from './worker/worker.ts';
 
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     draining = true;
     log.info('stopping: draining requests and the worker');
     setTimeout(() => {
+      // Event streams never end by themselves, and server.close() waits for every response in flight.
+      endStreams();
       server.close(() => {
         void worker.stop().then(() => db.destroy()).then(() => process.exit(0));
       });

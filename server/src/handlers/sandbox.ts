@@ -1,9 +1,37 @@
-// HTTP of the sandbox controls: the merchant's clock, its advance, and forced network outcomes. A
-// production server never routes here (app.ts answers 404 first).
+// HTTP of the sandbox controls: the merchant's clock, its advance, forced network outcomes, and the event
+// stream (server-sent events). A production server never routes here (app.ts answers 404 first).
 import type { SandboxHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
+import type { Logger } from '../platform/log.ts';
+import { trackStream } from '../platform/streams.ts';
+import { openEventStream, type StreamItem } from '../services/event-stream.ts';
 import * as sandbox from '../services/sandbox.ts';
+import { envelope } from '../services/webhook-delivery.ts';
+
+/**
+ * The stream as server-sent events: `id:` the event id, `event:` its type, `data:` the webhook envelope (one
+ * line: JSON has no raw newlines). A failure after the first byte cannot become an error response any more:
+ * it is logged and the stream ends, and the client reconnects with Last-Event-ID.
+ */
+async function* serverSentEvents(items: AsyncIterable<StreamItem>, log: Logger, done: () => void): AsyncGenerator<string> {
+  try {
+    for await (const item of items) {
+      if (item.kind === 'start') {
+        // The first chunk sends the headers at once. `retry` is the reconnection delay an EventSource uses;
+        // an `id:` without data sets the client's last event id without an event, so a client that drops
+        // before the first event resumes from here instead of from "now" (and loses nothing in between).
+        yield `retry: 2000\n${item.afterId === undefined ? '' : `id: ${item.afterId}\n`}: connected\n\n`;
+      } else {
+        yield item.kind === 'heartbeat' ? ': keep-alive\n\n' : `id: ${item.event.id}\nevent: ${item.event.type}\ndata: ${envelope(item.event)}\n\n`;
+      }
+    }
+  } catch (error) {
+    log.warn({ err: error }, 'event stream ended by an error');
+  } finally {
+    done();
+  }
+}
 
 export const sandboxHandlers = {
   async getSandboxClock(_input: op.GetSandboxClockInput, context: ServerContext): Promise<op.GetSandboxClockResult> {
@@ -14,5 +42,21 @@ export const sandboxHandlers = {
   },
   async simulateTransaction(input: op.SimulateTransactionInput, context: ServerContext): Promise<op.SimulateTransactionResult> {
     return { status: 200, body: await sandbox.simulate(context, context.merchantId(), input.path.transactionId, input.body) };
+  },
+  async streamSandboxEvents(input: op.StreamSandboxEventsInput, context: ServerContext): Promise<op.StreamSandboxEventsResult> {
+    const tracked = trackStream(context.disconnected());
+    try {
+      const items = await openEventStream(context, context.merchantId(), { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
+      // The generated result types carry `body`; a stream carries `stream` (the router writes it as it comes).
+      return {
+        status: 200, contentType: 'text/event-stream',
+        // Proxies that buffer (nginx) are asked not to; no-store is already on every response.
+        headers: { 'X-Accel-Buffering': 'no' },
+        stream: serverSentEvents(items, context.log, tracked.done),
+      } as unknown as op.StreamSandboxEventsResult;
+    } catch (error) {
+      tracked.done();
+      throw error;
+    }
   },
 } satisfies SandboxHandlers<ServerContext>;

@@ -48,6 +48,21 @@ export interface ServerContext extends Services, Deps {
   readonly tenantKey: string;
   /** The business clock of the merchant acted on (its sandbox offset read once per request); real time without one. */
   readonly clock: Clock;
+  /** Aborts when the client goes away before the response ends (a stream stops polling then). */
+  disconnected(): AbortSignal;
+}
+
+/** Made on first use: only a streaming handler asks, so other requests pay nothing. */
+function disconnectedOf(res: Response): () => AbortSignal {
+  let controller: AbortController | undefined;
+  return () => {
+    if (controller) return controller.signal;
+    const made = new AbortController();
+    controller = made;
+    if (res.destroyed) made.abort();
+    else res.once('close', () => { made.abort(); });
+    return made.signal;
+  };
 }
 
 const ACCEPTED_API_VERSIONS = new Set(['1', '1.0', '1.0.0']);
@@ -144,6 +159,7 @@ export function contextFactory(services: Services) {
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
+        disconnected: disconnectedOf(res),
       };
     }
     const principal = await authenticate(services, req);
@@ -163,6 +179,7 @@ export function contextFactory(services: Services) {
         return acting;
       },
       tenantKey: principal.merchantId === null ? `partner:${principal.partnerId}` : `merchant:${principal.merchantId}`,
+      disconnected: disconnectedOf(res),
     };
   };
 }

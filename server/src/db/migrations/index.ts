@@ -10,6 +10,7 @@ import * as webhooks from './007_webhooks.ts';
 import * as customerSearch from './008_customer_search.ts';
 import * as customerCounts from './009_customer_counts.ts';
 import * as dashboardSessions from './010_dashboard_sessions.ts';
+import * as eventStream from './011_event_stream.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -22,6 +23,7 @@ const migrations: Record<string, Knex.Migration> = {
   '008_customer_search': customerSearch,
   '009_customer_counts': customerCounts,
   '010_dashboard_sessions': dashboardSessions,
+  '011_event_stream': eventStream,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

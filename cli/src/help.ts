@@ -1,0 +1,98 @@
+// The help text of every command (`pgw --help`, `pgw <command> --help`).
+export const GLOBAL_OPTIONS = `Configuration (every command):
+  --credentials FILE    a JSON file: the bundled server's credentials file (data/sandbox-credentials.json;
+                        its first merchant unless --merchant says) or {"baseUrl", "clientId", "clientSecret"}
+                        (default: $PGW_CONFIG, else ~/.config/pgw/config.json)
+  --merchant N|ID       which merchant of the file's "merchants" (an index from 0, or a merchantId)
+  --base-url URL        the API base URL (overrides the file)
+  --auth-url URL        the token service's base URL (default: the file's authUrl, else the base URL)
+  --client-id ID        the API key's client id (overrides the file)
+  --client-secret S     its client secret (overrides the file)`;
+
+export const EXIT_CODES = `Exit codes:
+  0  done (listen: stopped by Ctrl-C)
+  1  the API answered with an error (the message says what it said)
+  2  usage error: an unknown command or option, a bad value (duration, event type, URL, id)
+  3  configuration or credentials: no or unreadable configuration file, a missing value, credentials refused
+  4  the server cannot be reached (connection refused, DNS, time-out)`;
+
+export const help: Record<string, string> = {
+  main: `pgw: the payment gateway's command line, on the public API and the sandbox controls.
+
+Usage: pgw <command> [options]
+
+Commands:
+  listen --forward-to URL     forward the merchant's events as they happen to a local URL, signed
+  trigger <event-type>        make an event happen for real (trigger --list: which ones, and why not the others)
+  events resend <id>          resend a Failed webhook delivery (a delivery id, or an event id)
+  clock                       show the merchant's sandbox clock
+  clock advance <duration>    move the sandbox clock forward (30s, 15m, 2h, 1d, 1w, 1d12h) and run what fell due
+  logs                        recent webhook deliveries, newest first
+  help [command]              this text, or a command's
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  listen: `Usage: pgw listen --forward-to URL [--events TYPES] [--after EVENT_ID]
+
+Follows the merchant's sandbox event stream (GET /sandbox/v1/events/stream, server-sent events, so it works
+with a remote sandbox) and POSTs each event to URL with the body and Standard Webhooks headers a webhook
+delivery has (webhook-id is the event id; webhook-timestamp; webhook-signature), signed with a local secret.
+The secret (whsec_...) is made on the first run, printed once, and kept beside the configuration file
+(pgw-listen-secret, mode 0600); later runs reuse it. One line per event: time, type, event id, the local
+answer's status (or refused, timeout) and duration. A dropped stream is resumed after the last event
+received, losing nothing. Ctrl-C closes the stream, waits for the forwards in flight and exits 0; nothing
+was registered on the server.
+
+Options:
+  --forward-to URL    where to POST each event (http or https), e.g. http://127.0.0.1:8080/hooks
+  --events TYPES      only these event types, comma-separated (default: every type)
+  --after EVENT_ID    first send the events recorded after this one (default: from now on)
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  trigger: `Usage: pgw trigger <event-type>
+       pgw trigger --list
+
+Makes the event happen for real through the API and the sandbox controls (for example payment.ach.cleared:
+an ACH debit, settled by the sandbox's simulate), printing the ids of what it created. Related events
+happen too (the debit's payment.ach.scheduled, say). --list shows every event type it can trigger, with
+what it does, and the ones it cannot, with the reason.
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  events: `Usage: pgw events resend <deliveryId|eventId>
+
+Resends a webhook delivery that ended Failed (POST /v2/webhooks/delivery-logs/{id}/retry). Given an event
+id, resends every Failed delivery of that event among the 1,000 most recent deliveries. Only a Failed
+delivery can be resent (one still being retried will be retried anyway).
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  clock: `Usage: pgw clock
+       pgw clock advance <duration>
+
+Shows the merchant's sandbox clock, or moves it forward and runs what fell due (ACH submission and
+clearing, card settlement and expiry, invoices past due, webhook retries), printing what ran.
+A duration is a number and a unit, s, m, h, d or w (30s, 15m, 2h, 1d, 1w), or several (1d12h); at most 365 days.
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  logs: `Usage: pgw logs [--limit N] [--status S] [--type EVENT_TYPE]
+
+The merchant's recent webhook deliveries (to its registered endpoints), newest first: when, event type,
+status, attempt, the receiver's HTTP status, the delivery id and the event id.
+
+Options:
+  --limit N           how many (1 to 100, default 20)
+  --status S          only Pending, Succeeded or Failed
+  --type EVENT_TYPE   only this event type
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+};

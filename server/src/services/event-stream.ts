@@ -1,0 +1,91 @@
+// The sandbox event stream: a merchant's outbox events as they are committed, polled from the database (so
+// any instance serves any client, and an event recorded by another instance arrives too), oldest first, each
+// once, from now or after a given event (Last-Event-ID).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { webhookEvents } from '../../../generated/webhooks.ts';
+import type { Deps } from '../platform/deps.ts';
+import { invalid } from '../platform/errors.ts';
+import type { StoredEvent } from '../platform/outbox.ts';
+import { eventsAfter, positionOf, streamStart, type StreamCursor } from '../repositories/event-stream.ts';
+
+/** Events read a query; a full batch is followed at once by the next. */
+const BATCH = 200;
+/** Polling: soon after an event (more tend to follow), backing off to one indexed query a second when idle. */
+const MIN_WAIT_MS = 100;
+const MAX_WAIT_MS = 1000;
+/** A comment line this often when nothing was sent, so proxies and load balancers keep the connection. */
+export const HEARTBEAT_MS = 15_000;
+
+/**
+ * `start` comes first: the event the stream starts after (undefined when it starts at the merchant's very
+ * first event), so that a client that drops before any event arrives can still resume without a gap.
+ */
+export type StreamItem = { kind: 'start'; afterId: string | undefined } | { kind: 'event'; event: StoredEvent } | { kind: 'heartbeat' };
+
+export interface StreamOptions {
+  /** The comma-separated `types` filter, as given. */
+  types: string | undefined;
+  lastEventId: string | undefined;
+  /** Aborts when the client disconnects (or the server stops): the polling ends with it. */
+  signal: AbortSignal;
+}
+
+const known = new Set<string>(webhookEvents.map((e) => e.name));
+
+function typesOf(filter: string | undefined): string[] {
+  if (filter === undefined) return [];
+  const types = [...new Set(filter.split(',').map((t) => t.trim()))];
+  const unknown = types.filter((t) => !known.has(t));
+  if (unknown.length > 0) throw invalid('types', `unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (GET /v2/webhooks/event-types lists them)`);
+  return types;
+}
+
+/** Validates the request (400 before anything is sent) and returns the stream. */
+export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
+  const types = typesOf(options.types);
+  let start: { cursor: StreamCursor; afterId: string | undefined };
+  if (options.lastEventId === undefined) {
+    start = await streamStart(deps.db, merchantId);
+  } else {
+    // Another merchant's event is unknown here, as it is everywhere else.
+    const found = await positionOf(deps.db, merchantId, options.lastEventId);
+    if (!found) throw invalid('Last-Event-ID', 'names no event of this merchant');
+    start = { cursor: found, afterId: options.lastEventId };
+  }
+  return poll(deps, merchantId, start, types, options.signal);
+}
+
+async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
+  yield { kind: 'start', afterId: start.afterId };
+  let cursor = start.cursor;
+  let wait = MIN_WAIT_MS;
+  // Heartbeats are about the connection, so they run on the monotonic clock, not the business clock.
+  let lastSent = performance.now();
+  // A function, not the property: the signal aborts while this generator is suspended at a yield.
+  const stopped = (): boolean => signal.aborted;
+  while (!stopped()) {
+    const batch = await eventsAfter(deps.db, merchantId, cursor, types, BATCH);
+    for (const event of batch) {
+      if (stopped()) return;
+      yield { kind: 'event', event };
+      cursor = event.cursor;
+    }
+    if (batch.length > 0) {
+      lastSent = performance.now();
+      wait = MIN_WAIT_MS;
+      if (batch.length === BATCH) continue;
+    } else {
+      wait = Math.min(wait * 2, MAX_WAIT_MS);
+    }
+    if (performance.now() - lastSent >= HEARTBEAT_MS) {
+      if (stopped()) return;
+      yield { kind: 'heartbeat' };
+      lastSent = performance.now();
+    }
+    try {
+      await sleep(wait, undefined, { signal });
+    } catch {
+      return;
+    }
+  }
+}

@@ -1,0 +1,227 @@
+// The sandbox event stream over real HTTP (server-sent events): each new event once, in order, as the webhook
+// envelope; the types filter; tenancy (a merchant, a partner naming one); resume by Last-Event-ID without a
+// loss or a repeat; the 400s before the stream; polling that stops when the client goes; on PostgreSQL, an
+// event committed late by a slower transaction is not skipped; production answers 404.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../../src/platform/outbox.ts';
+import { engines, fieldsOf, startServer, type TestServer } from '../harness.ts';
+import { cardBody, paymentCalls, type Headers } from './payment-helpers.ts';
+
+interface Message { id: string; event: string; data: { id: string; type: string; timestamp: string; merchantId: string; data: Record<string, unknown> } }
+
+/** An open stream: the messages parsed so far (comments counted apart), and a way to wait for more. */
+interface Stream { messages: Message[]; comments: string[]; startIds: string[]; status: number; waitFor(n: number, ms?: number): Promise<Message[]>; close(): void }
+
+async function open(base: string, headers: Headers, query = ''): Promise<Stream> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/sandbox/v1/events/stream${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const stream: Stream = {
+    messages: [], comments: [], startIds: [], status: res.status,
+    async waitFor(n, ms = 5000) {
+      const until = Date.now() + ms;
+      while (stream.messages.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      return stream.messages;
+    },
+    close() { controller.abort(); },
+  };
+  if (!res.ok || !res.body) return stream;
+  expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = new Map<string, string>();
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) stream.comments.push(line);
+            else if (line.includes(': ')) fields.set(line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2));
+          }
+          const id = fields.get('id');
+          const data = fields.get('data');
+          if (id !== undefined && data !== undefined) stream.messages.push({ id, event: fields.get('event') ?? '', data: JSON.parse(data) as Message['data'] });
+          else if (id !== undefined) stream.startIds.push(id);
+        }
+      }
+    } catch { /* aborted */ }
+  })();
+  return stream;
+}
+
+describe.each(engines())('sandbox event stream (%s)', (engine) => {
+  let s: TestServer;
+  let server: Server;
+  let base: string;
+  let h0: Headers;
+  let h1: Headers;
+  const pay = paymentCalls(() => s);
+  const streams: Stream[] = [];
+  const openStream = async (headers: Headers, query = ''): Promise<Stream> => {
+    const st = await open(base, headers, query);
+    streams.push(st);
+    return st;
+  };
+  const sale = async (h: Headers, pan?: string): Promise<string> => (await pay.cardCreate(h, 'sale', cardBody(pan))).transactionId;
+  beforeAll(async () => {
+    s = await startServer(engine);
+    server = s.app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+    h0 = await s.as(0);
+    h1 = await s.as(1);
+  });
+  afterAll(async () => {
+    for (const st of streams) st.close();
+    await new Promise((r) => setTimeout(r, 100));
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await s.close();
+  });
+
+  it('sends each new event once, in order, as the webhook envelope; nothing from before it opened', async () => {
+    const before = await sale(h0);
+    const st = await openStream(h0);
+    expect(st.status).toBe(200);
+    const ids = [await sale(h0), await sale(h0, '4000000000000002'), await sale(h0)];
+    const got = await st.waitFor(3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(st.messages.map((m) => m.data.data.transactionId)).toEqual(ids);
+    expect(st.messages.map((m) => m.event)).toEqual(['payment.card.captured', 'payment.card.declined', 'payment.card.captured']);
+    expect(st.messages.some((m) => m.data.data.transactionId === before)).toBe(false);
+    for (const m of got) {
+      expect(m.id).toBe(m.data.id);
+      expect(m.data.type).toBe(m.event);
+      expect(m.data.merchantId).toBe(s.merchantId(0));
+      const row = (await s.db('outbox_events').where({ id: m.id }).first()) as { payload: string; occurred_on: string };
+      expect(m.data.data).toEqual(JSON.parse(row.payload));
+      expect(m.data.timestamp).toBe(row.occurred_on);
+    }
+    expect(st.comments).toContain(': connected');
+  });
+
+  it('filters by types', async () => {
+    const st = await openStream(h0, '?types=payment.card.declined,invoice.paid');
+    await sale(h0);
+    const declined = await sale(h0, '4000000000000002');
+    await sale(h0);
+    await st.waitFor(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(st.messages.map((m) => [m.event, m.data.data.transactionId])).toEqual([['payment.card.declined', declined]]);
+  });
+
+  it("keeps tenants apart: a merchant never sees another's events; a partner sees the merchant it names", async () => {
+    const mine = await openStream(h1);
+    const partnerOn0 = await openStream(await s.as('partner', 0));
+    const of0 = await sale(h0);
+    const of1 = await sale(h1);
+    await mine.waitFor(1);
+    await partnerOn0.waitFor(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(mine.messages.map((m) => m.data.data.transactionId)).toEqual([of1]);
+    expect(partnerOn0.messages.map((m) => m.data.data.transactionId)).toEqual([of0]);
+    expect(mine.messages.every((m) => m.data.merchantId === s.merchantId(1))).toBe(true);
+  });
+
+  it('resumes after Last-Event-ID: what happened while away arrives, nothing twice, nothing lost', async () => {
+    const first = await openStream(h0);
+    const ids = [await sale(h0), await sale(h0)];
+    const seen = await first.waitFor(2);
+    first.close();
+    const lastId = seen[1]?.id ?? '';
+    ids.push(await sale(h0), await sale(h0));
+    const second = await openStream({ ...h0, 'last-event-id': lastId });
+    ids.push(await sale(h0));
+    await second.waitFor(3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect([...seen, ...second.messages].map((m) => m.data.data.transactionId)).toEqual(ids);
+  });
+
+  it('names its starting point (an id without data), so a client that drops before any event resumes from it', async () => {
+    await sale(h0);
+    const [latest] = await s.db('outbox_events').where({ merchant_id: s.merchantId(0) }).orderBy('stream_seq', 'desc').limit(1).select<{ id: string }[]>('id');
+    const st = await openStream(h0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(st.startIds).toEqual([latest?.id]);
+    st.close();
+    const missed = await sale(h0);
+    const again = await openStream({ ...h0, 'last-event-id': latest?.id ?? '' });
+    await again.waitFor(1);
+    expect(again.startIds).toEqual([latest?.id]);
+    expect(again.messages.map((m) => m.data.data.transactionId)).toEqual([missed]);
+  });
+
+  it('refuses, before streaming: an unknown type, a Last-Event-ID of another merchant or of nothing, no token', async () => {
+    const unknownType = await request(s.app).get('/sandbox/v1/events/stream?types=payment.card.nope').set(h0);
+    expect(unknownType.status).toBe(400);
+    expect(fieldsOf(unknownType.body)).toEqual(['types']);
+    expect(JSON.stringify(unknownType.body)).toContain('payment.card.nope');
+    const badPattern = await request(s.app).get('/sandbox/v1/events/stream?types=,,').set(h0);
+    expect(badPattern.status).toBe(400);
+    const other = await openStream(h1);
+    await sale(h1);
+    const [theirs] = await other.waitFor(1);
+    const foreign = await request(s.app).get('/sandbox/v1/events/stream').set({ ...h0, 'last-event-id': theirs?.id ?? '' });
+    expect(foreign.status).toBe(400);
+    expect(fieldsOf(foreign.body)).toEqual(['Last-Event-ID']);
+    const none = await request(s.app).get('/sandbox/v1/events/stream').set({ ...h0, 'last-event-id': '7c9e6679-7425-40de-944b-e07fc1f90ae7' });
+    expect(none.status).toBe(400);
+    expect((await request(s.app).get('/sandbox/v1/events/stream')).status).toBe(401);
+  });
+
+  it('stops polling the database when the client disconnects', async () => {
+    let reads = 0;
+    const count = (q: { sql: string }): void => { if (q.sql.includes('stream_seq')) reads++; };
+    for (const st of streams) st.close();
+    await new Promise((r) => setTimeout(r, 300));
+    s.db.on('query', count);
+    try {
+      const st = await openStream(h0);
+      await new Promise((r) => setTimeout(r, 1500));
+      const whileOpen = reads;
+      expect(whileOpen).toBeGreaterThan(1);
+      st.close();
+      await new Promise((r) => setTimeout(r, 300));
+      const atClose = reads;
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(reads).toBe(atClose);
+    } finally {
+      s.db.off('query', count);
+    }
+  });
+
+  it.runIf(engine === 'postgres')('does not skip an event a slower transaction commits after a later one', async () => {
+    const st = await openStream(h0, '?types=api_key.created');
+    const data = { clientId: 'x', name: 'late', isActive: true, createdOn: new Date().toISOString() } as never;
+    const slow = await s.db.transaction();
+    const late = await recordEvent(slow, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
+    const early = await s.db.transaction(async (trx) => recordEvent(trx, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() }));
+    await new Promise((r) => setTimeout(r, 800));
+    // Held back while the slower transaction runs: sending `early` now would put the cursor past `late`.
+    expect(st.messages).toEqual([]);
+    await slow.commit();
+    await st.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(st.messages.map((m) => m.id)).toEqual([late, early]);
+  });
+});
+
+describe('sandbox event stream in production', () => {
+  it('answers 404', async () => {
+    const s = await startServer('sqlite', { environment: 'production' });
+    try {
+      const res = await request(s.app).get('/sandbox/v1/events/stream').set(await s.as(0));
+      expect(res.status).toBe(404);
+    } finally {
+      await s.close();
+    }
+  });
+});
