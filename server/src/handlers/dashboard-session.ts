@@ -5,6 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Services } from '../platform/context.ts';
 import { csrfMatches, csrfToken, resume, type Session } from '../services/dashboard-sessions.ts';
+import { sameOrigin } from './same-origin.ts';
 import { errorPage } from '../views/dashboard-pages.ts';
 
 export const SESSION_COOKIE = 'pgw_dashboard';
@@ -38,30 +39,8 @@ export function setCookie(req: Request, res: Response, name: string, value: stri
   res.append('Set-Cookie', attributes.join('; '));
 }
 
-/** The origins this server answers as: the configured public base URL's, and the request's own. */
-function ownOrigins(services: Services, req: Request): Set<string> {
-  const origins = new Set<string>([`${req.protocol}://${req.get('host') ?? ''}`]);
-  try {
-    origins.add(new URL(services.config.baseUrl).origin);
-  } catch {
-    // A base URL that is not a URL adds nothing.
-  }
-  return origins;
-}
-
-/** Whether a POST comes from a page of this site: its Origin, or without one its Referer, is ours. */
-export function sameOrigin(services: Services, req: Request): boolean {
-  const origins = ownOrigins(services, req);
-  const origin = req.get('origin');
-  if (origin !== undefined && origin !== 'null') return origins.has(origin);
-  const referer = req.get('referer');
-  if (referer === undefined) return false;
-  try {
-    return origins.has(new URL(referer).origin);
-  } catch {
-    return false;
-  }
-}
+/** Whether a POST comes from a page of this site (same-origin.ts). */
+export const postFromOwnPage = (services: Services, req: Request): boolean => sameOrigin(req, services.config.baseUrl);
 
 export const forbidden = (res: Response): void => {
   res.status(403).type('html').send(errorPage('Request refused', 'This form was not sent from a dashboard page of this session (its security token is missing, wrong or expired). Nothing was changed. Open the page again and repeat.'));
@@ -81,4 +60,4 @@ export async function sessionOf(services: Services, req: Request, res: Response)
 
 /** Both checks of a POST of a session's form: same origin, and the session's CSRF token. */
 export const postAllowed = (services: Services, req: Request, session: Session): boolean =>
-  sameOrigin(services, req) && csrfMatches(services.hashKey, 'session', session.id, (req.body as Record<string, unknown> | undefined)?.csrf);
+  postFromOwnPage(services, req) && csrfMatches(services.hashKey, 'session', session.id, (req.body as Record<string, unknown> | undefined)?.csrf);

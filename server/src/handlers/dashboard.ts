@@ -18,7 +18,7 @@ import type { Frame, Section } from '../views/dashboard-layout.ts';
 import { clockPage, errorPage, invoicesPage, overviewPage, signInPage } from '../views/dashboard-pages.ts';
 import { DASHBOARD_CSS, DASHBOARD_ICON } from '../views/dashboard-style.ts';
 import {
-  cookieOf, dashboardHeaders, forbidden, postAllowed, sameOrigin, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
+  cookieOf, dashboardHeaders, forbidden, postAllowed, postFromOwnPage, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
 } from './dashboard-session.ts';
 
 type Body = Record<string, unknown>;
@@ -94,7 +94,7 @@ export function dashboardPages(services: Services): Router {
   });
   router.post('/dashboard/sign-in', form, async (req, res) => {
     const nonce = cookieOf(req, SIGN_IN_COOKIE);
-    if (!sameOrigin(services, req) || nonce === undefined || !csrfMatches(services.hashKey, 'sign-in', nonce, (req.body as Body | undefined)?.csrf)) {
+    if (!postFromOwnPage(services, req) || nonce === undefined || !csrfMatches(services.hashKey, 'sign-in', nonce, (req.body as Body | undefined)?.csrf)) {
       forbidden(res);
       return;
     }

@@ -16,6 +16,7 @@ import { payFromPage } from '../services/invoice-page-payments.ts';
 import * as service from '../services/invoices.ts';
 import { achRequest, cardRequest, fieldsOf, messageOf, validPayment, type FormKind } from './invoice-page-forms.ts';
 import { NOT_FOUND_PAGE, invoicePageHtml, type PageMessage } from './invoice-page-views.ts';
+import { sameOrigin } from './same-origin.ts';
 
 /**
  * The dependencies of a page of one merchant's invoice. No token names the merchant here, so the business
@@ -37,24 +38,6 @@ function pageHeaders(res: Response): string {
     'Referrer-Policy': 'same-origin',
   });
   return nonce;
-}
-
-/**
- * True when the POST comes from a page of this server: its Origin (or, when a browser sends none, its
- * Referer) is the public base URL's origin or the one the request was addressed to. A page of another site
- * cannot make a browser send either.
- */
-function sameOrigin(req: Request, baseUrl: string): boolean {
-  const allowed = new Set([new URL(baseUrl).origin, `${req.protocol}://${req.get('host') ?? ''}`]);
-  const origin = req.get('origin');
-  if (origin !== undefined) return allowed.has(origin);
-  const referer = req.get('referer');
-  if (referer === undefined) return false;
-  try {
-    return allowed.has(new URL(referer).origin);
-  } catch {
-    return false;
-  }
 }
 
 const TOKEN_MESSAGES: Record<FormTokenProblem, PageMessage> = {

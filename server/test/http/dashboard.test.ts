@@ -135,6 +135,7 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       ['from another origin', (path, fields) => post(s, d, path, fields, { Origin: 'https://evil.example' })],
       ['with a foreign Referer and no Origin', (path, fields) => post(s, d, path, fields, { Referer: 'https://evil.example/page' })],
       ['with neither Origin nor Referer', (path, fields) => post(s, d, path, fields, {})],
+      ['from an opaque origin (null), even with our Referer', (path, fields) => post(s, d, path, fields, { Origin: 'null', Referer: `${originOf(s)}/dashboard/clock` })],
     ];
 
     it.each(attacks)('a clock advance %s is a 403 and the clock stays', async (_name, send) => {
