@@ -99,6 +99,17 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(text).toContain('time.dueDatePassed: The due date of a Due invoice passes');
   });
 
+  it('publishes every sandbox magic value of the spec', async () => {
+    // The values are the code spans of the tables in the description's "Sandbox magic values" section.
+    const description = readFileSync(path.join(root, 'spec', 'description.md'), 'utf8');
+    const section = /^## Sandbox magic values[^\n]*\n([\s\S]*?)(?=^## )/m.exec(description)?.[1] ?? '';
+    const values = [...new Set(section.split('\n').filter((line) => line.startsWith('|')).flatMap((line) => [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '')))];
+    expect(values).toEqual(expect.arrayContaining(['4000000000000002', '90.05']));
+    expect(values.length).toBeGreaterThan(20);
+    const text = await renderedSection('section/sandbox-magic-values-(designed)', values);
+    for (const value of values) expect(text, value).toContain(value);
+  });
+
   it('shows every heading of the description whole in the side menu (inline code included)', async () => {
     const headings = [...readFileSync(path.join(root, 'spec', 'description.md'), 'utf8').matchAll(/^##? (.+)$/gm)]
       .map((m) => (m[1] ?? '').replace(/`([^`]*)`/g, '$1').trim());
