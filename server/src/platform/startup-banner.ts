@@ -22,6 +22,12 @@ export function startupBanner(baseUrl: string, environment: string, credentialsF
     `  Payment gateway ${environment} at ${baseUrl}`,
     `  Docs:         ${baseUrl}/docs   (the contract: ${baseUrl}/openapi.json)`,
     `  Credentials:  ${credentialsFile}`,
+    // The sandbox's own tools: the dashboard (sign in with a merchant's clientId and clientSecret from the
+    // credentials file) and the CLI's event forwarding; a production server serves neither.
+    ...(environment === 'sandbox' ? [
+      `  Dashboard:    ${baseUrl}/dashboard   (sign in with a merchant's clientId and clientSecret from the credentials file)`,
+      `  Events:       PGW_CONFIG=${shellQuote(credentialsFile)} npx pgw listen --forward-to http://127.0.0.1:8080/hooks`,
+    ] : []),
     '  Get a token (paste into a shell):',
     `    ${tokenCommand(baseUrl, credentialsFile)}`,
     '',

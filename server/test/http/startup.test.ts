@@ -47,6 +47,10 @@ describe('first contact', () => {
       const command = banner.split('\n').find((line) => line.trim().startsWith('curl '))?.trim();
       expect(command).toBe(tokenCommand(baseUrl, file));
       expect(banner).toContain(`${baseUrl}/docs`);
+      // The sandbox's tools, which a production server does not serve.
+      expect(banner).toContain(`${baseUrl}/dashboard`);
+      expect(banner).toContain(`npx pgw listen`);
+      expect(startupBanner(baseUrl, 'production', file)).not.toMatch(/dashboard|pgw listen/);
       const { stdout } = await run('bash', ['-c', command ?? 'false'], { timeout: 30_000 });
       const token = JSON.parse(stdout) as { access_token?: unknown; token_type?: unknown };
       expect([typeof token.access_token, token.token_type]).toEqual(['string', 'Bearer']);
