@@ -14,10 +14,16 @@ const output = path.join(root, 'docs', 'index.html');
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
 
-/** One machine as Markdown: its rows (status names, not ids), then its network and time triggers. */
-export function stateMachineMarkdown(machine: StateMachineModel): string {
+/** One machine's table rows as Markdown cells: from, trigger, to, response code, event, provenance (status names, not ids). */
+export function stateMachineRows(machine: StateMachineModel): string[][] {
   const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
   const status = (id: number | null | 'removed'): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)' : `${names.get(id) ?? ''} (${String(id)})`);
+  return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\``, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
+    r.event === null ? '-' : `\`${r.event}\``, `${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`}`]);
+}
+
+/** One machine as Markdown: its rows, then its network and time triggers. */
+export function stateMachineMarkdown(machine: StateMachineModel): string {
   const refusal = machine.refusal.kind === 'responseCode'
     ? `A trigger with no row for the status answers HTTP 200 with responseCode \`${machine.refusal.responseCode}\` and changes nothing.`
     : 'A trigger with no row for the status answers 400 with its errorCode and changes nothing.';
@@ -28,8 +34,7 @@ export function stateMachineMarkdown(machine: StateMachineModel): string {
     '',
     '| From | Trigger | To | Response code | Event | Provenance |',
     '|---|---|---|---|---|---|',
-    ...machine.rows.map((r) =>
-      `| ${status(r.from)} | \`${r.trigger}\` | ${status(r.to)} | ${r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged'} | ${r.event === null ? '-' : `\`${r.event}\``} | ${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`} |`),
+    ...stateMachineRows(machine).map((cells) => `| ${cells.join(' | ')} |`),
     '',
     ...machine.triggers.map(([name, text]) => `- \`${name}\`: ${text}`),
   ];

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STAMP, specHash } from '../../scripts/docs.ts';
+import { readStateMachines } from '../../generator/transform/state-machines.ts';
+import { STAMP, specHash, stateMachineRows } from '../../scripts/docs.ts';
 import { markDesigned } from '../../scripts/docs-marks.ts';
 import { root, runBin } from '../../scripts/lib/run.ts';
 
@@ -108,6 +109,27 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(values.length).toBeGreaterThan(20);
     const text = await renderedSection('section/sandbox-magic-values-(designed)', values);
     for (const value of values) expect(text, value).toContain(value);
+  });
+
+  it('publishes every row of every state machine the spec declares', async () => {
+    await renderedSection('section/state-machines', ['State machines', 'holdAchTransaction']);
+    // Each table row as the page shows it: cells as text, Markdown code ticks and escapes gone.
+    const rendered = new Set<string>();
+    for (const row of await tab.locator('#redoc table tr').all()) {
+      rendered.add((await row.locator('th, td').allInnerTexts()).map((c) => c.replace(/\s+/g, ' ').trim()).join(' | '));
+    }
+    const plain = (markdown: string): string => markdown.replaceAll('\\|', '|').replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+    const machines = readStateMachines(JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as Record<string, unknown>);
+    expect(machines.length).toBeGreaterThanOrEqual(3);
+    let rows = 0;
+    for (const machine of machines) {
+      for (const cells of stateMachineRows(machine)) {
+        const row = cells.map(plain).join(' | ');
+        expect(rendered.has(row), `${machine.name}: ${row}`).toBe(true);
+        rows += 1;
+      }
+    }
+    expect(rows).toBe(machines.reduce((n, m) => n + m.rows.length, 0));
   });
 
   it('shows every heading of the description whole in the side menu (inline code included)', async () => {
