@@ -46,10 +46,24 @@ function cachePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
+/**
+ * WAL pages between checkpoints (SQLite's default is 1,000). A checkpoint copies each page changed since the
+ * last one back into the database file once and syncs it, in the commit that crosses the mark: a payment
+ * writes ~40 pages, many of them the same index pages, so a longer WAL copies fewer pages per write.
+ * Measured (HTTP benchmark requests, one machine): ACH debit create 680 -> 743-754 req/s, customer create
+ * 1,167-1,238 -> 1,302-1,318 req/s; the commit that checkpoints takes ~30 ms instead of ~7 ms, 10 times less
+ * often. A checkpoint thread (PASSIVE, its own connection) was tried and dropped: under steady writes it never
+ * completes, so the WAL is never restarted and grew by 120 MB/s, and it left that commit's time as it was.
+ */
+const WAL_PAGES_BETWEEN_CHECKPOINTS = 10_000;
+/** The WAL file is cut back to this size when it restarts after a checkpoint. */
+const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length);
-    if (filename !== ':memory:') mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+    const onDisk = filename !== ':memory:' && filename !== '';
+    if (onDisk) mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     return knex({
       client: 'better-sqlite3',
       connection: { filename },
@@ -65,6 +79,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             cachePreparedStatements(conn);
             // optimize=0x10002: the planner statistics, gathered now if a table outgrew them (SQLite's advice at open).
             conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA optimize = 0x10002;');
+            if (onDisk) conn.exec(`PRAGMA wal_autocheckpoint = ${String(WAL_PAGES_BETWEEN_CHECKPOINTS)}; PRAGMA journal_size_limit = ${String(WAL_SIZE_LIMIT)};`);
             done(null, conn);
           } catch (error) {
             done(error as Error, conn);
