@@ -4,6 +4,7 @@
 // payload is the generated type of the event's `data`, so a wrong record for an event type does not compile.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { insertRow } from '../repositories/compiled.ts';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
 import { insertScheduled } from '../repositories/webhook-deliveries.ts';
 import { activeEndpoints } from '../repositories/webhook-endpoints.ts';
@@ -39,7 +40,7 @@ async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
 
 export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: OutboxEvent<T>): Promise<string> {
   const row = rowOf(event);
-  await trx('outbox_events').insert(row);
+  await insertRow(trx, 'outbox_events', row);
   await fanOut(trx, [row]);
   return row.id;
 }

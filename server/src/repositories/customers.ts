@@ -1,6 +1,7 @@
 // The customers table: rows in, records out (booleans, bigints and JSON addresses converted here). Amounts
 // stay in integer cents (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
+import { compiledSelect, insertRow } from './compiled.ts';
 import { CUSTOMER_SEARCH_TEXT } from '../db/migrations/008_customer_search.ts';
 import { likePattern, pageOf, unfiltered, type ListQuery, type ListSpec } from '../platform/paging.ts';
 import { lockRow } from '../platform/transaction.ts';
@@ -114,7 +115,7 @@ function fieldColumns(fields: CustomerFields): Record<string, unknown> {
 }
 
 export async function insertCustomer(db: Knex, customer: { id: string; merchantId: string; fields: CustomerFields; createdOn: string }): Promise<void> {
-  await db(TABLE).insert({
+  await insertRow(db, TABLE, {
     id: customer.id,
     merchant_id: customer.merchantId,
     ...fieldColumns(customer.fields),
@@ -134,12 +135,14 @@ const PM = 'pm__';
  * The customer with its payment methods (oldest position first) in one query: a read of one customer is
  * one round trip, not two (issue 13).
  */
+const customerWithPaymentMethods = compiledSelect<{ id: string; merchantId: string }, CustomerRow & Record<string, unknown>>((db, v) => db(`${TABLE} as c`)
+  .leftJoin('payment_methods as pm', 'pm.customer_id', 'c.id')
+  .where({ 'c.id': v.id, 'c.merchant_id': v.merchantId })
+  .orderBy('pm.position', 'asc')
+  .select('c.*', ...joinedColumns('pm', PM)));
+
 export async function findCustomerWithPaymentMethods(db: Knex, merchantId: string, id: string): Promise<{ customer: CustomerRecord; paymentMethods: StoredPaymentMethod[] } | undefined> {
-  const rows = await db(`${TABLE} as c`)
-    .leftJoin('payment_methods as pm', 'pm.customer_id', 'c.id')
-    .where({ 'c.id': id, 'c.merchant_id': merchantId })
-    .orderBy('pm.position', 'asc')
-    .select<(CustomerRow & Record<string, unknown>)[]>('c.*', ...joinedColumns('pm', PM));
+  const rows = await customerWithPaymentMethods(db, { id, merchantId });
   const first = rows[0];
   if (first === undefined) return undefined;
   return { customer: toRecord(first), paymentMethods: rows.flatMap((row) => joinedRecord(row, PM) ?? []) };

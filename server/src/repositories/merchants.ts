@@ -1,6 +1,7 @@
 // Merchants, their payment processors and contact addresses (Knex only). Amounts stay in integer cents
 // (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
+import { compiledSelect } from './compiled.ts';
 
 export interface MerchantRow {
   id: string;
@@ -29,8 +30,10 @@ export interface ProcessorRecord {
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
+const merchantById = compiledSelect<{ id: string }, MerchantRow>((db, v) => db('merchants').where({ id: v.id }).first());
+
 export async function findMerchant(db: Knex, id: string): Promise<MerchantRow | undefined> {
-  return (await db('merchants').where({ id }).first()) as MerchantRow | undefined;
+  return (await merchantById(db, { id }))[0];
 }
 
 export function merchantSettings(row: MerchantRow) {
@@ -49,10 +52,12 @@ export async function clockOffsetOf(db: Knex, merchantId: string): Promise<numbe
   return Number(row?.clock_offset_ms ?? 0);
 }
 
+const processorsByMerchant = compiledSelect<{ merchantId: string }, {
+  id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string;
+}>((db, v) => db('payment_processors').where({ merchant_id: v.merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }]));
+
 export async function processorsOf(db: Knex, merchantId: string): Promise<ProcessorRecord[]> {
-  const rows = (await db('payment_processors').where({ merchant_id: merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }])) as {
-    id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string;
-  }[];
+  const rows = await processorsByMerchant(db, { merchantId });
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

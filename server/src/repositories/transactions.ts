@@ -1,6 +1,7 @@
 // Card and ACH transactions, their status history and card settlement batches (Knex only). Amounts are
 // integer cents; date-times fixed-width ISO text.
 import type { Knex } from 'knex';
+import { insertRow, insertRows } from './compiled.ts';
 import { keyStateChanged } from '../platform/key-state.ts';
 import { isPostgres } from '../db/knex.ts';
 
@@ -90,7 +91,7 @@ export function recordOf(row: Row): TransactionRecord {
 }
 
 export async function insertTransaction(db: Knex, record: TransactionRecord): Promise<void> {
-  await db('transactions').insert(columnsOf(record));
+  await insertRow(db, 'transactions', columnsOf(record));
 }
 
 export async function findTransaction(db: Knex, merchantId: string, id: string): Promise<TransactionRecord | undefined> {
@@ -131,7 +132,7 @@ export interface HistoryEntry {
 /** Appends history entries, many rows a statement. */
 export async function addHistory(db: Knex, entries: readonly HistoryEntry[]): Promise<void> {
   for (let i = 0; i < entries.length; i += CHUNK) {
-    await db('transaction_history').insert(entries.slice(i, i + CHUNK).map((entry) => ({
+    await insertRows(db, 'transaction_history', entries.slice(i, i + CHUNK).map((entry) => ({
       id: entry.id, transaction_id: entry.transactionId, from_status_id: entry.fromStatusId, to_status_id: entry.toStatusId,
       trigger: entry.trigger, response_code: entry.responseCode, return_code: entry.returnCode, created_on: entry.createdOn,
     })));

@@ -1,5 +1,6 @@
 // Webhook endpoints (Knex only): rows in, records out; a deleted endpoint is never found again.
 import type { Knex } from 'knex';
+import { compiledSelect } from './compiled.ts';
 import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
 
 export interface EndpointRecord {
@@ -63,8 +64,10 @@ export async function listEndpoints(db: Knex, merchantId: string, list: ListQuer
 }
 
 /** The merchant's active endpoints (the fan-out of its events). */
+const activeByMerchant = compiledSelect<{ merchantId: string }, Row>((db, v) => db('webhook_endpoints').where({ merchant_id: v.merchantId, is_active: true }).whereNull('deleted_on').select('*'));
+
 export async function activeEndpoints(db: Knex, merchantId: string): Promise<EndpointRecord[]> {
-  const rows = await db('webhook_endpoints').where({ merchant_id: merchantId, is_active: true }).whereNull('deleted_on').select<Row[]>('*');
+  const rows = await activeByMerchant(db, { merchantId });
   return rows.map(recordOf);
 }
 
