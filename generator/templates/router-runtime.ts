@@ -1,7 +1,10 @@
-// Express wiring for generated routes: one route match per request, then the context (authentication), body
-// parsing, validation compiled once per operation (openapi-validation.ts), the handler, and the response checked
-// against the document on its way out; errors go to `next`.
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+// The router of generated routes, an Express middleware that also runs on Node's own request and response:
+// one route match per request, then the context (authentication), body parsing, validation compiled once per
+// operation (openapi-validation.ts), the handler, and the response checked against the document on its way
+// out; errors go to `next`.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
+import { pickHeaders, requestPath, requestQuery, sendBody, sendJson, sendStream, typeHeader } from './http-io.ts';
 import { DocumentValidators, ValidationError } from './openapi-validation.ts';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
@@ -47,10 +50,16 @@ export interface OperationResult {
 
 /** The default handler context. */
 export interface RequestContext {
-  req: Request;
-  res: Response;
+  req: IncomingMessage;
+  res: ServerResponse;
   route: RouteDefinition;
 }
+
+/** What `next` receives: nothing to go on, or the error of the request. */
+export type NextFunction = (err?: unknown) => void;
+
+/** The router: an Express middleware, or a Node request handler with a `next` of its own. */
+export type ApiRouter = (req: IncomingMessage, res: ServerResponse, next: NextFunction) => void;
 
 export interface RouterOptions<Ctx> {
   /** The bundled OpenAPI document (all references local). */
@@ -62,7 +71,7 @@ export interface RouterOptions<Ctx> {
    * Builds the handler context for a matched route before the request is parsed or validated, so an
    * unauthenticated request is refused before its body is read. Throw to refuse the request.
    */
-  context: (req: Request, res: Response, route: RouteDefinition) => Ctx | Promise<Ctx>;
+  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>;
   /** Validate responses against the document (default true): a handler bug becomes a 500, not a lie. */
   validateResponses?: boolean;
   /** Largest accepted request body (default `1mb`). */
@@ -134,39 +143,44 @@ function pathTable(routes: readonly RouteDefinition[]): { literal: Map<string, P
   return { literal, patterns: all.filter((e) => e.names.length > 0) };
 }
 
-function pickHeaders(req: Request, names: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of names) {
-    const value = req.headers[name];
-    if (typeof value === 'string') headers[name] = value;
-    else if (Array.isArray(value)) headers[name] = value.join(', ');
-  }
-  return headers;
-}
-
-async function sendStream(res: Response, stream: AsyncIterable<string>): Promise<void> {
-  for await (const chunk of stream) {
-    // Respect back-pressure: wait for the socket to drain before producing more.
-    if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-  }
-  res.end();
-}
-
-function send(res: Response, result: OperationResult): void | Promise<void> {
+/** A JSON result goes through `respondJson` (checked when the request is armed); other bodies as they are. */
+function send(req: IncomingMessage, res: ServerResponse, result: OperationResult): void | Promise<void> {
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-  res.status(result.status);
+  if (result.contentType) res.setHeader('Content-Type', typeHeader(result.contentType));
   if (result.stream !== undefined) {
-    if (result.contentType) res.type(result.contentType);
+    res.statusCode = result.status;
     return sendStream(res, result.stream);
   }
   if (result.body === undefined) {
+    res.statusCode = result.status;
     res.end();
   } else if (result.contentType === undefined || /[/+]json(;|$)/.test(result.contentType)) {
-    if (result.contentType) res.type(result.contentType);
-    res.json(result.body);
+    respondJson(req, res, result.status, result.body);
   } else {
-    res.type(result.contentType).send(result.body);
+    const body = result.body;
+    // As Express's res.send: a string or bytes as they are, any other value as JSON.
+    if (typeof body === 'string' || Buffer.isBuffer(body)) sendBody(req, res, result.status, body);
+    else respondJson(req, res, result.status, body);
   }
+}
+
+/** The response check armed for a request whose input was valid: the JSON body it is about to send is checked. */
+const armed = new WeakMap<ServerResponse, (status: number, contentType: string | undefined, body: unknown) => boolean>();
+
+/**
+ * Sends a JSON body (with `headers`) as Express's `res.json` would. For a request the router has validated, the
+ * body is first checked against the document, once: one that does not match is not sent, and the router's
+ * `next` gets the problem instead (the error handler's 500 is not checked again). Error handlers send with it.
+ */
+export function respondJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  const check = armed.get(res);
+  if (check) {
+    armed.delete(res);
+    const type = res.getHeader('Content-Type');
+    if (!check(status, typeof type === 'string' ? type : undefined, body)) return;
+  }
+  sendJson(req, res, status, body);
 }
 
 /** The compiled validators of each document, shared by every router built from it (tests build many). */
@@ -180,18 +194,25 @@ function validatorsOf(apiSpec: object): DocumentValidators {
   return found;
 }
 
+/** The errors the router raised for a path the document does not have. */
+const unknownPaths = new WeakSet<object>();
+
+/** True for the router's 404 of a path the document does not have (not a handler's 404 of an unknown id). */
+export const isUnknownPath = (err: unknown): boolean => typeof err === 'object' && err !== null && unknownPaths.has(err);
+
 /** The operation each request in flight was matched to (for error handlers that need its schemas). */
-const matched = new WeakMap<Request, RouteDefinition>();
+const matched = new WeakMap<IncomingMessage, RouteDefinition>();
 
 /** The documented operation a request was matched to, once the router has matched it. */
-export function matchedRoute(req: Request): RouteDefinition | undefined {
+export function matchedRoute(req: IncomingMessage): RouteDefinition | undefined {
   return matched.get(req);
 }
 
 /** Runs an Express-style middleware (a body parser) as a promise. */
-const run = (middleware: express.RequestHandler, req: Request, res: Response): Promise<void> =>
+const run = (middleware: express.RequestHandler, req: IncomingMessage, res: ServerResponse): Promise<void> =>
   new Promise((resolve, reject) => {
-    middleware(req, res, (err?: unknown) => {
+    // body-parser reads only Node's request (headers, stream) and sets `body` on it.
+    middleware(req as express.Request, res as express.Response, (err?: unknown) => {
       if (err === undefined || err === null) resolve();
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a parser's error is handed on as it is
       else reject(err);
@@ -199,8 +220,7 @@ const run = (middleware: express.RequestHandler, req: Request, res: Response): P
   });
 
 /** The router: mount it at the root of an Express app, after any routes the document does not describe. */
-export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router {
-  const router = express.Router();
+export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): ApiRouter {
   const routes = [...options.routes].sort(routeOrder);
   const missing = options.handlers === undefined ? [] : missingHandlers(options.handlers, routes);
   if (missing.length > 0) throw new MissingHandlersError(missing);
@@ -229,16 +249,19 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
     return pattern && routeOrder({ path: pattern.entry.path, method: '' }, { path: literal.path, method: '' }) < 0 ? pattern : { entry: literal, values: [] };
   };
 
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    const found = match(req.path);
+  const router: ApiRouter = (req, res, next) => {
+    const pathname = requestPath(req);
+    const found = match(pathname);
     if (!found) {
       // Paths are case-sensitive: one that differs from a documented path only in letter case is unknown too.
-      next(new ValidationError(404, 'not found', [{ path: req.path, message: 'not found' }]));
+      const unknown = new ValidationError(404, 'not found', [{ path: pathname, message: 'not found' }]);
+      unknownPaths.add(unknown);
+      next(unknown);
       return;
     }
-    const route = found.entry.methods.get(req.method.toLowerCase());
+    const route = found.entry.methods.get((req.method ?? '').toLowerCase());
     if (!route) {
-      next(new ValidationError(405, `${req.method} method not allowed`, [{ path: req.path, message: `${req.method} method not allowed` }], { Allow: found.entry.allow }));
+      next(new ValidationError(405, `${String(req.method)} method not allowed`, [{ path: pathname, message: `${String(req.method)} method not allowed` }], { Allow: found.entry.allow }));
       return;
     }
     matched.set(req, route);
@@ -246,13 +269,13 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
     try {
       found.entry.names.forEach((name, i) => { path[name] = decodeURIComponent(found.values[i] ?? ''); });
     } catch {
-      next(new ValidationError(400, "malformed uri'", [{ path: req.path, message: "malformed uri'" }]));
+      next(new ValidationError(400, "malformed uri'", [{ path: pathname, message: "malformed uri'" }]));
       return;
     }
     void handle(route, path, req, res, next);
-  });
+  };
 
-  async function handle(route: RouteDefinition, path: Record<string, string>, req: Request, res: Response, next: NextFunction): Promise<void> {
+  async function handle(route: RouteDefinition, path: Record<string, string>, req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: NextFunction): Promise<void> {
     try {
       // The context (authentication) before the body is read: an unauthenticated request is refused unread.
       const context = await options.context(req, res, route);
@@ -260,13 +283,13 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
       const request = validators.request(route.operationId, route);
       const mediaType = request.mediaType(typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : undefined);
       if (mediaType instanceof ValidationError) throw mediaType;
-      const body = route.requestContentTypes.length > 0 ? (req.body as unknown) : undefined;
-      const checked = request.validate({ params: path, query: req.query, headers: req.headers, body: req.body as unknown }, mediaType);
+      const body = route.requestContentTypes.length > 0 ? req.body : undefined;
+      const checked = request.validate({ params: path, query: requestQuery(req), headers: req.headers, body: req.body }, mediaType);
       if (checked instanceof ValidationError) throw checked;
       const input: OperationInput = { path: checked.params, query: checked.query, headers: pickHeaders(req, route.headerParams), body };
       // From here on, what is sent for the request (the handler's answer or its error) is checked.
       if (validateResponses) checkResponses(route, req, res, next);
-      await send(res, await options.dispatch(route.operationId, input, context));
+      await send(req, res, await options.dispatch(route.operationId, input, context));
     } catch (error) {
       next(error);
     }
@@ -277,15 +300,23 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): Router
    * is checked against the document: one that does not match becomes a 500, reported once (the 500's own body
    * is not checked again). Refusals before the handler (authentication, validation) are the caller's to shape.
    */
-  function checkResponses(route: RouteDefinition, req: Request, res: Response, next: NextFunction): void {
-    const json = res.json.bind(res);
-    res.json = (body: unknown) => {
-      const type = res.getHeader('content-type');
-      const problem = validators.response(route.operationId, route, res.statusCode, typeof type === 'string' ? type : undefined, req.headers.accept, body);
-      if (problem === undefined) return json(body);
-      res.json = json;
+  function checkResponses(route: RouteDefinition, req: IncomingMessage, res: ServerResponse, next: NextFunction): void {
+    armed.set(res, (status, contentType, body) => {
+      const problem = validators.response(route.operationId, route, status, contentType, req.headers.accept, body);
+      if (problem === undefined) return true;
       next(problem);
-      return res;
+      return false;
+    });
+    // Mounted in Express, an error handler may answer with `res.json`: that body is checked the same way.
+    const express = res as ServerResponse & { json?: (body: unknown) => unknown };
+    const json = express.json;
+    if (typeof json !== 'function') return;
+    express.json = (body: unknown) => {
+      express.json = json;
+      const check = armed.get(res);
+      armed.delete(res);
+      const type = res.getHeader('content-type');
+      return check === undefined || check(res.statusCode, typeof type === 'string' ? type : undefined, body) ? json.call(res, body) : res;
     };
   }
 

@@ -1,9 +1,11 @@
 // The generated router (small fixture): context before validation, request and response validation,
-// dispatch with typed inputs, media types, route order, and the error classification it hands on.
+// dispatch with typed inputs, media types, route order, and the error classification it hands on; mounted in
+// Express and called from a plain Node server, which answer alike.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { MissingHandlersError, createApiRouter, routerProblem } from './golden/small/index.ts';
+import { MissingHandlersError, createApiRouter, isUnknownPath, respondJson, routerProblem, type ApiRouter } from './golden/small/index.ts';
 import type { Handlers } from './golden/small/handlers.ts';
 import type * as op from './golden/small/operations.ts';
 
@@ -50,20 +52,20 @@ const handlers: Handlers = {
   },
 };
 
-const app = express();
-app.use(
-  createApiRouter({
-    handlers,
-    context: (req, res, route) => {
-      // Authentication happens here, before the body is parsed or validated.
-      if (route.security.length > 0 && req.headers.authorization !== 'Bearer good') throw new Unauthorized('no token');
-      return { req, res, route };
-    },
-  }),
-);
+const router = (): ApiRouter => createApiRouter({
+  handlers,
+  context: (req, res, route) => {
+    // Authentication happens here, before the body is parsed or validated.
+    if (route.security.length > 0 && req.headers.authorization !== 'Bearer good') throw new Unauthorized('no token');
+    return { req, res, route };
+  },
+});
+
+const expressApp = express();
+expressApp.use(router());
 // Express knows an error handler by its four parameters.
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
-app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+expressApp.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
   if (err instanceof Unauthorized) {
     res.status(401).json({ kind: 'unauthorized' });
     return;
@@ -73,12 +75,27 @@ app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
   res.status(problem?.status ?? 500).json(problem ?? { kind: 'fault' });
 });
 
+// The same router on Node's own request and response, with an error handler answering through respondJson.
+const unknownPaths: unknown[] = [];
+const nodeRouter = router();
+const nodeApp = (req: IncomingMessage, res: ServerResponse): void => {
+  nodeRouter(req, res, (err?: unknown) => {
+    if (isUnknownPath(err)) unknownPaths.push(err);
+    if (err instanceof Unauthorized) {
+      respondJson(req, res, 401, { kind: 'unauthorized' });
+      return;
+    }
+    const problem = routerProblem(err);
+    respondJson(req, res, problem?.status ?? 500, problem ?? { kind: 'fault' }, problem?.allow ? { Allow: problem.allow } : {});
+  });
+};
+
 const auth = { authorization: 'Bearer good' };
 interface ProblemBody { kind: string; problems: { location: string; path: string; message: string }[] }
 const problemOf = (res: request.Response): ProblemBody => res.body as ProblemBody;
 const last = (): { operationId: string; input: unknown } | undefined => seen.at(-1);
 
-describe('the generated router', () => {
+describe.each([['mounted in Express', expressApp], ['on a Node server', nodeApp]] as const)('the generated router %s', (_hosting, app) => {
   it('refuses to be built when an operation has no handler, naming each one', () => {
     const pets: Partial<Handlers['pets']> = { ...handlers.pets };
     delete pets.getPet;
@@ -184,5 +201,48 @@ describe('the generated router', () => {
     expect(res.status).toBe(500);
     expect(problemOf(res).kind).toBe('response_validation');
     expect(JSON.stringify(res.body)).toMatch(/name/);
+  });
+});
+
+describe('the router on a Node server and in Express', () => {
+  const id = '5d1e8a4b-2c3f-4a6b-9c7d-8e9f0a1b2c3d';
+  const cases: [string, (app: Parameters<typeof request>[0]) => request.Test][] = [
+    ['a JSON list', (app) => request(app).get('/pets?limit=5&kind=2').set(auth).set('X-Request-Id', 'r')],
+    ['a text body (csv)', (app) => request(app).get('/pets?limit=2').set(auth).set('X-Request-Id', 'r')],
+    ['a repeated query value', (app) => request(app).get('/pets?limit=1&limit=2').set(auth).set('X-Request-Id', 'r')],
+    ['an encoded query value', (app) => request(app).get('/pets?limit=%35&kind=2').set(auth).set('X-Request-Id', 'r')],
+    ['a created record', (app) => request(app).post('/pets').set(auth).send({ name: 'Rëx ☃', kind: 1 })],
+    ['a path parameter', (app) => request(app).get(`/pets/${id}`).set(auth)],
+    ['an encoded path parameter', (app) => request(app).get(`/pets/${encodeURIComponent(id)}%2F`).set(auth)],
+    ['a trailing slash', (app) => request(app).get('/pets/names/').set(auth)],
+    ['no content', (app) => request(app).put(`/pets/${id}`).set(auth).send({ name: null })],
+    ['a form body', (app) => request(app).post('/line-items').type('form').send('sku=AB-1')],
+    ['a validation refusal', (app) => request(app).get('/pets?limit=0').set(auth).set('X-Request-Id', 'r')],
+    ['malformed JSON', (app) => request(app).post('/pets').set(auth).set('content-type', 'application/json').send('{"name":')],
+    ['another media type', (app) => request(app).post('/pets').set(auth).set('content-type', 'text/plain').send('Rex')],
+    ['a method the path does not have', (app) => request(app).delete('/pets').set(auth)],
+    ['HEAD of a path without it', (app) => request(app).head('/pets').set(auth)],
+    ['a malformed escape in the path', (app) => request(app).get('/pets/%E0%A4%A').set(auth)],
+    ['no token', (app) => request(app).get('/pets').set('X-Request-Id', 'r')],
+  ];
+
+  it.each(cases)('answers %s alike: status, media type, length, Allow and body', async (_name, send) => {
+    const [viaExpress, viaNode] = [await send(expressApp), await send(nodeApp)];
+    const shape = (res: request.Response): unknown => ({
+      status: res.status, type: res.headers['content-type'], length: res.headers['content-length'], allow: res.headers.allow, text: res.text,
+    });
+    expect(shape(viaNode)).toEqual(shape(viaExpress));
+  });
+
+  it('hands only an undocumented path to next as an unknown path (not a 404 a handler or validation gives)', async () => {
+    unknownPaths.length = 0;
+    await request(nodeApp).get('/nowhere').set(auth);
+    await request(nodeApp).get('/PETS').set(auth);
+    expect(unknownPaths).toHaveLength(2);
+    await request(nodeApp).get(`/pets/${id}`).set(auth);
+    await request(nodeApp).get('/pets/not-a-uuid').set(auth);
+    await request(nodeApp).delete('/pets').set(auth);
+    expect(unknownPaths).toHaveLength(2);
+    expect(isUnknownPath(routerProblem(new Error('x')))).toBe(false);
   });
 });

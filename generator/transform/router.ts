@@ -7,9 +7,9 @@ import { literal } from '../names.ts';
 
 export function transformRouter(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: (StatementStructures | string)[] = [
-    typeImport('express', ['Request', 'Response', 'Router']),
+    typeImport('node:http', ['IncomingMessage', 'ServerResponse']),
     valueImport('./runtime/router-runtime.ts', ['createRouterFromRoutes']),
-    typeImport('./runtime/router-runtime.ts', ['OperationInput', 'OperationResult', 'RequestContext', 'RouteDefinition']),
+    typeImport('./runtime/router-runtime.ts', ['ApiRouter', 'OperationInput', 'OperationResult', 'RequestContext', 'RouteDefinition']),
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './operations.ts', namespaceImport: 'op' },
     valueImport('./operations.ts', ['routes']),
     typeImport('./handlers.ts', ['Handlers']),
@@ -23,7 +23,7 @@ export function transformRouter(model: ApiModel, printer: Printer): GeneratedFil
         { name: 'handlers', type: 'Handlers<Ctx>', docs: ['The implementation of every operation.'] },
         {
           name: 'context',
-          type: '(req: Request, res: Response, route: RouteDefinition) => Ctx | Promise<Ctx>',
+          type: '(req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>',
           docs: ['Builds the handler context before the request is parsed and validated (authenticate here; throw to refuse).'],
         },
         { name: 'validateResponses', hasQuestionToken: true, type: 'boolean', docs: ['Validate every response against the document (default true).'] },
@@ -35,7 +35,7 @@ export function transformRouter(model: ApiModel, printer: Printer): GeneratedFil
       name: 'requestContext',
       isExported: true,
       docs: ['The default context: the request, the response and the matched route.'],
-      parameters: [{ name: 'req', type: 'Request' }, { name: 'res', type: 'Response' }, { name: 'route', type: 'RouteDefinition' }],
+      parameters: [{ name: 'req', type: 'IncomingMessage' }, { name: 'res', type: 'ServerResponse' }, { name: 'route', type: 'RouteDefinition' }],
       returnType: 'RequestContext',
       statements: ['return { req, res, route };'],
     },
@@ -44,9 +44,12 @@ export function transformRouter(model: ApiModel, printer: Printer): GeneratedFil
       name: 'createApiRouter',
       isExported: true,
       typeParameters: [{ name: 'Ctx' }],
-      docs: ['An Express router serving every operation of the document; mount it at the root, after routes it does not describe.'],
+      docs: [
+        'The router of every operation of the document: an Express middleware (mount it at the root, after routes it does not describe),',
+        'or a Node request handler given a `next` (an unknown path reaches `next` as a 404 problem).',
+      ],
       parameters: [{ name: 'options', type: 'ApiRouterOptions<Ctx>' }],
-      returnType: 'Router',
+      returnType: 'ApiRouter',
       statements: (writer) => {
         writer.writeLine('const h = options.handlers;');
         writer.writeLine('// Validation has checked each input against its operation before the handler sees it.');

@@ -2,7 +2,7 @@
 // its own when PGW_TEST_DATABASE_URL is set), the demo data, tokens, and the captured log lines.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import type { Express } from 'express';
+import type { App } from '../src/app.ts';
 import request from 'supertest';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Environment, type ServerConfig } from '../src/config.ts';
@@ -40,7 +40,7 @@ export class TestClock implements Clock {
 export type Secrets = Omit<CredentialsFile, 'environment' | 'baseUrl' | 'authUrl' | 'crmAuthUrl'>;
 
 export interface TestServer {
-  app: Express;
+  app: App;
   db: Database;
   config: ServerConfig;
   clock: TestClock;

@@ -1,6 +1,6 @@
 // The handler context: who calls (from the bearer token), on which merchant, and the server's services.
 // Built by the generated router before the request is parsed or validated.
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '../../../generated/index.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
@@ -53,7 +53,7 @@ export interface ServerContext extends Services, Deps {
 }
 
 /** Made on first use: only a streaming handler asks, so other requests pay nothing. */
-function disconnectedOf(res: Response): () => AbortSignal {
+function disconnectedOf(res: ServerResponse): () => AbortSignal {
   let controller: AbortController | undefined;
   return () => {
     if (controller) return controller.signal;
@@ -94,7 +94,7 @@ interface KeyRow {
 }
 
 /** The caller, and the sandbox clock offset of a merchant key's merchant (read in the same query). */
-async function authenticate(services: Services, req: Request): Promise<Principal & { offsetMs: number }> {
+async function authenticate(services: Services, req: IncomingMessage): Promise<Principal & { offsetMs: number }> {
   const header = req.headers.authorization;
   if (header === undefined || header === '') throw unauthorized();
   const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/.exec(header);
@@ -125,7 +125,7 @@ async function authenticate(services: Services, req: Request): Promise<Principal
 
 /** The merchants of the request: a merchant's own, or the partner's (one, if named in x-merchant-id). */
 async function tenancy(
-  services: Services, principal: Principal & { offsetMs: number }, req: Request,
+  services: Services, principal: Principal & { offsetMs: number }, req: IncomingMessage,
 ): Promise<{ scope: string[]; acting: string | null; offsetMs: number }> {
   if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId, offsetMs: principal.offsetMs };
   const named = req.headers['x-merchant-id'];
@@ -143,7 +143,7 @@ async function tenancy(
 }
 
 export function contextFactory(services: Services) {
-  return async (req: Request, res: Response, route: RouteDefinition): Promise<ServerContext> => {
+  return async (req: IncomingMessage, res: ServerResponse, route: RouteDefinition): Promise<ServerContext> => {
     const correlationId = correlationIdOf(res);
     const version = req.headers['x-api-version'];
     if (route.path.startsWith('/pay-int-api/') && typeof version === 'string' && !ACCEPTED_API_VERSIONS.has(version.trim())) {

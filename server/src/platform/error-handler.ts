@@ -1,7 +1,7 @@
 // The one mapping from anything thrown to a response: API errors, router problems (validation, malformed
 // JSON, unknown route, wrong method, media type), OAuth errors on the token routes, and faults.
-import type { NextFunction, Request, Response } from 'express';
-import { routerProblem, type RouterProblem } from '../../../generated/index.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestPath, respondJson, routerProblem, type RouterProblem } from '../../../generated/index.ts';
 import { ApiError, WrongJsonTypeError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { isWrongJsonType, requestBodySchema } from './json-types.ts';
@@ -46,9 +46,9 @@ export function problemToError(problem: RouterProblem, request: { schema: unknow
 }
 
 export function errorHandler(log: Logger) {
-  // Express recognises an error handler by its four parameters.
+  // Express recognises an error handler by its four parameters; a Node server calls it with three.
   // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, req: IncomingMessage & { body?: unknown }, res: ServerResponse, _next?: unknown): void => {
     const correlationId = correlationIdOf(res);
     if (res.headersSent) {
       log.error({ correlationId, err }, 'error after the response was sent');
@@ -57,22 +57,22 @@ export function errorHandler(log: Logger) {
     const problem = routerProblem(err);
     // The token services answer in RFC 6749's terms whatever went wrong with the request.
     const requestProblem = problem !== undefined && ['validation', 'malformed_json', 'unsupported_media_type', 'payload_too_large'].includes(problem.kind);
-    if (isTokenPath(req.path) && (err instanceof OAuthError || requestProblem)) {
+    if (isTokenPath(requestPath(req)) && (err instanceof OAuthError || requestProblem)) {
       const oauth = err instanceof OAuthError ? err : OAuthError.fromInvalidBody(req.body);
-      res.status(oauth.status).set({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers }).json(oauth.toResponse());
+      respondJson(req, res, oauth.status, oauth.toResponse(), { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers });
       return;
     }
     const mapped = err instanceof ApiError || err instanceof WrongJsonTypeError ? err
-      : problem ? problemToError(problem, { schema: requestBodySchema(req), body: req.body as unknown }) : undefined;
+      : problem ? problemToError(problem, { schema: requestBodySchema(req), body: req.body }) : undefined;
     if (problem?.kind === 'response_validation') {
       log.error({ correlationId, problems: problem.problems, message: problem.message }, 'response failed validation against the spec');
     }
     if (mapped instanceof WrongJsonTypeError) {
-      res.status(400).json(mapped.toResponse(correlationId));
+      respondJson(req, res, 400, mapped.toResponse(correlationId));
       return;
     }
     const error = mapped ?? new ApiError('internal_error');
     if (!mapped) log.error({ correlationId, err }, 'unhandled error');
-    res.status(error.status).set(error.context.headers ?? {}).json(error.toResponse(correlationId));
+    respondJson(req, res, error.status, error.toResponse(correlationId), error.context.headers ?? {});
   };
 }

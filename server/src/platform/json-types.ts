@@ -1,6 +1,6 @@
 // Which JSON types a request body's schema accepts at a field path: a value is of the "wrong JSON type"
 // (the interface's alternative 400 body) only when no alternative of the schema accepts its type.
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { apiSpec, matchedRoute } from '../../../generated/index.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -71,7 +71,7 @@ export function isWrongJsonType(schema: unknown, body: unknown, path: readonly s
 }
 
 /** The JSON request body schema of the operation the router matched the request to. */
-export function requestBodySchema(req: Request): unknown {
+export function requestBodySchema(req: IncomingMessage): unknown {
   const route = matchedRoute(req);
   const paths = isObject(apiSpec.paths) ? apiSpec.paths : {};
   const item = route ? deref(paths[route.path]) : undefined;

@@ -1,18 +1,23 @@
-// Per-request values kept on the response: the correlation id that ties a response to its log line.
+// Per-request values kept beside the response: the correlation id that ties a response to its log line.
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
-const CORRELATION = 'correlationId';
+const ids = new WeakMap<ServerResponse, string>();
 
-/** Gives every request a correlation id, returned in X-Correlation-Id and written in its log line. */
-export function correlation(req: Request, res: Response, next: NextFunction): void {
+/** Gives the request its correlation id, returned in X-Correlation-Id and written in its log line. */
+export function correlate(res: ServerResponse): string {
   const id = randomUUID();
-  res.locals[CORRELATION] = id;
+  ids.set(res, id);
   res.setHeader('X-Correlation-Id', id);
+  return id;
+}
+
+/** `correlate` as a middleware. */
+export function correlation(_req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  correlate(res);
   next();
 }
 
-export function correlationIdOf(res: Response): string {
-  const id: unknown = res.locals[CORRELATION];
-  return typeof id === 'string' ? id : randomUUID();
+export function correlationIdOf(res: ServerResponse): string {
+  return ids.get(res) ?? randomUUID();
 }
