@@ -9,11 +9,12 @@ import express from 'express';
 import { apiSpec, createApiRouter, isUnknownPath, requestPath } from '../../generated/index.ts';
 import type { ServerConfig } from './config.ts';
 import { isPostgres, type Database } from './db/knex.ts';
-import { KeyStateCache } from './platform/key-state.ts';
+import { KeyStateCache, type KeyStateChange } from './platform/key-state.ts';
+import { channelOf, KeyStateListener } from './platform/key-state-pg.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { dashboardPages } from './handlers/dashboard.ts';
-import { contextFactory, type Services } from './platform/context.ts';
+import { contextFactory, type Principal, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
@@ -52,8 +53,25 @@ function logAccess(log: Logger, req: IncomingMessage, res: ServerResponse, corre
   });
 }
 
-/** The server's request handler; `listen` starts an HTTP server on it (as an Express app's does). */
-export type App = ((req: IncomingMessage, res: ServerResponse) => void) & { listen: (port?: number, host?: string) => Server };
+/**
+ * The server's request handler; `listen` starts an HTTP server on it (as an Express app's does); `close` stops
+ * what the app runs beside requests (on PostgreSQL, its API-key state listener), before the database closes.
+ */
+export type App = ((req: IncomingMessage, res: ServerResponse) => void) & {
+  listen: (port?: number, host?: string) => Server;
+  close: () => Promise<void>;
+};
+
+/** The kept API-key states: on PostgreSQL, used while this instance listens for changes under a lease. */
+async function keyStates(db: Database, log: Logger): Promise<{ cache: KeyStateCache<Principal & { offsetMs: number }>; stop: () => Promise<void> }> {
+  if (!isPostgres(db)) return { cache: new KeyStateCache(db), stop: () => Promise.resolve() };
+  let forget: (change: KeyStateChange | null) => void = () => undefined;
+  const listener = new KeyStateListener(db, await channelOf(db), log, (change) => { forget(change); });
+  const cache = new KeyStateCache<Principal & { offsetMs: number }>(db, () => listener.usable());
+  forget = (change) => { cache.forget(change); };
+  await listener.start();
+  return { cache, stop: () => listener.stop() };
+}
 
 /** Paths under `/sandbox` (compared as Express compares routes, without letter case). */
 const isSandboxPath = (path: string): boolean => /^\/sandbox(\/|$)/i.test(path);
@@ -73,6 +91,7 @@ function under(prefixes: readonly string[], handler: express.RequestHandler): ex
 export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const key = await signingKey(options.db, options.config.environment, clock);
+  const states = await keyStates(options.db, options.log);
   const services: Services = {
     db: options.db,
     log: options.log,
@@ -80,8 +99,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     wall: clock,
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
-    // Only where this process is the database's one writer (see key-state.ts).
-    ...(isPostgres(options.db) ? {} : { keyStates: new KeyStateCache(options.db) }),
+    keyStates: states.cache,
   };
   const app = express();
   app.disable('x-powered-by');
@@ -139,5 +157,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       else handleError(err, req, res);
     });
   };
-  return Object.assign(handle, { listen: (port?: number, host?: string): Server => createServer(handle).listen(port, host) });
+  return Object.assign(handle, {
+    listen: (port?: number, host?: string): Server => createServer(handle).listen(port, host),
+    close: states.stop,
+  });
 }

@@ -81,7 +81,7 @@ async function main(): Promise<void> {
       // Event streams never end by themselves, and server.close() waits for every response in flight.
       endStreams();
       server.close(() => {
-        void worker.stop().then(() => db.destroy()).then(() => process.exit(0));
+        void worker.stop().then(() => app.close()).then(() => db.destroy()).then(() => process.exit(0));
       });
     }, DRAIN_GRACE_MS);
   };

@@ -108,6 +108,7 @@ export async function startServer(engine: Engine, options: { environment?: Envir
       return { ...(await auth(who)), ...(acting === undefined ? {} : { 'x-merchant-id': merchantId(acting) }) };
     },
     async close() {
+      await app.close();
       if (schema) await db.raw('drop schema if exists ?? cascade', [schema]);
       await db.destroy();
     },

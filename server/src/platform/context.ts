@@ -30,7 +30,7 @@ export interface Services {
   readonly tokens: TokenService;
   /** The key of the server's keyed hashes of request data (derived from the environment's signing key). */
   readonly hashKey: Buffer;
-  /** API-key states kept between requests (embedded SQLite only: see key-state.ts). */
+  /** API-key states kept between requests (see key-state.ts; on PostgreSQL while this instance holds a lease). */
   readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
 }
 

@@ -14,6 +14,7 @@ import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import { iso, type Clock } from './time.ts';
+import { transaction } from './transaction.ts';
 
 const KEEP_MS = 24 * 3600 * 1000;
 /**
@@ -82,7 +83,7 @@ export async function once(
   const known = (await deps.db('idempotency_keys').where(where).first()) as KeyRow | undefined;
   const now = iso(deps.wall.now());
   if (known && known.expires_on > now) return replay(known, hash);
-  return deps.db.transaction(async (tx) => {
+  return transaction(deps.db, async (tx) => {
     if (known) await tx('idempotency_keys').where(where).andWhere('expires_on', '<=', now).delete();
     // The insert takes the key; a concurrent request with the same key waits here on PostgreSQL until this
     // transaction ends, and then finds the done row (or, after a rollback, takes the key itself).

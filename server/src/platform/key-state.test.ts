@@ -15,32 +15,46 @@ describe('KeyStateCache', () => {
     const cache = new KeyStateCache<{ clientId: string; merchantId: string | null }>(db);
     cache.set('a', state('a', 'm1'), cache.mark());
     cache.set('b', state('b', 'm1'), cache.mark());
-    await db.transaction((tx) => { keyStateChanged(tx, { clientId: 'a' }); return Promise.resolve(); });
+    await db.transaction((tx) => keyStateChanged(tx, { clientId: 'a' }));
     expect(cache.get('a')).toBeUndefined();
     expect(cache.get('b')).toEqual(state('b', 'm1'));
   });
 
-  it("forgets every key of a merchant whose clock moved, and nobody else's", () => {
+  it("forgets every key of a merchant whose clock moved, and nobody else's", async () => {
     const cache = new KeyStateCache<{ clientId: string; merchantId: string | null }>(db);
     cache.set('a', state('a', 'm1'), cache.mark());
     cache.set('b', state('b', 'm2'), cache.mark());
     cache.set('p', state('p', null), cache.mark());
-    keyStateChanged(db, { merchantId: 'm1' });
+    await keyStateChanged(db, { merchantId: 'm1' });
     expect([cache.get('a'), cache.get('b'), cache.get('p')]).toEqual([undefined, state('b', 'm2'), state('p', null)]);
   });
 
-  it('does not keep a state read before a change (the read may predate it)', () => {
+  it('does not keep a state read before a change (the read may predate it)', async () => {
     const cache = new KeyStateCache<{ clientId: string; merchantId: string | null }>(db);
     const mark = cache.mark();
-    keyStateChanged(db, { clientId: 'a' });
+    await keyStateChanged(db, { clientId: 'a' });
     cache.set('a', state('a', 'm1'), mark);
     expect(cache.get('a')).toBeUndefined();
   });
 
-  it('hears nothing of another database', () => {
+  it('hears nothing of another database', async () => {
     const cache = new KeyStateCache<{ clientId: string; merchantId: string | null }>(db);
     cache.set('a', state('a', 'm1'), cache.mark());
-    keyStateChanged(other, { clientId: 'a' });
+    await keyStateChanged(other, { clientId: 'a' });
     expect(cache.get('a')).toEqual(state('a', 'm1'));
+  });
+
+  it('neither gives nor keeps states while it may not use them (on PostgreSQL: no lease), and forgets all on null', () => {
+    let usable = true;
+    const cache = new KeyStateCache<{ clientId: string; merchantId: string | null }>(db, () => usable);
+    cache.set('a', state('a', 'm1'), cache.mark());
+    usable = false;
+    expect(cache.get('a')).toBeUndefined();
+    cache.set('b', state('b', 'm1'), cache.mark());
+    usable = true;
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toEqual(state('a', 'm1'));
+    cache.forget(null);
+    expect(cache.get('a')).toBeUndefined();
   });
 });

@@ -1,9 +1,13 @@
-// The authentication's per-request read (an API key, its merchant's sandbox clock offset) kept in memory on
-// embedded SQLite, forgotten the moment a repository changes either: one query fewer per request.
+// The authentication's per-request read (an API key, its merchant's sandbox clock offset) kept in memory,
+// forgotten the moment a repository changes either: one query fewer per request.
 // On SQLite the server is the database's only writer (one process, one connection: running several
 // instances is what PostgreSQL is for), so a change this process does not see cannot happen. On PostgreSQL
-// another instance may revoke a key, so the state is read on every request there (immediate revocation).
+// another instance may revoke a key: every instance listens for changes under a lease, and the request that
+// changes a state answers only once every instance has forgotten it (key-state-pg.ts).
 import type { Knex } from 'knex';
+import { isPostgres } from '../db/knex.ts';
+import { awaitInstances, publishChange } from './key-state-pg.ts';
+import { afterCommit } from './transaction.ts';
 
 /** What a repository changed: a key (revoked), or a merchant (its sandbox clock moved). */
 export type KeyStateChange = { clientId: string } | { merchantId: string };
@@ -21,9 +25,16 @@ function listenersOf(db: Knex): Set<Listener> | undefined {
   return listeners.get(keyOf(db));
 }
 
-/** Called by a repository with the handle it wrote through (in or out of a transaction). */
-export function keyStateChanged(db: Knex, change: KeyStateChange): void {
+/**
+ * Called by a repository with the handle it wrote through (in or out of a transaction). This process forgets
+ * at once; on PostgreSQL the change is published with the transaction, and once it commits, the request waits
+ * for every other instance to have forgotten it too.
+ */
+export async function keyStateChanged(db: Knex, change: KeyStateChange): Promise<void> {
   for (const listener of listenersOf(db) ?? []) listener(change);
+  if (!isPostgres(db)) return;
+  await publishChange(db, change);
+  await afterCommit(db, awaitInstances);
 }
 
 /** Entries kept at most (the oldest is dropped first). */
@@ -34,22 +45,26 @@ export class KeyStateCache<State extends { merchantId: string | null }> {
   /** Counts changes: a state read before a change is not kept after it (the read may predate it). */
   private changes = 0;
 
-  constructor(db: Knex) {
+  /** `usable`: whether kept states may be used now (on PostgreSQL: while the instance listens under a lease). */
+  constructor(db: Knex, private readonly usable: () => boolean = () => true) {
     let set = listeners.get(keyOf(db));
     if (!set) {
       set = new Set();
       listeners.set(keyOf(db), set);
     }
-    set.add((change) => {
-      this.changes += 1;
-      // Forgetting is always safe: the next request reads the state again.
-      if ('clientId' in change) this.entries.delete(change.clientId);
-      else for (const [clientId, state] of this.entries) if (state.merchantId === change.merchantId) this.entries.delete(clientId);
-    });
+    set.add((change) => { this.forget(change); });
+  }
+
+  /** Forgets what `change` makes stale; null forgets everything. Forgetting is always safe: the next request reads again. */
+  forget(change: KeyStateChange | null): void {
+    this.changes += 1;
+    if (change === null) this.entries.clear();
+    else if ('clientId' in change) this.entries.delete(change.clientId);
+    else for (const [clientId, state] of this.entries) if (state.merchantId === change.merchantId) this.entries.delete(clientId);
   }
 
   get(clientId: string): State | undefined {
-    return this.entries.get(clientId);
+    return this.usable() ? this.entries.get(clientId) : undefined;
   }
 
   /** A mark to take before reading the state from the database, for `set`. */
@@ -59,7 +74,7 @@ export class KeyStateCache<State extends { merchantId: string | null }> {
 
   /** Keeps a state read after `mark`, unless a change came in between. */
   set(clientId: string, state: State, mark: number): void {
-    if (mark !== this.changes) return;
+    if (mark !== this.changes || !this.usable()) return;
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);

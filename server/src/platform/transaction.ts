@@ -4,10 +4,39 @@
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/knex.ts';
 
+/** Work to do once a transaction has committed (given the database handle), by transaction. */
+type Task = (db: Knex) => Promise<void>;
+const committed = new WeakMap<Knex, Task[]>();
+
+/**
+ * Runs `task` once what `db` wrote is committed: after its transaction commits (never, if it rolls back), or at
+ * once when `db` is no transaction. The transaction must have been opened by `transaction` or `withTransaction`.
+ */
+export async function afterCommit(db: Knex, task: Task): Promise<void> {
+  if (!db.isTransaction) {
+    await task(db);
+    return;
+  }
+  const tasks = committed.get(db);
+  if (!tasks) throw new Error('afterCommit: the transaction was not opened by platform/transaction.ts');
+  tasks.push(task);
+}
+
+/** A new transaction; its after-commit tasks run, in order, before this resolves. */
+export async function transaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const tasks: Task[] = [];
+  const result = await db.transaction((tx) => {
+    committed.set(tx, tasks);
+    return work(tx);
+  });
+  for (const task of tasks) await task(db);
+  return result;
+}
+
 /** Runs `work` in a transaction: the caller's when `db` is one already, else a new one. */
 export function withTransaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db as Knex.Transaction);
-  return db.transaction(work);
+  return transaction(db, work);
 }
 
 /**

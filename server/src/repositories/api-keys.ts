@@ -52,7 +52,7 @@ export async function countActiveKeys(db: Knex, merchantId: string): Promise<num
 
 export async function revokeApiKey(db: Knex, clientId: string, revokedOn: string): Promise<void> {
   await db('api_keys').where({ client_id: clientId }).update({ is_active: false, revoked_on: revokedOn });
-  keyStateChanged(db, { clientId });
+  await keyStateChanged(db, { clientId });
 }
 
 export async function partnerOf(db: Knex, merchantId: string): Promise<string> {

@@ -232,5 +232,5 @@ export async function clockOffsetOf(db: Knex, merchantId: string): Promise<numbe
 
 export async function setClockOffset(db: Knex, merchantId: string, offsetMs: number): Promise<void> {
   await db('merchants').where({ id: merchantId }).update({ clock_offset_ms: offsetMs });
-  keyStateChanged(db, { merchantId });
+  await keyStateChanged(db, { merchantId });
 }

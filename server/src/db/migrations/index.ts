@@ -11,6 +11,7 @@ import * as customerSearch from './008_customer_search.ts';
 import * as customerCounts from './009_customer_counts.ts';
 import * as dashboardSessions from './010_dashboard_sessions.ts';
 import * as eventStream from './011_event_stream.ts';
+import * as instanceLeases from './012_instance_leases.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -24,6 +25,7 @@ const migrations: Record<string, Knex.Migration> = {
   '009_customer_counts': customerCounts,
   '010_dashboard_sessions': dashboardSessions,
   '011_event_stream': eventStream,
+  '012_instance_leases': instanceLeases,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
