@@ -1,5 +1,6 @@
 // The invoice as a PDF (pdfkit), rendering the one view model (invoice-document.ts) the invoice page renders
 // too. Written uncompressed in the standard Helvetica font, so the text of the document can be found in its bytes.
+import { createHash } from 'node:crypto';
 import PDFDocument from 'pdfkit';
 import type { components } from '../../../generated/types.ts';
 import { invoiceDocument } from './invoice-document.ts';
@@ -21,8 +22,41 @@ function toBuffer(doc: PDFKit.PDFDocument): Promise<Buffer> {
   });
 }
 
+/** Rendered documents kept, at most this many bytes in all (the least recently used go first). */
+const KEPT_BYTES = 16 * 1024 * 1024;
+const kept = new Map<string, Buffer>();
+let keptBytes = 0;
+
+/**
+ * The invoice's PDF: rendered once for each content (the invoice as getInvoice returns it, with its derived
+ * status, and the merchant's name) and kept: a render costs ~5 ms of CPU, and an invoice is downloaded again
+ * and again (its page, its emails). `now` dates a document when it is first rendered; the same content later
+ * gives the same bytes. The key is the whole content, so a kept document is never stale and never another's.
+ */
+export async function invoicePdf(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
+  const key = createHash('sha256').update(JSON.stringify([invoice, merchantName])).digest('hex');
+  const found = kept.get(key);
+  if (found) {
+    // Re-inserted: the map's order is the order of last use.
+    kept.delete(key);
+    kept.set(key, found);
+    return found;
+  }
+  const rendered = await renderInvoicePdf(invoice, merchantName, now);
+  if (rendered.length <= KEPT_BYTES) {
+    kept.set(key, rendered);
+    keptBytes += rendered.length;
+    for (const [oldest, buffer] of kept) {
+      if (keptBytes <= KEPT_BYTES) break;
+      kept.delete(oldest);
+      keptBytes -= buffer.length;
+    }
+  }
+  return rendered;
+}
+
 /** Renders the invoice (as getInvoice returns it) and the merchant's name; `now` dates the document. */
-export function invoicePdf(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
+function renderInvoicePdf(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
   const d = invoiceDocument(invoice, merchantName);
   const doc = new PDFDocument({ compress: false, size: 'LETTER', margin: LEFT, info: { Title: d.title, Author: merchantName, CreationDate: now } });
   doc.font('Helvetica');

@@ -201,6 +201,28 @@ describe.each(engines())('invoice notifications, calculations, PDF and page (%s)
       expect(paid).toContain('Status: Paid');
       expect(errorOf(await request(s.app).get(`${INVOICES}/${UNKNOWN}/download-pdf`).set(h))).toEqual([404, 'not_found']);
     });
+
+    it('is the same document while the invoice is the same, and a new one as soon as anything shown changes', async () => {
+      const h = await as(0);
+      const pdfOf = async (id: string): Promise<string> => (await request(s.app).get(`${INVOICES}/${id}/download-pdf`).set(h).expect(200)).body as string;
+      const id = await calls.publish(h, invoiceBody());
+      const first = await pdfOf(id);
+      s.clock.advance(60);
+      expect(await pdfOf(id)).toBe(first);
+      // Another invoice of the same content but its own number and id is its own document.
+      const other = await calls.publish(h, invoiceBody());
+      expect(pdfText(Buffer.from(await pdfOf(other), 'base64'))).toContain(`Invoice ${(await calls.get(h, other)).number ?? 'none'}`);
+      // The status shown changes: a new document with it.
+      await request(s.app).put(`${INVOICES}/${id}/mark-as-paid`).set(h).expect(200);
+      const paid = await pdfOf(id);
+      expect(paid).not.toBe(first);
+      expect(pdfText(Buffer.from(paid, 'base64'))).toContain('Status: Paid');
+      // Another merchant with the same invoice content gets its own name on it.
+      const h1 = await as(1);
+      const theirs = await calls.publish(h1, invoiceBody());
+      const text = pdfText(Buffer.from((await request(s.app).get(`${INVOICES}/${theirs}/download-pdf`).set(h1).expect(200)).body as string, 'base64'));
+      expect(text).not.toContain('Acme Outdoor Supply');
+    });
   });
 
   describe('page and short address', () => {
