@@ -141,7 +141,8 @@ export async function createCustomer(deps: Deps, merchantId: string, input: Cust
     for (const card of cards) cardIds.push(await storeCard(t, { merchantId, customerId: id, position: position++, createdOn }, card));
     const accountIds: string[] = [];
     for (const account of accounts) accountIds.push(await storeBankAccount(t, { merchantId, customerId: id, position: position++, createdOn }, account));
-    await customers.setDefaults(tx, id, { cardId: cardIds[0] ?? null, achId: accountIds[0] ?? null });
+    // The first of each kind is the default; a customer inserted without any has none already (no statement).
+    await customers.setDefaults(tx, id, { cardId: cardIds[0], achId: accountIds[0] });
   });
   return id;
 }
