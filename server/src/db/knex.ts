@@ -17,6 +17,9 @@ interface SqliteConnection {
   prepare: (sql: string) => unknown;
 }
 
+/** Transaction control naming a savepoint: never the same text twice. */
+const ONE_OFF = /^\s*(savepoint|release|rollback to)\b/i;
+
 /** Statements kept prepared at most, per connection (the oldest is dropped first). */
 const STATEMENT_CACHE_SIZE = 1000;
 
@@ -30,6 +33,9 @@ function cachePreparedStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const prepared = new Map<string, unknown>();
   conn.prepare = (sql: string): unknown => {
+    // Savepoints are named anew for each nested transaction (a group commit's callers): keeping them would
+    // only push out statements that are used again.
+    if (ONE_OFF.test(sql)) return prepare(sql);
     let statement = prepared.get(sql);
     if (statement === undefined) {
       statement = prepare(sql);
