@@ -9,7 +9,7 @@ import express from 'express';
 import { apiSpec, createApiRouter, isUnknownPath, requestPath } from '../../generated/index.ts';
 import type { ServerConfig } from './config.ts';
 import { isPostgres, type Database } from './db/knex.ts';
-import { KeyStateCache, type KeyStateChange } from './platform/key-state.ts';
+import { KeyStateCache } from './platform/key-state.ts';
 import { channelOf, KeyStateListener } from './platform/key-state-pg.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
@@ -65,28 +65,14 @@ export type App = ((req: IncomingMessage, res: ServerResponse) => void) & {
 /** The kept API-key states: on PostgreSQL, used while this instance listens for changes under a lease. */
 async function keyStates(db: Database, log: Logger): Promise<{ cache: KeyStateCache<Principal & { offsetMs: number }>; stop: () => Promise<void> }> {
   if (!isPostgres(db)) return { cache: new KeyStateCache(db), stop: () => Promise.resolve() };
-  let forget: (change: KeyStateChange | null) => void = () => undefined;
-  const listener = new KeyStateListener(db, await channelOf(db), log, (change) => { forget(change); });
-  const cache = new KeyStateCache<Principal & { offsetMs: number }>(db, () => listener.usable());
-  forget = (change) => { cache.forget(change); };
+  const cache: KeyStateCache<Principal & { offsetMs: number }> = new KeyStateCache(db, () => listener.usable());
+  const listener = new KeyStateListener(db, await channelOf(db), log, (change) => { cache.forget(change); });
   await listener.start();
   return { cache, stop: () => listener.stop() };
 }
 
 /** Paths under `/sandbox` (compared as Express compares routes, without letter case). */
 const isSandboxPath = (path: string): boolean => /^\/sandbox(\/|$)/i.test(path);
-
-/**
- * A router of HTML pages entered only by requests under its prefixes (compared as Express compares routes,
- * without letter case): an API request skips its route table instead of testing each route's pattern.
- */
-function under(prefixes: readonly string[], handler: express.RequestHandler): express.RequestHandler {
-  return (req, res, next) => {
-    const path = req.path.toLowerCase();
-    if (prefixes.some((prefix) => path.startsWith(prefix))) handler(req, res, next);
-    else next();
-  };
-}
 
 export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
@@ -127,9 +113,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     else if (answer.kind === 'rebuilding') res.status(503).set('Retry-After', '3').type('html').send(answer.html);
     else res.type('html').send(answer.html);
   });
-  app.use(under(['/pay/', '/i/'], invoicePages(services)));
+  app.use(invoicePages(services));
   // The sandbox dashboard (HTML pages, their own sessions); a production server does not serve it.
-  app.use(under(['/dashboard'], dashboardPages(services)));
+  app.use(dashboardPages(services));
   // Anything no route answered (the API router is case-sensitive: `/PAY-API/…` ends here) is an unknown route.
   app.use((_req, _res, next) => { next(new ApiError('route_not_found')); });
   const handleError = errorHandler(options.log);

@@ -102,7 +102,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   });
 }
 
-export const isPostgres = (db: Database): boolean => (db.client as { config: { client: string } }).config.client === 'pg';
+/**
+ * The client configuration of a handle: one object per database, shared by its transactions (Knex gives a
+ * transaction's client the pool client's configuration itself), so it keys what belongs to one database.
+ */
+export const clientConfigOf = (db: Database): { client: string } => (db.client as { config: { client: string } }).config;
+
+export const isPostgres = (db: Database): boolean => clientConfigOf(db).client === 'pg';
 
 /** Brings the schema to the latest version (safe with several instances: Knex takes a lock). */
 export async function migrate(db: Database, schema?: string): Promise<void> {

@@ -5,7 +5,7 @@
 // another instance may revoke a key: every instance listens for changes under a lease, and the request that
 // changes a state answers only once every instance has forgotten it (key-state-pg.ts).
 import type { Knex } from 'knex';
-import { isPostgres } from '../db/knex.ts';
+import { clientConfigOf, isPostgres } from '../db/knex.ts';
 import { awaitInstances, publishChange } from './key-state-pg.ts';
 import { afterCommit } from './transaction.ts';
 
@@ -14,15 +14,11 @@ export type KeyStateChange = { clientId: string } | { merchantId: string };
 
 type Listener = (change: KeyStateChange) => void;
 
-/**
- * Listeners by the database's client configuration: a transaction gets a client of its own, but Knex gives it
- * the pool client's configuration object itself, so both find the same listeners.
- */
+/** Listeners by the database's client configuration (a transaction's is its database's). */
 const listeners = new WeakMap<object, Set<Listener>>();
-const keyOf = (db: Knex): object => (db.client as { config: object }).config;
 
 function listenersOf(db: Knex): Set<Listener> | undefined {
-  return listeners.get(keyOf(db));
+  return listeners.get(clientConfigOf(db));
 }
 
 /**
@@ -47,10 +43,10 @@ export class KeyStateCache<State extends { merchantId: string | null }> {
 
   /** `usable`: whether kept states may be used now (on PostgreSQL: while the instance listens under a lease). */
   constructor(db: Knex, private readonly usable: () => boolean = () => true) {
-    let set = listeners.get(keyOf(db));
+    let set = listeners.get(clientConfigOf(db));
     if (!set) {
       set = new Set();
-      listeners.set(keyOf(db), set);
+      listeners.set(clientConfigOf(db), set);
     }
     set.add((change) => { this.forget(change); });
   }

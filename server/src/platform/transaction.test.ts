@@ -67,6 +67,13 @@ describe('transaction on SQLite', () => {
     expect(Number((await other('item').where('id', 'like', 'limit-%').count({ n: '*' }).first())?.n)).toBe(count);
   });
 
+  it('refuses every caller of a group that cannot begin (no connection), none left waiting', async () => {
+    const closed = createDatabase(`sqlite:${file}`);
+    await closed.destroy();
+    const results = await Promise.allSettled(['x', 'y', 'z'].map((id) => transaction(closed, (tx) => tx('item').insert({ id, parent_id: 1 }))));
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
+
   it('runs after-commit work once the commit is done, and joins a caller\'s transaction rather than nesting', async () => {
     const visible: boolean[] = [];
     await transaction(db, async (tx) => {

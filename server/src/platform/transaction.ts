@@ -2,7 +2,7 @@
 // is already inside a transaction (an idempotent request runs whole in one), it joins that transaction
 // rather than nesting, so the key, the effects, the events and the stored response commit together.
 import type { Knex } from 'knex';
-import { isPostgres } from '../db/knex.ts';
+import { clientConfigOf, isPostgres } from '../db/knex.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
 type Task = (db: Knex) => Promise<void>;
@@ -35,8 +35,6 @@ const groups = new WeakMap<object, Member[]>();
 /** The most callers one SQLite commit serves (a reader waiting for the connection waits at most this many). */
 export const GROUP_LIMIT = 32;
 
-const configOf = (db: Knex): object => (db.client as { config: object }).config;
-
 /**
  * A new transaction; its after-commit tasks run, in order, before this resolves.
  *
@@ -54,13 +52,13 @@ export function transaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise
   if (isPostgres(db)) return single(db, work);
   return new Promise<T>((resolve, reject) => {
     const member: Member = { work, tasks: [], resolve: resolve as (value: unknown) => void, reject };
-    const open = groups.get(configOf(db));
+    const open = groups.get(clientConfigOf(db));
     if (open && open.length < GROUP_LIMIT) {
       open.push(member);
       return;
     }
     const group = [member];
-    groups.set(configOf(db), group);
+    groups.set(clientConfigOf(db), group);
     void commitGroup(db, group);
   });
 }
@@ -78,32 +76,31 @@ async function single<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): 
 
 async function commitGroup(db: Knex, group: Member[]): Promise<void> {
   const done: { member: Member; result: unknown }[] = [];
+  const close = (): void => { if (groups.get(clientConfigOf(db)) === group) groups.delete(clientConfigOf(db)); };
   try {
     await db.transaction(async (tx) => {
-      // Members that arrive while earlier ones run join at the end; the group closes when it runs dry.
-      for (let i = 0; i < group.length; i++) {
+      for (let i = 0; ; i++) {
+        // SQLite runs a transaction without giving the event loop a turn (every statement is synchronous):
+        // when the group runs dry, give it one, so that requests already received join this commit.
+        if (i === group.length) await new Promise((resolve) => setImmediate(resolve));
         const member = group[i];
-        if (member === undefined) continue;
+        if (member === undefined) break;
         try {
-          const result = await tx.transaction((savepoint) => {
+          done.push({ member, result: await tx.transaction((savepoint) => {
             committed.set(savepoint, member.tasks);
             return member.work(savepoint);
-          });
-          done.push({ member, result });
+          }) });
         } catch (error) {
           member.reject(error);
         }
-        // SQLite runs a transaction without giving the event loop a turn (every statement is synchronous):
-        // give it one before committing, so that requests already received can join this commit.
-        if (i === group.length - 1) await new Promise((resolve) => setImmediate(resolve));
-        if (i === group.length - 1 && groups.get(configOf(db)) === group) groups.delete(configOf(db));
       }
-      if (groups.get(configOf(db)) === group) groups.delete(configOf(db));
+      // Closed before the commit: a caller from now on starts the next group.
+      close();
     });
   } catch (error) {
-    if (groups.get(configOf(db)) === group) groups.delete(configOf(db));
-    // Nothing of the group was committed.
-    for (const { member } of done) member.reject(error);
+    close();
+    // Nothing of the group was committed (or it never began): every caller not yet refused is refused now.
+    for (const member of group) member.reject(error);
     return;
   }
   for (const { member, result } of done) {

@@ -4,6 +4,8 @@
 // Knex's own, taken from `toSQL()` of the query built with a marker for each value.
 import type { Knex } from 'knex';
 
+import { clientConfigOf } from '../db/knex.ts';
+
 const MARK = '\u0000pgw-value:';
 
 type Binding = { kind: 'value'; name: string } | { kind: 'constant'; value: unknown };
@@ -13,8 +15,29 @@ interface Compiled {
   readonly bindings: readonly Binding[];
 }
 
+/** The SQL Knex makes of a query built with markers for its values, and where each value goes. */
+function compile(query: Knex.QueryBuilder): Compiled {
+  const { sql, bindings } = query.toSQL();
+  return {
+    sql,
+    bindings: bindings.map((value): Binding => typeof value === 'string' && value.startsWith(MARK)
+      ? { kind: 'value', name: value.slice(MARK.length) }
+      : { kind: 'constant', value }),
+  };
+}
+
+/** Runs a compiled statement with its named values (each one the statement takes must be given). */
+function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unknown>>): Promise<unknown> {
+  const bindings = compiled.bindings.map((b) => {
+    if (b.kind === 'constant') return b.value;
+    if (!(b.name in values)) throw new Error(`compiled query: no value for ${b.name}`);
+    return values[b.name];
+  });
+  return db.raw(compiled.sql, bindings as Knex.RawBinding[]);
+}
+
 /** The dialect of a handle (a transaction's is its database's). */
-const dialectOf = (db: Knex): string => (db.client as { config: { client: string } }).config.client;
+const dialectOf = (db: Knex): string => clientConfigOf(db).client;
 
 /** What `db.raw` answers for a statement: rows in an array (SQLite) or in `rows` (PostgreSQL). */
 function rowsOf<Row>(result: unknown): Row[] {
@@ -33,30 +56,15 @@ export function compiledSelect<Values extends Record<string, string | number | b
   build: (db: Knex, values: { readonly [K in keyof Values]: Values[K] }) => Knex.QueryBuilder,
 ): (db: Knex, values: Values) => Promise<Row[]> {
   const byDialect = new Map<string, Compiled>();
-  const compile = (db: Knex): Compiled => {
-    const stand = new Proxy({}, { get: (_target, name) => `${MARK}${String(name)}` }) as { readonly [K in keyof Values]: Values[K] };
-    const { sql, bindings } = build(db, stand).toSQL();
-    return {
-      sql,
-      bindings: bindings.map((value): Binding => typeof value === 'string' && value.startsWith(MARK)
-        ? { kind: 'value', name: value.slice(MARK.length) }
-        : { kind: 'constant', value }),
-    };
-  };
+  const stand = new Proxy({}, { get: (_target, name) => `${MARK}${String(name)}` }) as { readonly [K in keyof Values]: Values[K] };
   return async (db, values) => {
     const dialect = dialectOf(db);
     let compiled = byDialect.get(dialect);
     if (!compiled) {
-      compiled = compile(db);
+      compiled = compile(build(db, stand));
       byDialect.set(dialect, compiled);
     }
-    const bindings = compiled.bindings.map((b) => {
-      if (b.kind === 'constant') return b.value;
-      const value = values[b.name];
-      if (value === undefined) throw new Error(`compiled query: no value for ${b.name}`);
-      return value;
-    });
-    return rowsOf<Row>(await db.raw(compiled.sql, bindings as Knex.RawBinding[]));
+    return rowsOf<Row>(await run(db, compiled, values));
   };
 }
 
@@ -72,12 +80,10 @@ export async function insertRow(db: Knex, table: string, row: Readonly<Record<st
   const key = `${dialectOf(db)}\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
   let compiled = inserts.get(key);
   if (!compiled) {
-    const stand = Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`]));
-    const { sql, bindings } = db(table).insert(stand).toSQL();
-    compiled = { sql, bindings: bindings.map((value): Binding => typeof value === 'string' && value.startsWith(MARK) ? { kind: 'value', name: value.slice(MARK.length) } : { kind: 'constant', value }) };
+    compiled = compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`]))));
     inserts.set(key, compiled);
   }
-  await db.raw(compiled.sql, compiled.bindings.map((b) => (b.kind === 'constant' ? b.value : row[b.name])) as Knex.RawBinding[]);
+  await run(db, compiled, row);
 }
 
 /** Inserts rows: one with `insertRow`'s kept statement, several in one statement built for them. */
