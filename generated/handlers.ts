@@ -458,7 +458,7 @@ export interface LineItemsHandlers<Ctx = RequestContext> {
   /**
    * Create a catalogue line item
    *
-   * Creates a line item (product or service) in the merchant's catalogue and returns its id. `unitTypeId` must be an id of the unit-type list and `categoryId` null or one of the merchant's categories; otherwise 400 validation_failed. `unitPrice` is kept in cents, rounded half away from zero (designed). Invoices copy a catalogue item's values into their own line items.
+   * Creates a line item (product or service) in the merchant's catalogue and returns its id. `unitTypeId` must be an id of the unit-type list and `categoryId` null or one of the merchant's categories; otherwise 400 validation_failed. `unitPrice` has at most two decimal places (400 otherwise) and is kept in cents (designed). Invoices copy a catalogue item's values into their own line items.
    *
    * `POST /pay-int-api/line-items`
    */

@@ -848,7 +848,7 @@ export interface paths {
         put?: never;
         /**
          * Create a catalogue line item
-         * @description Creates a line item (product or service) in the merchant's catalogue and returns its id. `unitTypeId` must be an id of the unit-type list and `categoryId` null or one of the merchant's categories; otherwise 400 validation_failed. `unitPrice` is kept in cents, rounded half away from zero (designed). Invoices copy a catalogue item's values into their own line items.
+         * @description Creates a line item (product or service) in the merchant's catalogue and returns its id. `unitTypeId` must be an id of the unit-type list and `categoryId` null or one of the merchant's categories; otherwise 400 validation_failed. `unitPrice` has at most two decimal places (400 otherwise) and is kept in cents (designed). Invoices copy a catalogue item's values into their own line items.
          */
         post: operations["createLineItem"];
         delete?: never;
@@ -2742,7 +2742,7 @@ export interface components {
         };
         /**
          * AchDebitRequest
-         * @description An ACH debit (customer to merchant). Either a stored bank account (paymentMethodId with customerId) or a new account. A non-null paymentMethodId requires customerId (400 otherwise; not a dependentRequired rule, since paymentMethodId may be sent as null). When no stored account is used (paymentMethodId absent or null), routingNumber, accountNumber, accountType, accountHolderType, billingAddress and contactInfo are required (the server answers 400 for each one missing). customerId alone generates a new customer and uses no stored account. Amounts are rounded to the cent (half away from zero).
+         * @description An ACH debit (customer to merchant). Either a stored bank account (paymentMethodId with customerId) or a new account. A non-null paymentMethodId requires customerId (400 otherwise; not a dependentRequired rule, since paymentMethodId may be sent as null). When no stored account is used (paymentMethodId absent or null), routingNumber, accountNumber, accountType, accountHolderType, billingAddress and contactInfo are required (the server answers 400 for each one missing). customerId alone generates a new customer and uses no stored account. Amounts have at most two decimal places (see "Amounts" in the description).
          * @example {
          *       "amount": 125.5,
          *       "paymentProcessorId": "2f1b7e3a-9c4d-4e8f-a6b5-1d2c3e4f5a6b",
@@ -2780,7 +2780,7 @@ export interface components {
          *     }
          */
         AchDebitRequest: {
-            /** @description Payment amount in USD, greater than 0; rounded to the cent. */
+            /** @description Payment amount in USD, from 0.01 to 999,999.99 with at most two decimal places. */
             amount: number;
             /**
              * Format: uuid
@@ -2898,7 +2898,7 @@ export interface components {
         };
         /**
          * AchCreditRequest
-         * @description An ACH credit (merchant to customer: payouts, or refunds without reference). paymentMethodId is required but may be null: a stored bank account (then customerId is required too, 400 otherwise), or null for a new account, for which routingNumber, accountNumber, accountType, accountHolderType, billingAddress and contactInfo are required. Amounts are rounded to the cent (half away from zero).
+         * @description An ACH credit (merchant to customer: payouts, or refunds without reference). paymentMethodId is required but may be null: a stored bank account (then customerId is required too, 400 otherwise), or null for a new account, for which routingNumber, accountNumber, accountType, accountHolderType, billingAddress and contactInfo are required. Amounts have at most two decimal places (see "Amounts" in the description).
          * @example {
          *       "amount": 80,
          *       "paymentProcessorId": "2f1b7e3a-9c4d-4e8f-a6b5-1d2c3e4f5a6b",
@@ -2927,7 +2927,7 @@ export interface components {
          *     }
          */
         AchCreditRequest: {
-            /** @description Credit amount in USD, greater than 0; rounded to the cent. */
+            /** @description Credit amount in USD, from 0.01 to 999,999.99 with at most two decimal places. */
             amount: number;
             /**
              * Format: uuid
@@ -3013,7 +3013,7 @@ export interface components {
          *     }
          */
         AchRefundRequest: {
-            /** @description Amount to refund in USD, greater than 0 and at most the transaction's processed amount (more answers the business error 103); rounded to the cent. Default: the whole processed amount. */
+            /** @description Amount to refund in USD, greater than 0 and at most the transaction's processed amount (more answers the business error 103); at most two decimal places. Default: the whole processed amount. */
             amount?: number;
         };
         /**
@@ -3248,7 +3248,7 @@ export interface components {
          *     }
          */
         CardCaptureRequest: {
-            /** @description Amount to capture in USD, greater than 0 and at most the approved amount (more answers 103); rounded to the cent. A smaller amount releases the rest. Default: the approved amount. */
+            /** @description Amount to capture in USD, greater than 0 and at most the approved amount (more answers 103); at most two decimal places. A smaller amount releases the rest. Default: the approved amount. */
             amount?: number;
         };
         /**
@@ -3259,7 +3259,7 @@ export interface components {
          *     }
          */
         CardRefundRequest: {
-            /** @description Amount to refund in USD, greater than 0; rounded to the cent. For a settled transaction at most its processed amount (more answers 103). For a captured, not yet settled transaction the refund voids it in full: the amount must be omitted or equal the processed amount (104 otherwise). */
+            /** @description Amount to refund in USD, from 0.01 to 999,999.99 with at most two decimal places. For a settled transaction at most its processed amount (more answers 103). For a captured, not yet settled transaction the refund voids it in full: the amount must be omitted or equal the processed amount (104 otherwise). */
             amount?: number;
         };
         /**
@@ -3276,7 +3276,7 @@ export interface components {
          *     }
          */
         CardRefundWithoutReferenceRequest: {
-            /** @description Amount to credit to the card in USD, greater than 0; rounded to the cent. Above maxTransactionAmount it is declined with 102. */
+            /** @description Amount to credit to the card in USD, from 0.01 to 999,999.99 with at most two decimal places. Above maxTransactionAmount it is declined with 102. */
             amount: number;
             /**
              * Format: uuid
@@ -4923,7 +4923,7 @@ export interface components {
             description?: string | null;
             /** @description Stock keeping unit (the merchant's product code); not required to be unique. */
             sku?: string | null;
-            /** @description Price of one unit in USD; kept in cents (rounded half away from zero). */
+            /** @description Price of one unit in USD, at most two decimal places (a money amount, see "Amounts" in the description). */
             unitPrice: number;
             /**
              * Format: int32

@@ -13,7 +13,7 @@ import { transformTypes } from './transform/types.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
 
 const templates = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
-const RUNTIME = ['router-runtime.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts'] as const;
+const RUNTIME = ['router-runtime.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts', 'number-texts.ts'] as const;
 
 function specModule(printer: Printer): GeneratedFile {
   return printer.file('spec.ts', 'The bundled document, as the router validates against it.', [
@@ -33,7 +33,7 @@ function indexModule(printer: Printer, stateMachines: boolean): GeneratedFile {
     `export * from './webhooks.ts';`,
     ...(stateMachines ? [`export * from './state-machines.ts';`] : []),
     `export { apiSpec } from './spec.ts';`,
-    `export { routerProblem, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
+    `export { routerProblem, webhookEventProblems, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
     `export { requestPath, requestQuery } from './runtime/http-io.ts';`,
   ]);
 }

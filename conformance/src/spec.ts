@@ -31,7 +31,7 @@ export class Spec {
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(readonly document: JsonObject) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, multipleOfPrecision: 6 });
     addFormats(this.ajv);
     for (const format of ['int32', 'int64', 'double', 'float']) this.ajv.addFormat(format, true);
     this.ajv.addSchema({ ...document, $id: 'spec' });

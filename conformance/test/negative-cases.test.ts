@@ -10,7 +10,7 @@ import { Spec } from '../src/spec.ts';
 const addFormats = formats.default as unknown as (ajv: Ajv2020) => Ajv2020;
 const spec = Spec.load();
 const reader = new SpecReader(spec.document);
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 6 });
 addFormats(ajv);
 for (const format of ['int32', 'int64', 'double', 'float']) ajv.addFormat(format, true);
 ajv.addSchema({ ...spec.document, $id: 'spec' });

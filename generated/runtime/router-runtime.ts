@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
 import { pickHeaders, requestPath, requestQuery, sendBody, sendJson, sendStream, typeHeader } from './http-io.ts';
+import { bodyEncodingProblem, inexactNumbers, type NumberTexts } from './number-texts.ts';
 import { DocumentValidators, ValidationError } from './openapi-validation.ts';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
@@ -195,6 +196,15 @@ function validatorsOf(apiSpec: object): DocumentValidators {
   return found;
 }
 
+/**
+ * The problems of a webhook event body (`{ id, type, timestamp, merchantId, data }`) against the document's
+ * webhook of its type; empty when it matches. A server checks each event before it commits it (a final guard:
+ * what a receiver would be sent, and what the API answers, must match the contract).
+ */
+export function webhookEventProblems(apiSpec: object, name: string, body: unknown): { path: string; message: string }[] {
+  return validatorsOf(apiSpec).webhookEvent(name, body).map(({ path, message }) => ({ path, message }));
+}
+
 /** The errors the router raised for a path the document does not have. */
 const unknownPaths = new WeakSet<object>();
 
@@ -207,6 +217,35 @@ const matched = new WeakMap<IncomingMessage, RouteDefinition>();
 /** The documented operation a request was matched to, once the router has matched it. */
 export function matchedRoute(req: IncomingMessage): RouteDefinition | undefined {
   return matched.get(req);
+}
+
+/** The texts of a JSON body's numbers that JSON.parse reads inexactly (see number-texts.ts), by request. */
+const bodyNumbers = new WeakMap<IncomingMessage, NumberTexts>();
+
+/** A body parser's error for bytes refused before parsing: a 400 the error classifier names. */
+class BodyReadError extends Error {
+  readonly status = 400;
+  constructor(message: string, readonly type: 'entity.encoding.invalid' | 'entity.parse.failed') {
+    super(message);
+  }
+}
+
+/** Every body's bytes must be UTF-8 (what JSON and this API's forms are written in). */
+function readBody(_req: IncomingMessage, _res: ServerResponse, bytes: Buffer): void {
+  const problem = bodyEncodingProblem(bytes);
+  if (problem !== undefined) throw new BodyReadError(problem, 'entity.encoding.invalid');
+}
+
+/** A JSON body's bytes: UTF-8, and the texts of the numbers a double cannot stand for kept for validation. */
+function readJsonBody(req: IncomingMessage, res: ServerResponse, bytes: Buffer): void {
+  readBody(req, res, bytes);
+  let texts: NumberTexts | undefined;
+  try {
+    texts = inexactNumbers(bytes.toString('utf8'));
+  } catch {
+    throw new BodyReadError('The request body is not valid JSON.', 'entity.parse.failed');
+  }
+  if (texts !== undefined) bodyNumbers.set(req, texts);
 }
 
 /** Runs an Express-style middleware (a body parser) as a promise. */
@@ -229,9 +268,9 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): ApiRou
   const validators = validatorsOf(options.apiSpec);
   const limit = options.bodyLimit ?? '1mb';
   const mediaTypes = new Set(routes.flatMap((r) => r.requestContentTypes));
-  const parsers: express.RequestHandler[] = [express.json({ limit, type: ['application/json', 'application/*+json'] })];
-  if (mediaTypes.has('application/x-www-form-urlencoded')) parsers.push(express.urlencoded({ limit, extended: false }));
-  if ([...mediaTypes].some((t) => t.startsWith('text/'))) parsers.push(express.text({ limit, type: 'text/*' }));
+  const parsers: express.RequestHandler[] = [express.json({ limit, type: ['application/json', 'application/*+json'], verify: readJsonBody })];
+  if (mediaTypes.has('application/x-www-form-urlencoded')) parsers.push(express.urlencoded({ limit, extended: false, verify: readBody }));
+  if ([...mediaTypes].some((t) => t.startsWith('text/'))) parsers.push(express.text({ limit, type: 'text/*', verify: readBody }));
   const validateResponses = options.validateResponses !== false;
 
   /** The one route match of a request: the first documented path its path matches (case-sensitive). */
@@ -285,7 +324,7 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): ApiRou
       const mediaType = request.mediaType(typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : undefined);
       if (mediaType instanceof ValidationError) throw mediaType;
       const body = route.requestContentTypes.length > 0 ? req.body : undefined;
-      const checked = request.validate({ params: path, query: requestQuery(req), headers: req.headers, body: req.body }, mediaType);
+      const checked = request.validate({ params: path, query: requestQuery(req), headers: req.headers, body: req.body, bodyNumbers: bodyNumbers.get(req) }, mediaType);
       if (checked instanceof ValidationError) throw checked;
       const input: OperationInput = { path: checked.params, query: checked.query, headers: pickHeaders(req, route.headerParams), body };
       // From here on, what is sent for the request (the handler's answer or its error) is checked.
@@ -372,6 +411,9 @@ export const MAX_PROBLEMS = 50;
 export function routerProblem(err: unknown): RouterProblem | undefined {
   if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.parse.failed') {
     return { status: 400, kind: 'malformed_json', message: 'The request body is not valid JSON.', problems: [], allow: undefined };
+  }
+  if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.encoding.invalid') {
+    return { status: 400, kind: 'malformed_json', message: (err as { message?: string }).message ?? 'The request body is not valid UTF-8.', problems: [], allow: undefined };
   }
   if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.too.large') {
     return { status: 413, kind: 'payload_too_large', message: 'The request body is too large.', problems: [], allow: undefined };

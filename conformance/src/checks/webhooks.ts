@@ -21,7 +21,7 @@ export function configureReceiver(options: ReceiverOptions): void {
 
 /** The payload schema of each event type: the request body of the spec's webhook of that name. */
 function payloadValidators(document: JsonObject): Map<string, ValidateFunction> {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, multipleOfPrecision: 6 });
   addFormats(ajv);
   for (const format of ['int32', 'int64', 'double', 'float']) ajv.addFormat(format, true);
   ajv.addSchema({ ...document, $id: 'spec' });

@@ -36,7 +36,7 @@ export function problemToError(problem: RouterProblem, request: { schema: unknow
       for (const p of problem.problems) (errors[fieldOf(p)] ??= []).push(p.message);
       return new ApiError('validation_failed', { errors });
     }
-    case 'malformed_json': return new ApiError('malformed_json');
+    case 'malformed_json': return new ApiError('malformed_json', { details: problem.message });
     case 'not_found': return new ApiError('route_not_found');
     case 'method_not_allowed': return new ApiError('method_not_allowed', problem.allow ? { headers: { Allow: problem.allow } } : {});
     case 'unsupported_media_type': return new ApiError('unsupported_media_type');
@@ -58,7 +58,10 @@ export function errorHandler(log: Logger) {
     // The token services answer in RFC 6749's terms whatever went wrong with the request.
     const requestProblem = problem !== undefined && ['validation', 'malformed_json', 'unsupported_media_type', 'payload_too_large'].includes(problem.kind);
     if (isTokenPath(requestPath(req)) && (err instanceof OAuthError || requestProblem)) {
-      const oauth = err instanceof OAuthError ? err : OAuthError.fromInvalidBody(req.body);
+      // A body that could not be read (not UTF-8) says so; one that was read is judged by its fields.
+      const oauth = err instanceof OAuthError ? err
+        : problem?.kind === 'malformed_json' ? new OAuthError('invalid_request', problem.message)
+          : OAuthError.fromInvalidBody(req.body);
       respondJson(req, res, oauth.status, oauth.toResponse(), { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers });
       return;
     }

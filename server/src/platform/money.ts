@@ -1,13 +1,15 @@
-// Amounts travel as JSON numbers in USD and live as integer cents; conversions round to the cent, half
-// away from zero, on the decimal digits (not on the binary value: 1.005 is 1.01, not 1.00).
+// Amounts travel as JSON numbers in USD and live as integer cents. A request's amounts are validated as plain
+// decimals of at most two places (the spec's `multipleOf: 0.01`, judged on the text the client wrote), so the
+// conversion is exact: it reads the number's own decimal digits and refuses, never rounds, anything else.
 
+/** The cents of an amount of at most two decimal places; a RangeError for anything else (NaN, 1e21, 1.005). */
 export function toCents(amount: number): number {
-  if (!Number.isFinite(amount)) throw new RangeError(`not an amount: ${String(amount)}`);
-  const [whole = '0', fraction = ''] = Math.abs(amount).toFixed(10).split('.');
-  const digits = `${fraction}000`;
-  let cents = Number(whole) * 100 + Number(digits.slice(0, 2));
-  if (Number(digits[2]) >= 5) cents += 1;
-  return amount < 0 ? -cents : cents;
+  const text = String(amount);
+  const plain = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (!plain) throw new RangeError(`not an amount of whole cents: ${text}`);
+  const cents = Number(plain[2]) * 100 + Number((plain[3] ?? '').padEnd(2, '0'));
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`not an amount of whole cents: ${text}`);
+  return plain[1] === '-' ? -cents : cents;
 }
 
 export const fromCents = (cents: number): number => cents / 100;

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { insertRow } from '../repositories/compiled.ts';
+import { apiSpec, webhookEventProblems } from '../../../generated/index.ts';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
 import { insertScheduled } from '../repositories/webhook-deliveries.ts';
 import { activeEndpoints } from '../repositories/webhook-endpoints.ts';
@@ -20,9 +21,26 @@ export interface OutboxEvent<T extends WebhookEventName> {
   occurredOn: string;
 }
 
-const rowOf = <T extends WebhookEventName>(event: OutboxEvent<T>): { id: string; merchant_id: string; type: T; payload: string; occurred_on: string } => ({
-  id: randomUUID(), merchant_id: event.merchantId, type: event.type, payload: JSON.stringify(event.data), occurred_on: event.occurredOn,
-});
+/** An event whose body breaks its webhook's schema: thrown inside the change's transaction, so nothing commits. */
+export class EventContractError extends Error {
+  constructor(type: string, problems: readonly { path: string; message: string }[]) {
+    super(`The ${type} event does not match its schema: ${problems.slice(0, 5).map((p) => `${p.path} ${p.message}`).join('; ')}`);
+    this.name = 'EventContractError';
+  }
+}
+
+/**
+ * The event's row, after the final guard: the body a receiver would be sent is checked against the spec's
+ * webhook. A change whose record cannot be represented (an amount that is not a finite number, a field of the
+ * wrong type) fails here, inside its transaction, and rolls back instead of committing a record that every
+ * later read would answer with a 500.
+ */
+function rowOf<T extends WebhookEventName>(event: OutboxEvent<T>): { id: string; merchant_id: string; type: T; payload: string; occurred_on: string } {
+  const id = randomUUID();
+  const problems = webhookEventProblems(apiSpec, event.type, { id, type: event.type, timestamp: event.occurredOn, merchantId: event.merchantId, data: event.data });
+  if (problems.length > 0) throw new EventContractError(event.type, problems);
+  return { id, merchant_id: event.merchantId, type: event.type, payload: JSON.stringify(event.data), occurred_on: event.occurredOn };
+}
 
 type Row = ReturnType<typeof rowOf>;
 

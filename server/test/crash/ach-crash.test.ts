@@ -117,7 +117,7 @@ describe.each(engines())('a crash during 500 idempotent ACH debits (%s)', (engin
     const attempts: Attempt[] = Array.from({ length: REQUESTS }, (_, i) => ({
       key: randomUUID(),
       body: JSON.stringify({
-        amount: 10 + i / 100, paymentProcessorId: processor, secCode: 1, requesterIPaddress: '203.0.113.24',
+        amount: (1000 + i) / 100, paymentProcessorId: processor, secCode: 1, requesterIPaddress: '203.0.113.24',
         routingNumber: '021000021', accountNumber: `0001${String(i).padStart(8, '0')}`, accountType: 1, accountHolderType: 2,
         billingAddress: { city: 'Austin', countryId: 1, line1: '100 Congress Ave', postalCode: '78701', stateId: 44 },
         contactInfo: { firstName: 'Crash', lastName: `Test ${String(i)}` },

@@ -30,15 +30,18 @@ describe.each(engines())('catalogue line items (%s)', (engine) => {
       }]);
     });
 
-    it('keeps the price in cents, rounded half away from zero, and taxRate 0 by default', async () => {
+    it('keeps the price in exact cents, refuses a price of more than two decimal places, and taxRate 0 by default', async () => {
       const h = await as(0);
-      const id = await createItem(h, { productName: 'Rounded cable', unitPrice: 1.005, unitTypeId: 1 });
-      const item = (await items(h, { search: 'rounded cable' })).items[0];
+      const id = await createItem(h, { productName: 'Exact cable', unitPrice: 1.01, unitTypeId: 1 });
+      const item = (await items(h, { search: 'exact cable' })).items[0];
       expect(item).toMatchObject({ id, unitPrice: 1.01, taxRate: 0, description: null, sku: null, categoryId: null, categoryName: null, unitType: 'Each' });
       const stored = (await s.db('line_items').where({ id }).first()) as { unit_price_cents: number | string };
       expect(Number(stored.unit_price_cents)).toBe(101);
-      await createItem(h, { productName: 'Rounded hose', unitPrice: 12.344 });
-      expect((await items(h, { search: 'rounded hose' })).items[0]?.unitPrice).toBe(12.34);
+      for (const unitPrice of [1.005, 12.344]) {
+        const res = await request(s.app).post(LINE_ITEMS).set(h).send({ productName: 'Rounded hose', unitPrice, unitTypeId: 1 });
+        expect([res.status, fieldsOf(res.body)]).toEqual([400, ['unitPrice']]);
+      }
+      expect((await items(h, { search: 'rounded hose' })).items).toEqual([]);
     });
 
     it('refuses bad values, keyed by field', async () => {

@@ -126,12 +126,17 @@ describe.each(engines())('invoice settings (%s)', (engine) => {
       await reset();
     });
 
-    it('stores the shipping fee in cents, rounded half away from zero', async () => {
-      await update(0, { shippingFeeAmount: 1.005 });
+    it('stores the shipping fee in exact cents and refuses one of more than two decimal places or over the maximum', async () => {
+      await update(0, { shippingFeeAmount: 1.01 });
       expect((await read(0)).shippingFeeAmount).toBe(1.01);
       expect(Number((await stored(0))?.shipping_fee_cents)).toBe(101);
-      await update(0, { shippingFeeAmount: 1_000_000 });
-      expect((await read(0)).shippingFeeAmount).toBe(1_000_000);
+      await update(0, { shippingFeeAmount: 999_999.99 });
+      expect((await read(0)).shippingFeeAmount).toBe(999_999.99);
+      for (const shippingFeeAmount of [1.005, 1_000_000]) {
+        const res = await request(s.app).put(settingsPath(merchant(0))).set(await s.as(0)).send({ shippingFeeAmount });
+        expect([res.status, Object.keys((res.body as { errors: object }).errors)]).toEqual([400, ['shippingFeeAmount']]);
+      }
+      expect((await read(0)).shippingFeeAmount).toBe(999_999.99);
       await reset();
     });
 

@@ -2,8 +2,10 @@
 // Request and response validation against the document, compiled once per operation (ajv, JSON Schema 2020-12)
 // and shared by every router built from the same document: per request, only the compiled functions run.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { DataValidationCxt, SchemaValidateFunction } from 'ajv/dist/types/index.js';
 import * as formats from 'ajv-formats';
 import { jsonMediaType, normalizeMediaType, pickMediaType } from './media-types.ts';
+import { NumberTexts, decimalProblem, placesOf } from './number-texts.ts';
 
 // ajv-formats is CommonJS: under NodeNext its plugin is the module's `default`.
 const addFormats = formats.default as unknown as (ajv: Ajv2020, options: { mode: 'fast' | 'full' }) => Ajv2020;
@@ -60,15 +62,63 @@ const OPENAPI_FORMATS: Record<string, { type: 'number' | 'string'; validate: (va
   password: { type: 'string', validate: () => true },
 };
 
+/**
+ * The `decimalPlaces` rule that stands for `multipleOf: 10^-n`: the number's text has at most n decimal places
+ * (see number-texts.ts). The text is the one the client wrote when the request kept it (a NumberTexts passed as
+ * the validation's `this`), else the value's own shortest decimal text, which is exact for every other number.
+ * ajv's own multipleOf divides doubles (4.99 / 0.01 = 499.00000000000006) and cannot see the written text.
+ */
+const decimalPlaces: SchemaValidateFunction = function (this: unknown, places: number, data: number, _parent?: unknown, cxt?: DataValidationCxt): boolean {
+  const text = (this instanceof NumberTexts ? this.byPointer.get(cxt?.instancePath ?? '') : undefined) ?? String(data);
+  const problem = decimalProblem(text, places);
+  if (problem === undefined) return true;
+  decimalPlaces.errors = [{ keyword: 'decimalPlaces', message: problem, params: { places } }];
+  return false;
+};
+
+/**
+ * The copy of the document the validators compile: each `multipleOf: 10^-n` is the `decimalPlaces: n` rule, and
+ * a property an object requires has no `default` (ajv's useDefaults would fill it in before `required` is
+ * checked, so a required field with a default could never be missing: required means required).
+ */
+function forValidation(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(forValidation);
+  if (!isJsonObject(node)) return node;
+  const copy: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) copy[key] = forValidation(value);
+  const places = placesOf(node.multipleOf);
+  if (places !== undefined) {
+    delete copy.multipleOf;
+    copy.decimalPlaces = places;
+  }
+  if (Array.isArray(node.required) && isJsonObject(copy.properties)) {
+    const properties: JsonObject = { ...copy.properties };
+    for (const name of node.required) {
+      const property = typeof name === 'string' ? properties[name] : undefined;
+      if (isJsonObject(property) && 'default' in property) {
+        const rest = { ...property };
+        delete rest.default;
+        properties[name as string] = rest;
+      }
+    }
+    copy.properties = properties;
+  }
+  return copy;
+}
+
 function newAjv(request: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     strict: false, strictNumbers: true, strictTuples: true, allowUnionTypes: false, validateSchema: false,
     // A refused request names every problem; a response stops at the first (it only tells a 500 from a 200).
     allErrors: request, useDefaults: request, coerceTypes: false, removeAdditional: false,
+    // The request's number texts reach the decimalPlaces rule as `this`.
+    passContext: true,
   });
-  addFormats(ajv, { mode: 'fast' });
+  // 'full': dates are real dates (2030-02-30 is refused), an email has a domain with a dot.
+  addFormats(ajv, { mode: 'full' });
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format as never);
   ajv.addFormat('media-range', true);
+  ajv.addKeyword({ keyword: 'decimalPlaces', type: 'number', schemaType: 'number', errors: true, validate: decimalPlaces });
   return ajv;
 }
 
@@ -94,11 +144,13 @@ export class DocumentValidators {
   private readonly responseAjv = newAjv(false);
   private readonly requests = new Map<string, OperationRequest>();
   private readonly responses = new Map<string, Map<string, Map<string, ResponseCheck>>>();
+  private readonly events = new Map<string, ValidateFunction>();
 
   constructor(private readonly doc: JsonObject) {
     // One copy of the document per instance, so `$ref`s resolve against it wherever a schema sits.
-    this.requestAjv.addSchema({ ...doc, $id: 'api' });
-    this.responseAjv.addSchema({ ...doc, $id: 'api' });
+    const validated = { ...(forValidation(doc) as JsonObject), $id: 'api' };
+    this.requestAjv.addSchema(validated);
+    this.responseAjv.addSchema(validated);
   }
 
   private resolve(node: unknown): unknown {
@@ -197,6 +249,21 @@ export class DocumentValidators {
     });
   }
 
+  /**
+   * Checks a webhook event's body (what a delivery of `name` sends) against the document's webhook of that name:
+   * the problems, an empty list when it matches, or a problem for an event type the document does not have.
+   */
+  webhookEvent(name: string, body: unknown): ValidationProblem[] {
+    let validate = this.events.get(name);
+    if (!validate) {
+      const webhooks = isJsonObject(this.doc.webhooks) ? this.doc.webhooks : {};
+      if (!isJsonObject(webhooks[name])) return [{ path: '/type', message: `no webhook ${name} in the document` }];
+      validate = this.responseAjv.compile({ $ref: `api#/${pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      this.events.set(name, validate);
+    }
+    return validate(body) ? [] : problemsOf(validate.errors, '');
+  }
+
   /** Checks a JSON response body against the operation's response for its status and media type. */
   response(operationId: string, shape: OperationShape, status: number, contentType: string | undefined, accept: string | undefined, body: unknown): ValidationError | undefined {
     let byStatus = this.responses.get(operationId);
@@ -277,11 +344,12 @@ export class OperationRequest {
    * (decimal digits only: `0x10`, `1e3` and ` 1` are refused), defaults are filled in; the body is checked
    * against its media type's schema. Returns the problems, or the converted parameters.
    */
-  validate(raw: { params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; body: unknown }, mediaType: string | undefined): ValidatedRequest | ValidationError {
+  validate(raw: { params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; body: unknown; bodyNumbers?: NumberTexts | undefined }, mediaType: string | undefined): ValidatedRequest | ValidationError {
     const query: Record<string, unknown> = { ...raw.query };
     const params: Record<string, unknown> = { ...raw.params };
     const headers: Record<string, unknown> = {};
     const extra: ValidationProblem[] = [];
+    const paramTexts = new Map<string, string>();
     for (const name of Object.keys(query)) {
       const param = this.parameters.find((p) => p.location === 'query' && p.name === name);
       if (!param) return new ValidationError(400, `Unknown query parameter '${name}'`, [{ path: `/query/${name}`, message: `Unknown query parameter '${name}'` }]);
@@ -292,16 +360,18 @@ export class OperationRequest {
       const value = param.location === 'headers' ? raw.headers[param.name] : bag[param.name];
       if (value === undefined) continue;
       bag[param.name] = Array.isArray(value) ? value.map((v: unknown) => convert(v, param, extra)) : convert(value, param, extra);
+      // A number parameter is judged by its text too (a long one is not the double it reads as).
+      if (typeof value === 'string' && typeof bag[param.name] === 'number') paramTexts.set(`/${param.location}/${param.name}`, value);
     }
     const data = { query, headers: { ...raw.headers, ...headers }, params };
-    const generalOk = this.general(data);
+    const generalOk = this.general.call(paramTexts.size > 0 ? new NumberTexts(paramTexts) : undefined, data);
     const problems = [...problemsOf(this.general.errors, '')];
     const known = new Set(problems.map((p) => p.path));
     problems.push(...extra.filter((p) => !known.has(p.path)));
     const validateBody = mediaType === undefined ? undefined : this.media.get(mediaType);
     if (this.body.present && this.body.schemaRequires && raw.body === undefined) {
       problems.push({ path: '/body', message: "must have required property 'body'", errorCode: 'required.openapi.validation' });
-    } else if (validateBody && raw.body !== undefined && !validateBody(raw.body)) {
+    } else if (validateBody && raw.body !== undefined && !validateBody.call(raw.bodyNumbers, raw.body)) {
       problems.push(...problemsOf(validateBody.errors, '/body'));
     }
     if (problems.length > 0 || !generalOk) return new ValidationError(400, summary(problems, 'request'), problems);
