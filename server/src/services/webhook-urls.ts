@@ -44,7 +44,7 @@ function refusal(address: string, verdict: Verdict, literal: boolean, config: Se
   if (config.environment === 'production') return `${where} which production webhooks may not reach (public addresses only)`;
   const local = verdict.range === 'loopback' || verdict.range === 'private';
   return local
-    ? `${where} which this sandbox may not reach: it listens on a public interface (its operator can allow private receivers)`
+    ? `${where} which this sandbox may not reach: it reaches loopback and private receivers only when it listens on loopback or its operator allows them`
     : `${where} which this sandbox may not reach (its operator can allow the network)`;
 }
 

@@ -144,6 +144,14 @@ describe.each(engines())('webhook addresses (%s)', (engine) => {
       expect((await t.send('post', withPort(host, 8080, 'http'))).status).toBe(200);
     });
 
+    it('takes an https name that does not resolve yet (its attempts fail as dns), but not over http', async () => {
+      const hook = await t.created('https://not-yet.example/hooks');
+      expect(await t.ping(hook)).toMatchObject({ success: false, responseStatusCode: null });
+      expect((await t.send('post', 'http://not-yet.example/hooks')).status).toBe(400);
+      await t.deliver();
+      expect(await t.attemptsOf(hook)).toMatchObject([{ outcome: 'dns', response_excerpt: 'not sent: the URL names a host that does not resolve' }]);
+    });
+
     it('does not follow a redirect: a 302 is a failed attempt, and its target gets nothing', async () => {
       const target = await startReceiver();
       const redirecting: Server = createHttpServer((_req, res) => { res.writeHead(302, { location: `${target.url}/moved` }).end(); });
@@ -207,7 +215,7 @@ describe.each(engines())('webhook addresses (%s)', (engine) => {
       const hook = await t.created(`https://moved.example:${String(t.ctx.receiver.port)}/x`);
       expect(await t.ping(hook)).toMatchObject({ success: false, responseStatusCode: null });
       await t.deliver();
-      expect(await t.attemptsOf(hook)).toMatchObject([{ outcome: 'blocked', response_excerpt: expect.stringMatching(/listens on a public interface/) as unknown }]);
+      expect(await t.attemptsOf(hook)).toMatchObject([{ outcome: 'blocked', response_excerpt: expect.stringMatching(/a loopback address, which this sandbox may not reach/) as unknown }]);
       expect(t.ctx.receiver.connections).toBe(0);
     });
   });
