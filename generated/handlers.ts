@@ -664,7 +664,7 @@ export interface WebhooksHandlers<Ctx = RequestContext> {
    *
    * Creates a webhook: the gateway will send an HTTP POST to `endpointUrl` for every event of the selected `eventTypes` that occurs on the merchant. Each type is evaluated independently; a webhook may hold any set of types, and several webhooks may exist (each receives its own delivery of an event). The new webhook is active and its `signingSecret` (returned here and on every read to the owning merchant) signs every delivery (designed).
    *
-   * `endpointUrl` is the HTTPS URL or IP address of the receiving server. In production it must use `https` and must not be, or resolve to, a loopback, private, link-local or otherwise non-public address; the sandbox also accepts `http://` to a loopback host for local receivers (designed). `eventTypes` holds at least one type, each once, each a name of the event-type list (designed). A field breaking its rule answers 400 with the message under its name in `errors` (errorCode `validation_failed`).
+   * `endpointUrl` is the HTTPS URL or IP address of the receiving server. In production it must use `https` and must not be, or resolve to, a loopback, private, link-local, metadata or otherwise non-public address, in any spelling; the sandbox also accepts `http://` to a loopback or private receiver it may reach (see `WebhookEndpointUrl`; designed). `eventTypes` holds at least one type, each once, each a name of the event-type list (designed). A field breaking its rule answers 400 with the message under its name in `errors` (errorCode `validation_failed`).
    *
    * `POST /v2/webhooks/endpoints`
    */

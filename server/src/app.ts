@@ -19,6 +19,7 @@ import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import { accessLogger, type Logger } from './platform/log.ts';
+import type { HostResolver } from './platform/outbound-http.ts';
 import { correlate } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService, newSigningKey } from './platform/tokens.ts';
@@ -31,6 +32,8 @@ export interface AppOptions {
   db: Database;
   log: Logger;
   clock?: Clock;
+  /** How webhook hosts are resolved (default: the system resolver); tests give their own answers. */
+  resolveHost?: HostResolver;
 }
 
 /** The environment's signing key, made on first use and shared by every instance on the database. */
@@ -86,6 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
     keyStates: states.cache,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -1,5 +1,6 @@
 // Server configuration from the environment, as decisions.md names it; refuses values it cannot use.
 import path from 'node:path';
+import { isLoopbackHost, parseNetworks } from './platform/address-policy.ts';
 
 export type Environment = 'sandbox' | 'production';
 
@@ -21,6 +22,13 @@ export interface ServerConfig {
   readonly deliveryIntervalMs: number;
   /** How long a worker holds a claimed webhook delivery (ms): longer than an attempt may take (15 s). */
   readonly webhookLeaseMs: number;
+  /**
+   * Sandbox only: webhooks may reach loopback and private addresses (PGW_WEBHOOK_ALLOW_PRIVATE; by default
+   * when the server listens on loopback only, so a sandbox on a public interface is no proxy into its network).
+   */
+  readonly webhookAllowLocal: boolean;
+  /** Sandbox only: networks webhooks may reach whatever their range (PGW_WEBHOOK_ALLOW_NETWORKS, CIDR text). */
+  readonly webhookAllowNetworks: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -43,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!Number.isInteger(deliveryIntervalMs) || deliveryIntervalMs < 0) throw new ConfigError(`PGW_DELIVERY_INTERVAL_MS must be a whole number of milliseconds, not ${String(env.PGW_DELIVERY_INTERVAL_MS)}`);
   const webhookLeaseMs = Number(env.PGW_WEBHOOK_LEASE_MS ?? 60_000);
   if (!Number.isInteger(webhookLeaseMs) || webhookLeaseMs < 1000) throw new ConfigError(`PGW_WEBHOOK_LEASE_MS must be at least 1000 milliseconds, not ${String(env.PGW_WEBHOOK_LEASE_MS)}`);
+  const { webhookAllowLocal, webhookAllowNetworks } = webhookReach(env, environment, host);
   // auto: readable lines in a terminal, JSON when the output goes to a file, a pipe or a collector.
   const format = env.PGW_LOG_FORMAT ?? 'auto';
   if (format !== 'auto' && format !== 'json' && format !== 'pretty') throw new ConfigError(`PGW_LOG_FORMAT must be auto, json or pretty, not ${format}`);
@@ -60,5 +69,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerIntervalMs,
     deliveryIntervalMs,
     webhookLeaseMs,
+    webhookAllowLocal,
+    webhookAllowNetworks,
   };
+}
+
+/** What webhooks may reach besides public addresses; production reaches public addresses only, and says so. */
+function webhookReach(env: NodeJS.ProcessEnv, environment: Environment, host: string): { webhookAllowLocal: boolean; webhookAllowNetworks: string[] } {
+  const allowPrivate = (env.PGW_WEBHOOK_ALLOW_PRIVATE ?? 'auto').trim().toLowerCase();
+  if (!['auto', '1', '0', 'true', 'false'].includes(allowPrivate)) {
+    throw new ConfigError(`PGW_WEBHOOK_ALLOW_PRIVATE must be auto, 1 or 0, not ${String(env.PGW_WEBHOOK_ALLOW_PRIVATE)}`);
+  }
+  const parsed = parseNetworks(env.PGW_WEBHOOK_ALLOW_NETWORKS ?? '');
+  if ('problem' in parsed) throw new ConfigError(`PGW_WEBHOOK_ALLOW_NETWORKS: ${parsed.problem}`);
+  if (environment === 'production') {
+    if (allowPrivate === '1' || allowPrivate === 'true' || parsed.networks.length > 0) {
+      throw new ConfigError('PGW_WEBHOOK_ALLOW_PRIVATE and PGW_WEBHOOK_ALLOW_NETWORKS are for the sandbox: production webhooks reach public addresses only');
+    }
+    return { webhookAllowLocal: false, webhookAllowNetworks: [] };
+  }
+  const allowLocal = allowPrivate === 'auto' ? isLoopbackHost(host) : allowPrivate === '1' || allowPrivate === 'true';
+  return { webhookAllowLocal: allowLocal, webhookAllowNetworks: parsed.networks };
 }

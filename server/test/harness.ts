@@ -9,6 +9,7 @@ import { loadConfig, type Environment, type ServerConfig } from '../src/config.t
 import { createDatabase, migrate, type Database } from '../src/db/knex.ts';
 import { seedDemoData, type CredentialsFile } from '../src/db/seed.ts';
 import { createLogger } from '../src/platform/log.ts';
+import type { HostResolver } from '../src/platform/outbound-http.ts';
 import type { Clock } from '../src/platform/time.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -55,10 +56,20 @@ export interface TestServer {
   merchantId(i: 0 | 1): string;
   /** Headers for merchant 0 or 1, or for the partner acting on merchant `acting` (x-merchant-id). */
   as(who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>>;
+  /** The resolver of webhook hosts the app was given (runDue({ ...s }) passes it on). */
+  resolveHost?: HostResolver;
   close(): Promise<void>;
 }
 
-export async function startServer(engine: Engine, options: { environment?: Environment } = {}): Promise<TestServer> {
+export interface ServerOptions {
+  environment?: Environment;
+  /** More environment variables for loadConfig (HOST, PGW_WEBHOOK_ALLOW_PRIVATE, …). */
+  env?: Record<string, string>;
+  /** Resolves webhook host names instead of the system resolver. */
+  resolveHost?: HostResolver;
+}
+
+export async function startServer(engine: Engine, options: ServerOptions = {}): Promise<TestServer> {
   const schema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const url = engine === 'postgres' ? (postgresUrl ?? '') : 'sqlite::memory:';
   const db = createDatabase(url, schema ? { schema } : {});
@@ -73,8 +84,8 @@ export async function startServer(engine: Engine, options: { environment?: Envir
       done();
     },
   });
-  const config = loadConfig({ PGW_ENV: options.environment ?? 'sandbox', DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info' });
-  const app = await createApp({ config, db, log: createLogger('info', sink), clock });
+  const config = loadConfig({ PGW_ENV: options.environment ?? 'sandbox', DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info', ...options.env });
+  const app = await createApp({ config, db, log: createLogger('info', sink), clock, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const cache = new Map<string, string>();
   const credentialsOf = (who: 0 | 1 | 'partner'): { clientId: string; clientSecret: string } => {
     const entry = who === 'partner' ? secrets.partner : secrets.merchants[who];
@@ -104,6 +115,7 @@ export async function startServer(engine: Engine, options: { environment?: Envir
   };
   return {
     app, db, config, clock, secrets, logLines, token, auth, merchantId,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     async as(who, acting) {
       return { ...(await auth(who)), ...(acting === undefined ? {} : { 'x-merchant-id': merchantId(acting) }) };
     },

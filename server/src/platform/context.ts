@@ -6,6 +6,7 @@ import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import { ApiError } from './errors.ts';
 import type { Logger } from './log.ts';
+import type { HostResolver } from './outbound-http.ts';
 import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
 import { offsetClock, type Clock } from './time.ts';
@@ -32,6 +33,8 @@ export interface Services {
   readonly hashKey: Buffer;
   /** API-key states kept between requests (see key-state.ts; on PostgreSQL while this instance holds a lease). */
   readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
+  /** How webhook hosts are resolved (the system resolver when absent). */
+  readonly resolveHost?: HostResolver;
 }
 
 export interface ServerContext extends Services, Deps {

@@ -1,9 +1,10 @@
 // The one dependency shape of every service: the database (the pool, or the transaction the service runs
-// in), the log, the configuration and the two clocks. The request context satisfies it, and so does the
-// worker's context for one merchant.
+// in), the log, the configuration, the two clocks and (optionally) the resolver of outbound host names. The
+// request context satisfies it, and so does the worker's context for one merchant.
 import type { Knex } from 'knex';
 import type { ServerConfig } from '../config.ts';
 import type { Logger } from './log.ts';
+import type { HostResolver } from './outbound-http.ts';
 import type { Clock } from './time.ts';
 
 export interface Deps {
@@ -15,6 +16,8 @@ export interface Deps {
   readonly clock: Clock;
   /** Real time: tokens, idempotency expiry, leases. */
   readonly wall: Clock;
+  /** How webhook hosts are resolved (the system resolver when absent; tests give their own answers). */
+  readonly resolveHost?: HostResolver;
 }
 
 /** The same dependencies working in another database handle (a transaction). */

@@ -5,12 +5,13 @@
 // Attempts run concurrently, so a slow receiver holds up only its own deliveries.
 import { signWebhook } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
+import { postPinned } from '../platform/outbound-http.ts';
 import { findEvents, type StoredEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord } from '../repositories/webhook-deliveries.ts';
 import { endpointsById, type AnyEndpoint } from '../repositories/webhook-endpoints.ts';
-import { reachable } from './webhook-urls.ts';
+import { checkTarget } from './webhook-urls.ts';
 
 /** The delay before attempt n+1 after attempt n failed (n = 1..6), as the spec's retry table gives it. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 8 * 3600_000, 24 * 3600_000] as const;
@@ -28,34 +29,45 @@ export interface Outcome {
   excerpt: string | null;
 }
 
-type Sender = Pick<Deps, 'config' | 'wall'>;
+type Sender = Pick<Deps, 'config' | 'wall' | 'resolveHost'>;
 
-function failureKind(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } } | null)?.cause;
-  const code = cause?.code ?? '';
-  if ((error as { name?: string } | null)?.name === 'TimeoutError') return 'timeout';
+/** The first error code of a failed connection (Happy Eyeballs gives one per address tried). */
+function codeOf(error: unknown): string {
+  const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] } | null;
+  const code = e?.code ?? e?.cause?.code ?? e?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function failureKind(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'timeout';
+  const code = codeOf(error);
   if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ETIMEDOUT') return 'timeout';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
-  if (code.startsWith('ERR_TLS') || code.includes('CERT')) return 'tls';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code.startsWith('UNABLE_TO_')) return 'tls';
   return 'network';
 }
 
-/** One signed POST of an envelope to a URL: what came back, and how long it took. */
+/**
+ * One signed POST of an envelope to a URL: what came back, and how long it took. The host is resolved and
+ * checked here, at every attempt (a name that resolved to a public address at creation may not now), and
+ * the connection goes to the checked address; a refused one is not connected to, and the reason is kept as
+ * the attempt's excerpt. A redirect is an answer like any other (a failed attempt), never followed.
+ */
 export async function send(deps: Sender, url: string, secret: string, messageId: string, body: string): Promise<Outcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
-  try {
-    // Checked again at every attempt: a name that resolved to a public address at creation may not now.
-    if (!(await reachable(url, deps.config.environment))) return { ok: false, statusCode: null, durationMs: elapsed(), kind: 'blocked', excerpt: null };
-  } catch {
-    return { ok: false, statusCode: null, durationMs: elapsed(), kind: 'dns', excerpt: null };
-  }
+  const target = await checkTarget(url, deps);
+  if (!target.ok) return { ok: false, statusCode: null, durationMs: elapsed(), kind: target.kind, excerpt: `not sent: the URL ${target.problem}` };
   const timestamp = Math.floor(deps.wall.now().getTime() / 1000);
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+    const res = await postPinned({
+      url: target.url,
+      addresses: target.addresses,
+      signal,
+      // Enough bytes for EXCERPT characters of any UTF-8 text; the rest of a long answer is not read.
+      maxBytes: EXCERPT * 4,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'payment-gateway-webhooks/1',
@@ -65,11 +77,11 @@ export async function send(deps: Sender, url: string, secret: string, messageId:
       },
       body,
     });
-    const text = (await res.text()).slice(0, EXCERPT);
+    const text = res.text.slice(0, EXCERPT);
     const ok = res.status >= 200 && res.status < 300;
     return { ok, statusCode: res.status, durationMs: elapsed(), kind: ok ? 'ok' : `http_${String(Math.floor(res.status / 100))}xx`, excerpt: text };
   } catch (error) {
-    return { ok: false, statusCode: null, durationMs: elapsed(), kind: failureKind(error), excerpt: null };
+    return { ok: false, statusCode: null, durationMs: elapsed(), kind: failureKind(error, signal), excerpt: null };
   }
 }
 
@@ -96,7 +108,7 @@ export async function attemptsOf(db: Deps['db'], deliveries: readonly DeliveryRe
 
 /** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
 export async function attemptDelivery(
-  deps: Pick<Deps, 'db' | 'config' | 'wall'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
+  deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
 ): Promise<Outcome | undefined> {
   const { endpoints, events } = loaded ?? (await attemptsOf(deps.db, [delivery]));
   const target = endpoints.get(delivery.endpointId);
@@ -119,7 +131,7 @@ export async function attemptDelivery(
  * advance, where each attempt happens at its due time and the retries it schedules within the window fall
  * due in turn; otherwise each attempt happens now. Returns the number of attempts made.
  */
-export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall'>, merchantId: string, until: Date, virtual: boolean): Promise<number> {
+export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, merchantId: string, until: Date, virtual: boolean): Promise<number> {
   let attempts = 0;
   for (;;) {
     const wallNow = deps.wall.now();

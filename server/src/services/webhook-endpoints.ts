@@ -12,7 +12,7 @@ import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-endpoints.ts';
 import { failPendingOf } from '../repositories/webhook-deliveries.ts';
-import { reachable, urlProblem } from './webhook-urls.ts';
+import { checkTarget } from './webhook-urls.ts';
 
 type Schemas = components['schemas'];
 type EventTypeInfo = Schemas['WebhookEventTypeInfo'];
@@ -45,17 +45,15 @@ export const endpointView = (e: repo.EndpointRecord): Schemas['WebhookEndpoint']
   signingSecret: e.signingSecret, createdOn: e.createdOn, modifiedOn: e.modifiedOn,
 });
 
-/** The URL rules of the environment (production also resolves the host now); 400 naming endpointUrl. */
+/**
+ * The URL rules and address policy of the environment, as every attempt applies them; 400 naming endpointUrl.
+ * The sandbox takes an https name that does not resolve yet (its attempts fail until it does); production does not.
+ */
 async function checkUrl(deps: Deps, url: string): Promise<void> {
-  const problem = urlProblem(url, deps.config.environment);
-  if (problem) throw invalid('endpointUrl', problem);
-  let ok: boolean;
-  try {
-    ok = await reachable(url, deps.config.environment);
-  } catch {
-    throw invalid('endpointUrl', 'names a host that does not resolve');
-  }
-  if (!ok) throw invalid('endpointUrl', 'resolves to a loopback, private or link-local address');
+  const target = await checkTarget(url, deps);
+  if (target.ok) return;
+  const pending = target.kind === 'dns' && deps.config.environment === 'sandbox' && target.url?.protocol === 'https:';
+  if (!pending) throw invalid('endpointUrl', target.problem);
 }
 
 async function ownEndpoint(deps: Deps, merchantId: string, id: string): Promise<repo.EndpointRecord> {

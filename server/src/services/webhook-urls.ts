@@ -1,35 +1,30 @@
-// Where a webhook may send: production takes only https to public addresses (a host that is, or resolves
-// to, a loopback, private, link-local, unique-local or metadata address is refused, and checked again at
-// delivery time, so a DNS answer that changes later does not get through); the sandbox also takes http://
-// to a loopback host, for a receiver on the developer's machine.
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import type { Environment } from '../config.ts';
+// Where a webhook may send, checked the same way on create and update and before every ping and delivery
+// attempt: the URL's rules (https; the sandbox also takes http:// to a loopback or private receiver it may
+// reach), then its host resolved once and every address judged by the address policy. The attempt connects
+// to the addresses checked here and nowhere else.
+import type { ServerConfig } from '../config.ts';
+import { PRODUCTION_POLICY, isLocalhostName, judge, parseAddress, type AddressPolicy, type Verdict } from '../platform/address-policy.ts';
+import type { Deps } from '../platform/deps.ts';
+import { systemResolver } from '../platform/outbound-http.ts';
 
-const LOOPBACK_NAMES = new Set(['localhost', 'localhost.']);
+/** What the check needs: the configuration and (tests) a resolver of its own. */
+export type TargetDeps = Pick<Deps, 'config' | 'resolveHost'>;
 
-/** Whether an IP address (v4 or v6) is one a webhook may never reach in production. */
-export function isNonPublicAddress(address: string): boolean {
-  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = v4mapped?.[1] ?? address;
-  if (isIP(ip) === 4) {
-    const [a = 0, b = 0] = ip.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254)
-      || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
-  }
-  const lower = ip.toLowerCase();
-  return lower === '::' || lower === '::1' || lower.startsWith('fc') || lower.startsWith('fd') || /^fe[89ab]/.test(lower) || lower.startsWith('ff');
-}
+/** The address policy of a server's configuration (production: public addresses only). */
+export const policyOf = (config: ServerConfig): AddressPolicy => config.environment === 'production'
+  ? PRODUCTION_POLICY
+  : { allowLocal: config.webhookAllowLocal, allowNetworks: config.webhookAllowNetworks };
 
-export const isLoopbackHost = (host: string): boolean => {
-  const bare = host.replace(/^\[|\]$/g, '');
-  if (LOOPBACK_NAMES.has(bare.toLowerCase())) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  return bare === '::1';
-};
+/** Where `localhost` names go: loopback by definition (RFC 6761), whatever a resolver would say. */
+const LOCALHOST_ADDRESSES = ['127.0.0.1', '::1'] as const;
 
-/** Why the URL may not receive webhooks in this environment (checked on create and update); undefined when it may. */
-export function urlProblem(text: string, environment: Environment): string | undefined {
+export type Target =
+  | { ok: true; url: URL; addresses: readonly string[] }
+  /** `dns`: the host did not resolve; `blocked`: the URL or an address is refused (said in `problem`). */
+  | { ok: false; kind: 'dns' | 'blocked'; problem: string; url?: URL };
+
+/** The URL's own rules (not its addresses): undefined when it may receive webhooks in this environment. */
+export function urlProblem(text: string, config: Pick<ServerConfig, 'environment'>): string | undefined {
   let url: URL;
   try {
     url = new URL(text);
@@ -37,27 +32,50 @@ export function urlProblem(text: string, environment: Environment): string | und
     return 'is not a URL';
   }
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
-  const host = url.hostname;
-  if (url.protocol === 'https:') {
-    if (environment === 'production' && (isLoopbackHost(host) || (isIP(host.replace(/^\[|\]$/g, '')) !== 0 && isNonPublicAddress(host.replace(/^\[|\]$/g, ''))))) {
-      return 'must not point to a loopback, private or link-local address';
-    }
-    return undefined;
-  }
-  if (url.protocol === 'http:') {
-    if (environment === 'sandbox' && isLoopbackHost(host)) return undefined;
-    return environment === 'sandbox' ? 'must use https (the sandbox also accepts http:// to a loopback host)' : 'must use https';
-  }
-  return 'must use https';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && config.environment === 'sandbox') return undefined;
+  return config.environment === 'sandbox' ? 'must use https (the sandbox also takes http:// to a loopback or private receiver)' : 'must use https';
+}
+
+/** The sentence of a refused address: the literal as written, or (for a name) only the kind of address. */
+function refusal(address: string, verdict: Verdict, literal: boolean, config: ServerConfig): string {
+  // A name's addresses are not told: the answer would let a caller read the server's private DNS.
+  const where = literal ? `points to ${address}, ${verdict.description},` : `resolves to ${verdict.description.replace(/ of [^,]+,/, ' of')},`;
+  if (config.environment === 'production') return `${where} which production webhooks may not reach (public addresses only)`;
+  const local = verdict.range === 'loopback' || verdict.range === 'private';
+  return local
+    ? `${where} which this sandbox may not reach: it reaches loopback and private receivers only when it listens on loopback or its operator allows them`
+    : `${where} which this sandbox may not reach (its operator can allow the network)`;
 }
 
 /**
- * Whether the host may be reached now (production: every address it resolves to is public). The sandbox
- * reaches what its create rules admitted. Called before each delivery attempt.
+ * Resolves the URL's host once and judges every address: the target to connect to, or why not. A name is
+ * refused when any of its addresses is (a receiver cannot choose which one a client uses).
  */
-export async function reachable(text: string, environment: Environment): Promise<boolean> {
-  if (environment === 'sandbox') return true;
-  const host = new URL(text).hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  return addresses.length > 0 && !addresses.some(isNonPublicAddress);
+export async function checkTarget(text: string, deps: TargetDeps): Promise<Target> {
+  const problem = urlProblem(text, deps.config);
+  if (problem) return { ok: false, kind: 'blocked', problem };
+  const url = new URL(text);
+  const literal = parseAddress(url.hostname) !== undefined;
+  let addresses: readonly string[];
+  if (literal) addresses = [url.hostname.replace(/^\[(.*)\]$/, '$1')];
+  else if (isLocalhostName(url.hostname)) addresses = LOCALHOST_ADDRESSES;
+  else {
+    try {
+      addresses = await (deps.resolveHost ?? systemResolver)(url.hostname);
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) return { ok: false, kind: 'dns', problem: 'names a host that does not resolve', url };
+  }
+  const policy = policyOf(deps.config);
+  const verdicts = addresses.map((a) => judge(a, policy));
+  const refused = verdicts.findIndex((v) => !v.allowed);
+  const verdict = verdicts[refused];
+  if (verdict) return { ok: false, kind: 'blocked', problem: refusal(addresses[refused] ?? '', verdict, literal, deps.config), url };
+  // Plain http only inside the sandbox's own reach: never across the internet.
+  if (url.protocol === 'http:' && verdicts.some((v) => v.range === 'public')) {
+    return { ok: false, kind: 'blocked', problem: 'must use https (the sandbox takes http:// only to a loopback or private receiver)', url };
+  }
+  return { ok: true, url, addresses };
 }

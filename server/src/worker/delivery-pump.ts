@@ -11,7 +11,7 @@ export class DeliveryPump {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log'>,
+    private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>,
     private readonly maxInFlight = 200,
   ) {}
 

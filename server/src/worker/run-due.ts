@@ -83,7 +83,7 @@ export async function runNetworkDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: 
  * network's changes first (their events fan out to deliveries), then the webhook deliveries that fell due.
  * The deterministic entry for tests; the worker's timer uses the same steps without waiting on receivers.
  */
-export async function runDue(deps: Pick<Deps, 'db' | 'config' | 'wall'>, wallNow: Date): Promise<RunCounts> {
+export async function runDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, wallNow: Date): Promise<RunCounts> {
   const counts = await runNetworkDue(deps, wallNow);
   const times = await businessTimes(deps, wallNow);
   for (const merchantId of await merchantsWithDueDeliveries(deps.db, times.furthest)) {

@@ -46,7 +46,7 @@ export class Worker {
   private readonly deliveries: Loop;
   private readonly maintenance: Loop | undefined;
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log'>, intervalMs: number, deliveryIntervalMs = intervalMs) {
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>, intervalMs: number, deliveryIntervalMs = intervalMs) {
     this.pump = new DeliveryPump(deps);
     this.network = new Loop(() => this.guard(async () => {
       const counts = await runNetworkDue(this.deps, this.deps.wall.now());

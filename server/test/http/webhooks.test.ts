@@ -248,7 +248,7 @@ describe.each(engines())('webhooks in production (%s)', (engine) => {
   afterAll(async () => { await s.close(); });
 
   it.each([
-    ['http', 'http://203.0.113.10/hooks'], ['a loopback address', 'https://127.0.0.1/hooks'], ['localhost', 'https://localhost/hooks'],
+    ['http', 'http://93.184.215.14/hooks'], ['a documentation address', 'https://203.0.113.10/hooks'], ['a loopback address', 'https://127.0.0.1/hooks'], ['localhost', 'https://localhost/hooks'],
     ['a private address', 'https://10.1.2.3/hooks'], ['a link-local (metadata) address', 'https://169.254.169.254/latest'], ['IPv6 loopback', 'https://[::1]/hooks'],
     ['IPv6 unique-local', 'https://[fd00::1]/hooks'], ['a host that does not resolve', 'https://hooks.invalid/x'],
   ])('refuses %s (400 endpointUrl)', async (_name, url) => {
@@ -257,7 +257,7 @@ describe.each(engines())('webhooks in production (%s)', (engine) => {
   });
 
   it('accepts https to a public address', async () => {
-    const res = await request(s.app).post(`${W}/endpoints`).set(await s.as(0)).send({ name: 'X', endpointUrl: 'https://203.0.113.10/hooks', eventTypes: ['payment.card.captured'] });
+    const res = await request(s.app).post(`${W}/endpoints`).set(await s.as(0)).send({ name: 'X', endpointUrl: 'https://93.184.215.14/hooks', eventTypes: ['payment.card.captured'] });
     expect(res.status, res.text).toBe(200);
   });
 });
