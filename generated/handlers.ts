@@ -816,7 +816,12 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * - Card expiry: an Authorized or PartiallyAuthorized transaction not captured 7 days after its
    *   createdOn becomes Expired (6).
    * - Invoices: a Due invoice whose due date has passed becomes PastDue.
-   * - Webhooks: delivery attempts and retries whose time has come are made.
+   * - Webhooks: delivery attempts and retries whose time has come are queued, not made during the
+   *   request: the answer does not wait on any receiver. The delivery engine makes them right after
+   *   the advance (within a moment), each at the time it fell due on the sandbox clock, so a failed
+   *   attempt's retries that fall inside the advanced span follow in turn (1 min, 5 min, 30 min, 2 h,
+   *   8 h, 24 h). Read the delivery log (listWebhookDeliveryLogs) to see them made;
+   *   `ran.webhookAttempts` counts the attempts queued.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
    * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
