@@ -94,6 +94,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.disable('x-powered-by');
   // No ETag: every answer is no-store, so a validator is never used, and hashing each body cost ~2% of a read.
   app.set('etag', false);
+  // X-Forwarded-Proto (and -For, -Host) only from the proxies PGW_TRUST_PROXY names: behind a TLS-terminating
+  // one, req.protocol is https (the dashboard's cookies are Secure, its same-origin check expects https).
+  app.set('trust proxy', options.config.trustProxy.length > 0 ? [...options.config.trustProxy] : false);
   // The root points to the documentation: a browser goes there; a program gets the links.
   app.get('/', (req, res) => {
     if (req.accepts(['json', 'html']) === 'html') {
