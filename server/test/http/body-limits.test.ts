@@ -54,6 +54,12 @@ describe.each(engines())('bodies over the limits (%s)', (engine) => {
     expect(res.status, res.text).toBe(200);
   });
 
+  // The pages' own forms have smaller limits; their refusal is the same 413, never a truncated form.
+  it.each([['/dashboard/sign-in', 21], ['/pay/invoices/7c9e6679-7425-40de-944b-e07fc1f90ae7/card', 51]] as const)('%s: a form of %i fields is a 413 too', async (path, n) => {
+    const res = await request(s.app).post(path).set('content-type', 'application/x-www-form-urlencoded').send(formFields(n));
+    expect([res.status, (res.body as ErrorBody).errorCode, (res.body as ErrorBody).details]).toEqual([413, 'payload_too_large', 'The request body has too many fields.']);
+  });
+
   // Every other operation with a body: over 1 MB of JSON (and of a form where it takes one) is a 413.
   const withBody = routes.filter((r) => r.requestContentTypes.length > 0 && !r.path.includes('oauth2'));
   it.each(withBody.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))('%s: a body over 1 MB is a 413 payload_too_large', async (_label, route) => {

@@ -381,7 +381,7 @@ export function routerProblem(err: unknown): RouterProblem | undefined {
     return { status: 413, kind: 'payload_too_large', message: 'The request body is too large.', problems: [], allow: undefined };
   }
   if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'parameters.too.many') {
-    return { status: 413, kind: 'payload_too_large', message: `The request body has too many fields (at most ${String(FORM_PARAMETER_LIMIT)}).`, problems: [], allow: undefined };
+    return { status: 413, kind: 'payload_too_large', message: 'The request body has too many fields.', problems: [], allow: undefined };
   }
   if (!isValidatorError(err)) return undefined;
   // Bounded: a body of many bad items reports its first MAX_PROBLEMS problems.
