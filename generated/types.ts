@@ -16,7 +16,7 @@ export interface paths {
          *
          *     A token obtained from one environment's token service cannot be used in the other environment. The same API key works in both; only the token address differs. The client secret must never appear in client-side code or public repositories; if compromised, delete the API key and create a new one.
          *
-         *     Errors: 400 for a missing or invalid grant_type or a malformed body; 401 for a failed client authentication or an expired refresh token (request a new token and retry). Error bodies follow RFC 6749 section 5.2; every response carries `Cache-Control: no-store`.
+         *     Errors: 400 for a missing or invalid grant_type or a malformed body; 401 for a failed client authentication or an expired refresh token (request a new token and retry). Error bodies follow RFC 6749 section 5.2; every response carries `Cache-Control: no-store`. A body over 1 MB, or of more than 1000 fields, is not read: 413 in the standard error body (errorCode `payload_too_large`), not an RFC 6749 error.
          */
         post: operations["requestToken"];
         delete?: never;
@@ -38,7 +38,7 @@ export interface paths {
          * Get a management API token (password or refresh)
          * @description Token endpoint of the second token service, for the separate management API. Form encoded, all parameters URL-encoded. Password grant: `grant_type=password`, `username`, `password`, `client_id`, `client_secret`, `scope=offline_access`, all required. Refresh: `grant_type=refresh_token`, `refresh_token`, `client_id`, `client_secret`, all required. The integration must be certified before production use.
          *
-         *     Errors as for the first token service: 400 for a missing or invalid grant_type or a malformed body (RFC 6749 `invalid_request`, `unsupported_grant_type`, `invalid_grant` for wrong user credentials); 401 for a failed client authentication or an expired refresh token.
+         *     Errors as for the first token service: 400 for a missing or invalid grant_type or a malformed body (RFC 6749 `invalid_request`, `unsupported_grant_type`, `invalid_grant` for wrong user credentials); 401 for a failed client authentication or an expired refresh token; 413 (the standard error body, errorCode `payload_too_large`) for a body over 1 MB or of more than 1000 fields.
          */
         post: operations["requestCrmToken"];
         delete?: never;
@@ -1451,7 +1451,12 @@ export interface paths {
          *     - Card expiry: an Authorized or PartiallyAuthorized transaction not captured 7 days after its
          *       createdOn becomes Expired (6).
          *     - Invoices: a Due invoice whose due date has passed becomes PastDue.
-         *     - Webhooks: delivery attempts and retries whose time has come are made.
+         *     - Webhooks: delivery attempts and retries whose time has come are queued, not made during the
+         *       request: the answer does not wait on any receiver. The delivery engine makes them right after
+         *       the advance (within a moment), each at the time it fell due on the sandbox clock, so a failed
+         *       attempt's retries that fall inside the advanced span follow in turn (1 min, 5 min, 30 min, 2 h,
+         *       8 h, 24 h). Read the delivery log (listWebhookDeliveryLogs) to see them made;
+         *       `ran.webhookAttempts` counts the attempts queued.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
          *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
@@ -6363,7 +6368,7 @@ export interface components {
             invoicesPastDue: number;
             /**
              * Format: int32
-             * @description Webhook delivery attempts made (first attempts and retries that fell due).
+             * @description Webhook delivery attempts that fell due (first attempts and retries) and were queued; the advance does not wait on receivers. The delivery engine makes them right after the advance, each at the time it fell due, so the retries they schedule inside the advanced span follow; the delivery log shows them.
              */
             webhookAttempts: number;
         };
@@ -8231,6 +8236,15 @@ export interface components {
                 "application/json": components["schemas"]["OAuthError"];
             };
         };
+        /** @description The request body is larger than the server accepts (1 MB), or a form body has more than 1000 fields. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The request's headers are larger than the server accepts (Node.js's limit, 16 KB by default). The connection is closed after this response. */
         HeadersTooLarge: {
             headers: {
@@ -8302,15 +8316,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorResponse"] | components["schemas"]["ValidationProblemDetails"];
-            };
-        };
-        /** @description The request body is larger than the server accepts (1 MB). */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The request body is not `application/json`. */
@@ -8426,6 +8431,7 @@ export interface operations {
             };
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
@@ -8463,6 +8469,7 @@ export interface operations {
             };
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };

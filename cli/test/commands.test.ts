@@ -6,6 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDue } from '../../server/src/worker/run-due.ts';
 import { pgw, startGateway, type Gateway } from './helpers.ts';
 
 const UNKNOWN = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -40,9 +41,12 @@ describe('pgw commands against the bundled server', () => {
     expect(hook.status, hook.text).toBe(200);
     await request(g.s.app).post('/pay-api/v1/transactions/card/sale').set(h)
       .send({ amount: 10, card: { pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' } });
-    // Seven attempts on the merchant's clock: every retry falls due within two days.
+    // Seven attempts on the merchant's clock: every retry falls due within two days. The advance queues them;
+    // the delivery engine (the worker's, here run by the test) makes them afterwards, each at its due time.
     const advanced = await pgw(['clock', 'advance', '2d', '--merchant', '1'], env);
     expect(advanced.code, advanced.stderr).toBe(0);
+    expect(advanced.stdout).toMatch(/webhookAttempts 1/);
+    expect((await runDue({ ...g.s, wall: g.s.clock }, g.s.clock.now())).webhookAttempts).toBe(7);
     const logs = await pgw(['logs', '--status', 'Failed', '--merchant', '1'], env);
     expect(logs.code, logs.stderr).toBe(0);
     const row = logs.stdout.split('\n').find((l) => l.includes('payment.card.captured'));

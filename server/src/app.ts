@@ -18,6 +18,7 @@ import { contextFactory, type Principal, type Services } from './platform/contex
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
+import { refuseFraming } from './platform/framing.ts';
 import { accessLogger, type Logger } from './platform/log.ts';
 import type { HostResolver } from './platform/outbound-http.ts';
 import { correlate } from './platform/request-context.ts';
@@ -63,6 +64,8 @@ function logAccess(log: Logger, req: IncomingMessage, res: ServerResponse, corre
 export type App = ((req: IncomingMessage, res: ServerResponse) => void) & {
   listen: (port?: number, host?: string) => Server;
   close: () => Promise<void>;
+  /** The Express application of what is not the API (pages, health, docs): its routes can be listed. */
+  pages: express.Express;
 };
 
 /** The kept API-key states: on PostgreSQL, used while this instance listens for changes under a lease. */
@@ -95,6 +98,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.disable('x-powered-by');
   // No ETag: every answer is no-store, so a validator is never used, and hashing each body cost ~2% of a read.
   app.set('etag', false);
+  // X-Forwarded-Proto (and -For, -Host) only from the proxies PGW_TRUST_PROXY names: behind a TLS-terminating
+  // one, req.protocol is https (the dashboard's cookies are Secure, its same-origin check expects https).
+  app.set('trust proxy', options.config.trustProxy.length > 0 ? [...options.config.trustProxy] : false);
   // The root points to the documentation: a browser goes there; a program gets the links.
   app.get('/', (req, res) => {
     if (req.accepts(['json', 'html']) === 'html') {
@@ -134,9 +140,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // hello-world answers ~8,600 requests a second where Node's own answers ~50,000). The router hands a path
   // it does not document back (isUnknownPath); Express answers those.
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    // Every response: no MIME sniffing, and no caching (answers are per tenant and may carry secrets or tokens).
+    // Every response: no MIME sniffing, no caching (answers are per tenant and may carry secrets or tokens),
+    // and no framing (every HTML page, whoever writes it; harmless on the API's JSON).
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'no-store');
+    refuseFraming(res);
     logAccess(access, req, res, correlate(res));
     if (!sandboxServed && isSandboxPath(requestPath(req))) {
       app(req, res);
@@ -150,5 +158,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   return Object.assign(handle, {
     listen: (port?: number, host?: string): Server => createServer(handle).listen(port, host),
     close: states.stop,
+    pages: app,
   });
 }

@@ -1,4 +1,5 @@
 // Server configuration from the environment, as decisions.md names it; refuses values it cannot use.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { isLoopbackHost, parseNetworks } from './platform/address-policy.ts';
 
@@ -29,6 +30,35 @@ export interface ServerConfig {
   readonly webhookAllowLocal: boolean;
   /** Sandbox only: networks webhooks may reach whatever their range (PGW_WEBHOOK_ALLOW_NETWORKS, CIDR text). */
   readonly webhookAllowNetworks: readonly string[];
+  /**
+   * PGW_TRUST_PROXY: the proxies whose X-Forwarded-* headers are believed, in Express's `trust proxy` terms
+   * (addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`); empty: none (the headers are ignored).
+   */
+  readonly trustProxy: readonly string[];
+}
+
+/** Express's names of address ranges (proxy-addr's), accepted in PGW_TRUST_PROXY. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address/prefix, or an IPv4 address/netmask, as Express's `trust proxy` takes them. */
+function isProxyAddress(entry: string): boolean {
+  const [address = '', range, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(range) === 4;
+}
+
+/** PGW_TRUST_PROXY, comma-separated; refused when an entry is neither an address, a CIDR nor a named range. */
+export function parseTrustProxy(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '') return [];
+  const entries = value.split(',').map((e) => e.trim());
+  const wrong = entries.find((e) => !NAMED_RANGES.has(e) && !isProxyAddress(e));
+  if (wrong !== undefined) {
+    throw new ConfigError(`PGW_TRUST_PROXY must be a comma-separated list of proxy addresses or CIDRs (or loopback, linklocal, uniquelocal), not ${JSON.stringify(value)}: ${JSON.stringify(wrong)} is none of them`);
+  }
+  return entries;
 }
 
 export class ConfigError extends Error {}
@@ -71,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookLeaseMs,
     webhookAllowLocal,
     webhookAllowNetworks,
+    trustProxy: parseTrustProxy(env.PGW_TRUST_PROXY),
   };
 }
 

@@ -41,8 +41,8 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel, config.logFormat === 'pretty' ? prettyDestination() : undefined);
   const db = createDatabase(config.databaseUrl);
-  await migrate(db);
-  const secrets = await seedDemoData(db, systemClock);
+  await migrate(db, config.environment);
+  const secrets = await seedDemoData(db, systemClock, config.environment);
   // PORT=0 asks for any free port: take one now, so every URL the server builds (invoice links) names it.
   const port = config.port === 0 ? await freePort(config.host) : config.port;
   const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);

@@ -73,9 +73,10 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   const schema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const url = engine === 'postgres' ? (postgresUrl ?? '') : 'sqlite::memory:';
   const db = createDatabase(url, schema ? { schema } : {});
-  await migrate(db, schema);
+  const environment = options.environment ?? 'sandbox';
+  await migrate(db, environment, schema);
   const clock = new TestClock();
-  const secrets = await seedDemoData(db, clock);
+  const secrets = await seedDemoData(db, clock, environment);
   if (!secrets) throw new Error('the test database was not empty');
   const logLines: string[] = [];
   const sink = new Writable({
@@ -84,7 +85,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
       done();
     },
   });
-  const config = loadConfig({ PGW_ENV: options.environment ?? 'sandbox', DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig({ PGW_ENV: environment, DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info', ...options.env });
   const app = await createApp({ config, db, log: createLogger('info', sink), clock, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const cache = new Map<string, string>();
   const credentialsOf = (who: 0 | 1 | 'partner'): { clientId: string; clientSecret: string } => {

@@ -105,11 +105,21 @@ export const webhookChecks: readonly Check[] = [{
         if (problem) throw new CheckFailure(`the retry: ${problem}`);
         expectThat(retry.headers['webhook-id'] === firstAttempt.headers['webhook-id'], 'a retry carries the same webhook-id');
         expectThat(Number(retry.headers['webhook-timestamp']) >= Number(firstAttempt.headers['webhook-timestamp']), 'a retry carries a fresh webhook-timestamp');
-        const log = await ctx.call('listWebhookDeliveryLogs', { path: { webhookId: second.id } });
-        expectStatus(log, 200, 'listWebhookDeliveryLogs');
-        const items = (Array.isArray(bodyOf(log).items) ? (bodyOf(log).items as unknown[]) : []).filter(isObject);
-        const entry = items.find((i) => i.eventId === firstAttempt.headers['webhook-id']);
-        expectThat(entry !== undefined && Number(entry.attemptNumber) >= 2, `the delivery log shows the retried delivery with attemptNumber 2 or more: ${JSON.stringify(entry ?? null)}`, log);
+        // The attempt is recorded once the receiver has answered it: the log is polled until it shows the retry
+        // (a clock advance queues the attempts that fell due; the gateway makes and logs them afterwards).
+        const logged = async (): Promise<{ log: Awaited<ReturnType<typeof ctx.call>>; entry: JsonObject | undefined }> => {
+          const log = await ctx.call('listWebhookDeliveryLogs', { path: { webhookId: second.id } });
+          expectStatus(log, 200, 'listWebhookDeliveryLogs');
+          const items = (Array.isArray(bodyOf(log).items) ? (bodyOf(log).items as unknown[]) : []).filter(isObject);
+          return { log, entry: items.find((i) => i.eventId === firstAttempt.headers['webhook-id']) };
+        };
+        let { log, entry } = await logged();
+        for (const until = Date.now() + 20_000; entry?.status !== 'Succeeded' && Date.now() < until;) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          ({ log, entry } = await logged());
+        }
+        expectThat(entry !== undefined && Number(entry.attemptNumber) >= 2 && entry.status === 'Succeeded',
+          `the delivery log shows the retried delivery Succeeded with attemptNumber 2 or more (within 20 s): ${JSON.stringify(entry ?? null)}`, log);
         const exported = await ctx.call('exportDeliveryLogs', { query: { format: 'json' } });
         expectStatus(exported, 200, 'exportDeliveryLogs');
         expectThat(exported.response?.text.includes(String(firstAttempt.headers['webhook-id'])) === true, 'the JSON export holds the delivery', exported);

@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
+import type { Environment } from '../config.ts';
 import { migrationSource } from './migrations/index.ts';
 
 export type Database = Knex;
@@ -110,8 +111,11 @@ export const clientConfigOf = (db: Database): { client: string } => (db.client a
 
 export const isPostgres = (db: Database): boolean => clientConfigOf(db).client === 'pg';
 
-/** Brings the schema to the latest version (safe with several instances: Knex takes a lock). */
-export async function migrate(db: Database, schema?: string): Promise<void> {
+/**
+ * Brings the schema to the latest version (safe with several instances: Knex takes a lock) as the server of
+ * `environment` does it: API keys that predate their environment column become that environment's.
+ */
+export async function migrate(db: Database, environment: Environment, schema?: string): Promise<void> {
   if (schema && isPostgres(db)) await db.raw('create schema if not exists ??', [schema]);
-  await db.migrate.latest({ migrationSource, ...(schema && isPostgres(db) ? { schemaName: schema } : {}) });
+  await db.migrate.latest({ migrationSource: migrationSource(environment), ...(schema && isPostgres(db) ? { schemaName: schema } : {}) });
 }

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Environment } from '../config.ts';
 import type { Database } from './knex.ts';
 import { hashPassword } from '../platform/passwords.ts';
 import { iso, type Clock } from '../platform/time.ts';
@@ -34,23 +35,23 @@ const DEMO_MERCHANTS = [
   { name: 'Bluebird Bakery', mcc: '5462', mccDescription: 'Bakeries', email: 'owner@bluebird-bakery.example', city: 'Portland', stateId: 38, stateName: 'Oregon', zip: '97205' },
 ];
 
-async function addApiKey(trx: Database, partnerId: string, merchantId: string | null, name: string, now: string): Promise<{ clientId: string; clientSecret: string }> {
+async function addApiKey(trx: Database, environment: Environment, partnerId: string, merchantId: string | null, name: string, now: string): Promise<{ clientId: string; clientSecret: string }> {
   const key = newApiKey();
   await trx('api_keys').insert({
-    client_id: key.clientId, partner_id: partnerId, merchant_id: merchantId, name, secret_hash: hashSecret(key.clientSecret), is_active: true, created_on: now,
+    client_id: key.clientId, partner_id: partnerId, merchant_id: merchantId, name, secret_hash: hashSecret(key.clientSecret), is_active: true, created_on: now, environment,
   });
   return key;
 }
 
-/** Creates the demo data when the database holds no partner; returns the secrets it made, once. */
-export async function seedDemoData(db: Database, clock: Clock): Promise<Omit<CredentialsFile, 'environment' | 'baseUrl' | 'authUrl' | 'crmAuthUrl'> | undefined> {
+/** Creates the demo data (its API keys of `environment`) when the database holds no partner; returns the secrets it made, once. */
+export async function seedDemoData(db: Database, clock: Clock, environment: Environment): Promise<Omit<CredentialsFile, 'environment' | 'baseUrl' | 'authUrl' | 'crmAuthUrl'> | undefined> {
   const existing = (await db('partners').first()) as unknown;
   if (existing) return undefined;
   const now = iso(clock.now());
   return db.transaction(async (trx) => {
     const partnerId = randomUUID();
     await trx('partners').insert({ id: partnerId, name: 'Demo Partner', status_id: 1, business_category_id: 2, business_model_type_id: 1, created_on: now });
-    const partnerKey = await addApiKey(trx, partnerId, null, 'Demo partner key', now);
+    const partnerKey = await addApiKey(trx, environment, partnerId, null, 'Demo partner key', now);
     const merchants: MerchantCredentials[] = [];
     for (const demo of DEMO_MERCHANTS) {
       const merchantId = randomUUID();
@@ -72,7 +73,7 @@ export async function seedDemoData(db: Database, clock: Clock): Promise<Omit<Cre
         city: demo.city, zip: demo.zip, country_id: 1, state_id: demo.stateId, state_name: demo.stateName, email: demo.email,
         business_phone_number: '+15555550100', is_main_address: true, is_default_address: true,
       });
-      const key = await addApiKey(trx, partnerId, merchantId, `${demo.name} key`, now);
+      const key = await addApiKey(trx, environment, partnerId, merchantId, `${demo.name} key`, now);
       const userPassword = randomBytes(12).toString('base64url');
       await trx('users').insert({
         id: randomUUID(), merchant_id: merchantId, email: demo.email, first_name: 'Demo', last_name: 'Owner',

@@ -19,7 +19,7 @@ async function authenticateClient(context: ServerContext, body: { client_id?: st
   if (context.basic && fromForm) throw new OAuthError('invalid_request', 'Send the client credentials once: HTTP Basic or the form, not both.');
   const credentials = context.basic ?? (body.client_id && body.client_secret ? { clientId: body.client_id, clientSecret: body.client_secret } : null);
   if (!credentials) throw OAuthError.invalidClient();
-  const key = await verifiedKey(context.db, credentials.clientId, credentials.clientSecret);
+  const key = await verifiedKey(context.db, context.config.environment, credentials.clientId, credentials.clientSecret);
   if (!key) throw OAuthError.invalidClient();
   return key;
 }

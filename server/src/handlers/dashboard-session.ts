@@ -1,8 +1,9 @@
-// HTTP of the dashboard's session: the cookies (HttpOnly, SameSite=Strict, Path=/dashboard, Secure over
-// https), the headers of every dashboard answer (a Content-Security-Policy that allows no script at all),
-// and the two checks of every POST: the request comes from this site (Origin, else Referer) and carries the
-// form's CSRF token. A failed check is a 403 page and changes nothing.
+// HTTP of the dashboard's session: the cookies (HttpOnly, SameSite=Strict, Path=/dashboard, Secure when the
+// browser is on https: see overHttps), the headers of every dashboard answer (a Content-Security-Policy that
+// allows no script at all), and the two checks of every POST: the request comes from this site (Origin, else
+// Referer) and carries the form's CSRF token. A failed check is a 403 page and changes nothing.
 import type { NextFunction, Request, Response } from 'express';
+import type { ServerConfig } from '../config.ts';
 import type { Services } from '../platform/context.ts';
 import { csrfMatches, csrfToken, resume, type Session } from '../services/dashboard-sessions.ts';
 import { sameOrigin } from './same-origin.ts';
@@ -31,11 +32,18 @@ export function cookieOf(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** Sets a dashboard cookie; `maxAgeSeconds` 0 removes it. */
-export function setCookie(req: Request, res: Response, name: string, value: string, maxAgeSeconds: number): void {
+/**
+ * Whether the browser reached this request over https: the request itself came over TLS, or a proxy named in
+ * PGW_TRUST_PROXY says so (X-Forwarded-Proto, through Express's `trust proxy`), or the public base URL is
+ * https (browsers reach the server only through it, whatever the hop behind the proxy).
+ */
+export const overHttps = (config: Pick<ServerConfig, 'baseUrl'>, req: Request): boolean => req.secure || config.baseUrl.startsWith('https:');
+
+/** Sets a dashboard cookie; `maxAgeSeconds` 0 removes it. Secure whenever the browser is on https. */
+export function setCookie(config: Pick<ServerConfig, 'baseUrl'>, req: Request, res: Response, name: string, value: string, maxAgeSeconds: number): void {
   const attributes = [`${name}=${value}`, 'Path=/dashboard', 'HttpOnly', 'SameSite=Strict', `Max-Age=${String(maxAgeSeconds)}`];
   if (maxAgeSeconds > 0) attributes.push(`Expires=${new Date(Date.now() + maxAgeSeconds * 1000).toUTCString()}`);
-  if (req.secure) attributes.push('Secure');
+  if (overHttps(config, req)) attributes.push('Secure');
   res.append('Set-Cookie', attributes.join('; '));
 }
 
@@ -54,7 +62,7 @@ export async function sessionOf(services: Services, req: Request, res: Response)
   const id = cookieOf(req, SESSION_COOKIE);
   if (id === undefined) return undefined;
   const session = await resume(services, id);
-  if (!session) setCookie(req, res, SESSION_COOKIE, '', 0);
+  if (!session) setCookie(services.config, req, res, SESSION_COOKIE, '', 0);
   return session;
 }
 

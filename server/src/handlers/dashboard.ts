@@ -82,7 +82,7 @@ export function dashboardPages(services: Services): Router {
   // browser in to its key either.
   const showSignIn = (req: Request, res: Response, status: number, error: string | null, clientId = ''): void => {
     const nonce = newNonce();
-    setCookie(req, res, SIGN_IN_COOKIE, nonce, 3600);
+    setCookie(services.config, req, res, SIGN_IN_COOKIE, nonce, 3600);
     res.status(status).type('html').send(signInPage(csrfToken(services.hashKey, 'sign-in', nonce), error, clientId));
   };
   router.get('/dashboard/sign-in', async (req, res) => {
@@ -100,8 +100,8 @@ export function dashboardPages(services: Services): Router {
     }
     try {
       const session = await signIn(services, field(req, 'clientId'), field(req, 'clientSecret'));
-      setCookie(req, res, SIGN_IN_COOKIE, '', 0);
-      setCookie(req, res, SESSION_COOKIE, session.id, Math.floor(ABSOLUTE_MS / 1000));
+      setCookie(services.config, req, res, SIGN_IN_COOKIE, '', 0);
+      setCookie(services.config, req, res, SESSION_COOKIE, session.id, Math.floor(ABSOLUTE_MS / 1000));
       res.redirect(303, '/dashboard');
     } catch (error) {
       if (!(error instanceof SignInError)) throw error;
@@ -111,7 +111,7 @@ export function dashboardPages(services: Services): Router {
   });
   router.post('/dashboard/sign-out', form, signed(async (req, res, { session }) => {
     await signOut(services, session.id);
-    setCookie(req, res, SESSION_COOKIE, '', 0);
+    setCookie(services.config, req, res, SESSION_COOKIE, '', 0);
     res.redirect(303, '/dashboard/sign-in');
   }, true));
 

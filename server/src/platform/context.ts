@@ -114,7 +114,9 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<P
   const mark = services.keyStates?.mark() ?? 0;
   const key = await services.db('api_keys')
     .leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    .where('api_keys.client_id', clientId)
+    // A key of the other environment is no key here (tokens are signed per environment too; this holds
+    // if a token of one were ever honoured by the other).
+    .where({ 'api_keys.client_id': clientId, 'api_keys.environment': services.config.environment })
     .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms');
   // A deleted (revoked) key's tokens stop working at once (a kept state is forgotten when the key is revoked).
   if (!key || !key.is_active) throw unauthorized('The API key of this token was revoked.');

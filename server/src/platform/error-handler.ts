@@ -40,7 +40,7 @@ export function problemToError(problem: RouterProblem, request: { schema: unknow
     case 'not_found': return new ApiError('route_not_found');
     case 'method_not_allowed': return new ApiError('method_not_allowed', problem.allow ? { headers: { Allow: problem.allow } } : {});
     case 'unsupported_media_type': return new ApiError('unsupported_media_type');
-    case 'payload_too_large': return new ApiError('payload_too_large');
+    case 'payload_too_large': return new ApiError('payload_too_large', { details: problem.message });
     case 'response_validation': return new ApiError('internal_error');
   }
 }
@@ -55,8 +55,9 @@ export function errorHandler(log: Logger) {
       return;
     }
     const problem = routerProblem(err);
-    // The token services answer in RFC 6749's terms whatever went wrong with the request.
-    const requestProblem = problem !== undefined && ['validation', 'malformed_json', 'unsupported_media_type', 'payload_too_large'].includes(problem.kind);
+    // The token services answer in RFC 6749's terms what is wrong with the request's parameters. A body too
+    // large (or of too many fields) was never read: it is the standard 413, not a missing grant_type.
+    const requestProblem = problem !== undefined && ['validation', 'malformed_json', 'unsupported_media_type'].includes(problem.kind);
     if (isTokenPath(requestPath(req)) && (err instanceof OAuthError || requestProblem)) {
       // A body that could not be read (not UTF-8) says so; one that was read is judged by its fields.
       const oauth = err instanceof OAuthError ? err

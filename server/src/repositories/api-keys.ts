@@ -1,5 +1,7 @@
-// API keys (Knex only). Secrets are stored as hashes; rows convert to the spec's ApiKey shape here.
+// API keys (Knex only). Secrets are stored as hashes; rows convert to the spec's ApiKey shape here. Every
+// key belongs to one environment (sandbox or production, migration 014): every read here is of one.
 import type { Knex } from 'knex';
+import type { Environment } from '../config.ts';
 import { keyStateChanged } from '../platform/key-state.ts';
 import { pageOf, type ListQuery } from '../platform/paging.ts';
 
@@ -22,8 +24,8 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   isActive: Boolean(row.is_active),
 });
 
-export async function listApiKeys(db: Knex, merchantId: string, list: ListQuery): Promise<{ items: ApiKeyRecord[]; total: number }> {
-  const { rows, total } = await pageOf(db('api_keys').where({ merchant_id: merchantId }), list, {
+export async function listApiKeys(db: Knex, environment: Environment, merchantId: string, list: ListQuery): Promise<{ items: ApiKeyRecord[]; total: number }> {
+  const { rows, total } = await pageOf(db('api_keys').where({ merchant_id: merchantId, environment }), list, {
     orderable: { createdOn: 'created_on', name: 'lower(name)', lastUsedAt: 'last_used_at' },
     defaultOrder: 'createdOn',
     searchable: ['name', 'client_id'],
@@ -33,20 +35,21 @@ export async function listApiKeys(db: Knex, merchantId: string, list: ListQuery)
   return { items: (rows as unknown as Row[]).map(toRecord), total };
 }
 
-export async function findApiKey(db: Knex, merchantId: string, clientId: string): Promise<ApiKeyRecord | undefined> {
-  const row = (await db('api_keys').where({ merchant_id: merchantId, client_id: clientId }).first()) as Row | undefined;
+export async function findApiKey(db: Knex, environment: Environment, merchantId: string, clientId: string): Promise<ApiKeyRecord | undefined> {
+  const row = (await db('api_keys').where({ merchant_id: merchantId, client_id: clientId, environment }).first()) as Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
-export async function insertApiKey(db: Knex, key: { clientId: string; partnerId: string; merchantId: string; name: string; secretHash: string; createdOn: string }): Promise<void> {
+export async function insertApiKey(db: Knex, key: { clientId: string; environment: Environment; partnerId: string; merchantId: string; name: string; secretHash: string; createdOn: string }): Promise<void> {
   await db('api_keys').insert({
     client_id: key.clientId, partner_id: key.partnerId, merchant_id: key.merchantId, name: key.name,
-    secret_hash: key.secretHash, is_active: true, created_on: key.createdOn,
+    secret_hash: key.secretHash, is_active: true, created_on: key.createdOn, environment: key.environment,
   });
 }
 
-export async function countActiveKeys(db: Knex, merchantId: string): Promise<number> {
-  const row = (await db('api_keys').where({ merchant_id: merchantId, is_active: true }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+/** The merchant's active keys of one environment (the last one of each environment stays). */
+export async function countActiveKeys(db: Knex, environment: Environment, merchantId: string): Promise<number> {
+  const row = (await db('api_keys').where({ merchant_id: merchantId, is_active: true, environment }).count({ n: '*' }).first()) as { n: number | string } | undefined;
   return Number(row?.n ?? 0);
 }
 
@@ -61,8 +64,8 @@ export async function partnerOf(db: Knex, merchantId: string): Promise<string> {
   return row.partner_id;
 }
 
-/** A key by its client id with what authenticates it (the secret's hash and its state), or undefined. */
-export async function credentialsOf(db: Knex, clientId: string): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
-  return db('api_keys').where({ client_id: clientId }).first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined>(
+/** A key of the environment by its client id with what authenticates it (the secret's hash and its state), or undefined. */
+export async function credentialsOf(db: Knex, environment: Environment, clientId: string): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
+  return db('api_keys').where({ client_id: clientId, environment }).first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined>(
     'client_id', 'merchant_id', 'partner_id', 'secret_hash', 'is_active');
 }

@@ -78,6 +78,17 @@ export async function merchantsWithDueDeliveries(db: Knex, until: string): Promi
 }
 
 /**
+ * How many of the merchant's Pending deliveries to an active webhook are due at or before `until` (business
+ * time): the attempts queued (one due while its webhook is paused fails without an attempt).
+ */
+export async function countDueDeliveries(db: Knex, merchantId: string, until: string): Promise<number> {
+  const row = await db('webhook_deliveries as d').join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .where({ 'd.merchant_id': merchantId, 'd.status': 'Pending', 'e.is_active': true }).whereNull('e.deleted_on').andWhere('d.next_retry_at', '<=', until)
+    .count<{ n: number | string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/**
  * Claims up to `limit` of the merchant's Pending deliveries due at or before `until` whose lease is free
  * (none, or lapsed before `wallNow`), earliest first, leasing them until `leaseUntil` (wall clock). On
  * PostgreSQL the rows are read FOR UPDATE SKIP LOCKED, so two instances never claim the same delivery.

@@ -1,4 +1,5 @@
 // API key rules: the secret is shown once and stored hashed; deleting revokes; the last active key stays.
+// A key belongs to the environment of the server that created it: the other environment never sees it.
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { recordEvent } from '../platform/outbox.ts';
@@ -9,14 +10,14 @@ import { lockRow, withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/api-keys.ts';
 
 export const listKeys = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.ApiKeyRecord[]; total: number }> =>
-  repo.listApiKeys(deps.db, merchantId, list);
+  repo.listApiKeys(deps.db, deps.config.environment, merchantId, list);
 
 export async function createKey(deps: Deps, merchantId: string, name: string) {
   const key = newApiKey();
   const createdOn = iso(deps.clock.now());
   await withTransaction(deps.db, async (tx) => {
-    await repo.insertApiKey(tx, { clientId: key.clientId, partnerId: await repo.partnerOf(tx, merchantId), merchantId, name, secretHash: hashSecret(key.clientSecret), createdOn });
-    const created = await repo.findApiKey(tx, merchantId, key.clientId);
+    await repo.insertApiKey(tx, { clientId: key.clientId, environment: deps.config.environment, partnerId: await repo.partnerOf(tx, merchantId), merchantId, name, secretHash: hashSecret(key.clientSecret), createdOn });
+    const created = await repo.findApiKey(tx, deps.config.environment, merchantId, key.clientId);
     if (!created) throw new Error('the API key just inserted is not there');
     await recordEvent(tx, { merchantId, type: 'api_key.created', data: created, occurredOn: createdOn });
   });
@@ -28,10 +29,10 @@ export async function deleteKey(deps: Deps, merchantId: string, clientId: string
     // Lock the merchant row first: two concurrent deletes cannot both see another active key and leave the
     // merchant with none (PostgreSQL runs them in parallel; SQLite serialises anyway).
     await lockRow(tx, 'merchants', { id: merchantId });
-    const key = await repo.findApiKey(tx, merchantId, clientId);
+    const key = await repo.findApiKey(tx, deps.config.environment, merchantId, clientId);
     if (!key) throw notFound(clientId, 'API key');
     if (!key.isActive) return; // already deleted: nothing changes
-    if ((await repo.countActiveKeys(tx, merchantId)) <= 1) throw new ApiError('last_api_key', { entityId: clientId });
+    if ((await repo.countActiveKeys(tx, deps.config.environment, merchantId)) <= 1) throw new ApiError('last_api_key', { entityId: clientId });
     const now = iso(deps.clock.now());
     await repo.revokeApiKey(tx, clientId, now);
     await recordEvent(tx, { merchantId, type: 'api_key.deleted', data: { ...key, isActive: false }, occurredOn: now });

@@ -14,7 +14,7 @@ export const ABSOLUTE_MS = 8 * 3600_000;
 /** last_seen_on is written at most this often (a page load need not write). */
 const TOUCH_MS = 60_000;
 
-type SessionDeps = Pick<Deps, 'db' | 'wall'>;
+type SessionDeps = Pick<Deps, 'db' | 'wall' | 'config'>;
 
 export interface Session { id: string; clientId: string; merchantId: string; expiresOn: Date }
 
@@ -25,7 +25,7 @@ const hashOf = (id: string): string => createHash('sha256').update(id).digest('h
 /** Opens a session for a merchant's active API key; a SignInError says why not (without saying which part was wrong). */
 export async function signIn(deps: SessionDeps, clientId: string, clientSecret: string): Promise<Session> {
   if (clientId === '' || clientSecret === '') throw new SignInError('Enter the client id and the client secret.');
-  const key = await verifiedKey(deps.db, clientId, clientSecret);
+  const key = await verifiedKey(deps.db, deps.config.environment, clientId, clientSecret);
   if (!key) throw new SignInError('The client id or the client secret is not correct, or the key was revoked.');
   if (key.merchant_id === null) throw new SignInError("Sign in with a merchant's API key: the dashboard shows one merchant's sandbox.");
   const now = deps.wall.now();

@@ -127,18 +127,28 @@ export async function attemptDelivery(
 }
 
 /**
- * Attempts the merchant's deliveries due at or before `until` (business time). `virtual`: the sandbox clock
- * advance, where each attempt happens at its due time and the retries it schedules within the window fall
- * due in turn; otherwise each attempt happens now. Returns the number of attempts made.
+ * The business time an attempt of a claimed delivery is made at. In the sandbox, its due time: a clock
+ * advance only queues what fell due, and the delivery engine makes each attempt afterwards at the time it
+ * fell due, so the retries it schedules inside the advanced span fall due in turn (the retry table holds on
+ * the sandbox clock whatever the receivers do). In production (no clock advance), the time it is made.
  */
-export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, merchantId: string, until: Date, virtual: boolean): Promise<number> {
+export const attemptTimeOf = (deps: Pick<Deps, 'config'>, delivery: Pick<DeliveryRecord, 'nextRetryAt'>, now: Date): Date =>
+  deps.config.environment === 'sandbox' && delivery.nextRetryAt !== null ? new Date(Math.min(Date.parse(delivery.nextRetryAt), now.getTime())) : now;
+
+/**
+ * Attempts the merchant's deliveries due at or before `until` (its business time now), and the retries
+ * they schedule that fall due too, waiting on the receivers. Returns the number of attempts made. The
+ * deterministic entry for tests (runDue); the worker's delivery pump makes the same attempts without
+ * waiting on receivers.
+ */
+export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, merchantId: string, until: Date): Promise<number> {
   let attempts = 0;
   for (;;) {
     const wallNow = deps.wall.now();
     const claimed = await repo.claimDue(deps.db, merchantId, iso(until), iso(wallNow), iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs)), 50);
     if (claimed.length === 0) return attempts;
     const loaded = await attemptsOf(deps.db, claimed);
-    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, virtual ? new Date(d.nextRetryAt ?? iso(until)) : until, loaded)));
+    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, attemptTimeOf(deps, d, until), loaded)));
     attempts += made.filter((m) => m !== undefined).length;
   }
 }

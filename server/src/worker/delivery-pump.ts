@@ -1,10 +1,11 @@
 // The worker's webhook deliveries: every tick it claims what fell due (under a lease) up to a bound of
 // attempts in flight and starts them without waiting, so a slow receiver holds up only its own deliveries,
-// never the engine. Stopping it waits for the attempts in flight.
+// never the engine (nor a sandbox clock advance, which only queues what fell due). Stopping it waits for
+// the attempts in flight.
 import type { Deps } from '../platform/deps.ts';
 import { iso } from '../platform/time.ts';
 import { claimDue, merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
-import { attemptDelivery, attemptsOf } from '../services/webhook-delivery.ts';
+import { attemptDelivery, attemptsOf, attemptTimeOf } from '../services/webhook-delivery.ts';
 import { businessTimes } from './run-due.ts';
 
 export class DeliveryPump {
@@ -31,7 +32,7 @@ export class DeliveryPump {
       const claimed = await claimDue(this.deps.db, merchantId, iso(times.of(merchantId)), iso(wallNow), lease, room);
       const loaded = await attemptsOf(this.deps.db, claimed);
       for (const delivery of claimed) {
-        const attempt = attemptDelivery(this.deps, delivery, times.of(merchantId), loaded)
+        const attempt = attemptDelivery(this.deps, delivery, attemptTimeOf(this.deps, delivery, times.of(merchantId)), loaded)
           .catch((error: unknown) => { this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record; its lease lapses and it is tried again'); })
           .finally(() => { this.inFlight.delete(attempt); });
         this.inFlight.add(attempt);

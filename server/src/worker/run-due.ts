@@ -87,7 +87,7 @@ export async function runDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolv
   const counts = await runNetworkDue(deps, wallNow);
   const times = await businessTimes(deps, wallNow);
   for (const merchantId of await merchantsWithDueDeliveries(deps.db, times.furthest)) {
-    counts.webhookAttempts += await deliverDue(deps, merchantId, times.of(merchantId), false);
+    counts.webhookAttempts += await deliverDue(deps, merchantId, times.of(merchantId));
   }
   return counts;
 }

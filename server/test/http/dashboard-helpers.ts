@@ -2,6 +2,7 @@
 // cookie and CSRF token, POSTs of the dashboard's forms, and a failed webhook delivery to retry.
 import request from 'supertest';
 import { expect } from 'vitest';
+import { runDue } from '../../src/worker/run-due.ts';
 import type { TestServer } from '../harness.ts';
 import { achDebitBody, paymentCalls, type Headers } from './payment-helpers.ts';
 import type { Receiver } from './webhook-receiver.ts';
@@ -59,7 +60,8 @@ export function post(s: TestServer, d: Dash, path: string, fields: Record<string
 
 /**
  * A Failed delivery of merchant `who`: a webhook on the receiver (told to answer 500), an ACH debit, and the
- * clock advanced two days through the API (seven attempts fail). Returns the delivery id and the debit's id.
+ * clock advanced two days through the API, and the attempts it queued made by the delivery engine (seven
+ * attempts fail). Returns the delivery id and the debit's id.
  */
 export async function failedDelivery(s: TestServer, who: 0 | 1, receiver: Receiver): Promise<{ deliveryId: string; transactionId: string; webhookId: string }> {
   // A fresh token: a test may have moved the wall clock past a cached one's life.
@@ -71,6 +73,7 @@ export async function failedDelivery(s: TestServer, who: 0 | 1, receiver: Receiv
   const webhookId = (hook.body as { id: string }).id;
   const debit = await paymentCalls(() => s).achDebit(h, achDebitBody(s, who));
   await paymentCalls(() => s).advance(h, 2 * 86_400);
+  await runDue({ ...s, wall: s.clock }, s.clock.now());
   const logs = await request(s.app).get(`/v2/webhooks/delivery-logs/${webhookId}`).set(h).query({ pageSize: 100 });
   const failed = (logs.body as { items: { id: string; status: string }[] }).items.find((d) => d.status === 'Failed');
   expect(failed, logs.text).toBeDefined();

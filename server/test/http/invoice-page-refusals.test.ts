@@ -27,7 +27,8 @@ describe.each(engines())('the invoice page refuses (%s)', (engine) => {
     it.each([
       ['missing', () => '', 403],
       ['forged (another signature)', (t: string) => `${t.slice(0, -4)}AAAA`, 403],
-      ['forged (another nonce)', (t: string) => `B${t.slice(1)}`, 403],
+      // Another first character (a token that began with B was left unchanged: 1 run in 64 failed).
+      ['forged (another nonce)', (t: string) => `${t.startsWith('B') ? 'C' : 'B'}${t.slice(1)}`, 403],
       ['forged (a later expiry)', (t: string) => t.replace(/\.(\d+)\./, (_m, e: string) => `.${String(Number(e) + 86_400_000)}.`), 403],
       ['garbage', () => 'not-a-token', 403],
     ] as const)('a %s form token: the page with an alert, nothing paid', async (_name, mangle, status) => {

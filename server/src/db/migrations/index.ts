@@ -1,5 +1,7 @@
-// The migrations, in order. Each module exports up and down; add a new one with the next number.
+// The migrations, in order. Each module exports up and down (or, when it depends on the migrating server's
+// environment, a function of it that returns them); add a new one with the next number.
 import type { Knex } from 'knex';
+import type { Environment } from '../../config.ts';
 import * as platform from './001_platform.ts';
 import * as customers from './002_customers.ts';
 import * as catalogueDevices from './003_catalogue_devices.ts';
@@ -12,8 +14,9 @@ import * as customerCounts from './009_customer_counts.ts';
 import * as dashboardSessions from './010_dashboard_sessions.ts';
 import * as eventStream from './011_event_stream.ts';
 import * as instanceLeases from './012_instance_leases.ts';
+import { keyEnvironment } from './014_key_environment.ts';
 
-const migrations: Record<string, Knex.Migration> = {
+const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
   '002_customers': customers,
   '003_catalogue_devices': catalogueDevices,
@@ -26,14 +29,19 @@ const migrations: Record<string, Knex.Migration> = {
   '010_dashboard_sessions': dashboardSessions,
   '011_event_stream': eventStream,
   '012_instance_leases': instanceLeases,
-};
+  '014_key_environment': keyEnvironment(environment),
+});
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: () => Promise.resolve(Object.keys(migrations).sort()),
-  getMigrationName: (name) => name,
-  getMigration: (name) => {
-    const migration = migrations[name];
-    if (!migration) throw new Error(`unknown migration ${name}`);
-    return Promise.resolve(migration);
-  },
-};
+/** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
+export function migrationSource(environment: Environment): Knex.MigrationSource<string> {
+  const migrations = migrationsOf(environment);
+  return {
+    getMigrations: () => Promise.resolve(Object.keys(migrations).sort()),
+    getMigrationName: (name) => name,
+    getMigration: (name) => {
+      const migration = migrations[name];
+      if (!migration) throw new Error(`unknown migration ${name}`);
+      return Promise.resolve(migration);
+    },
+  };
+}

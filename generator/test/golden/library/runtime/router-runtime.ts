@@ -259,6 +259,9 @@ const run = (middleware: express.RequestHandler, req: IncomingMessage, res: Serv
     });
   });
 
+/** The most fields a form (urlencoded) body may have. */
+export const FORM_PARAMETER_LIMIT = 1000;
+
 /** The router: mount it at the root of an Express app, after any routes the document does not describe. */
 export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): ApiRouter {
   const routes = [...options.routes].sort(routeOrder);
@@ -269,7 +272,8 @@ export function createRouterFromRoutes<Ctx>(options: RouterOptions<Ctx>): ApiRou
   const limit = options.bodyLimit ?? '1mb';
   const mediaTypes = new Set(routes.flatMap((r) => r.requestContentTypes));
   const parsers: express.RequestHandler[] = [express.json({ limit, type: ['application/json', 'application/*+json'], verify: readJsonBody })];
-  if (mediaTypes.has('application/x-www-form-urlencoded')) parsers.push(express.urlencoded({ limit, extended: false, verify: readBody }));
+  // More fields than FORM_PARAMETER_LIMIT is refused (413 parameters.too.many), never cut short.
+  if (mediaTypes.has('application/x-www-form-urlencoded')) parsers.push(express.urlencoded({ limit, extended: false, parameterLimit: FORM_PARAMETER_LIMIT, verify: readBody }));
   if ([...mediaTypes].some((t) => t.startsWith('text/'))) parsers.push(express.text({ limit, type: 'text/*', verify: readBody }));
   const validateResponses = options.validateResponses !== false;
 
@@ -417,6 +421,9 @@ export function routerProblem(err: unknown): RouterProblem | undefined {
   }
   if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'entity.too.large') {
     return { status: 413, kind: 'payload_too_large', message: 'The request body is too large.', problems: [], allow: undefined };
+  }
+  if (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === 'parameters.too.many') {
+    return { status: 413, kind: 'payload_too_large', message: 'The request body has too many fields.', problems: [], allow: undefined };
   }
   if (!isValidatorError(err)) return undefined;
   // Bounded: a body of many bad items reports its first MAX_PROBLEMS problems.
