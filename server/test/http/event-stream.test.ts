@@ -200,7 +200,7 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
 
   it.runIf(engine === 'postgres')('does not skip an event a slower transaction commits after a later one', async () => {
     const st = await openStream(h0, '?types=api_key.created');
-    const data = { clientId: 'x', name: 'late', isActive: true, createdOn: new Date().toISOString() } as never;
+    const data = { clientId: 'pgw_ck_late', name: 'late', isActive: true, lastUsedAt: null, createdOn: new Date().toISOString() } as never;
     const slow = await s.db.transaction();
     const late = await recordEvent(slow, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
     const early = await s.db.transaction(async (trx) => recordEvent(trx, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() }));
