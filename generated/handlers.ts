@@ -18,6 +18,8 @@ export interface AuthenticationHandlers<Ctx = RequestContext> {
    *
    * Errors: 400 for a missing or invalid grant_type or a malformed body; 401 for a failed client authentication or an expired refresh token (request a new token and retry). Error bodies follow RFC 6749 section 5.2; every response carries `Cache-Control: no-store`.
    *
+   * Throttling (designed): failed client authentications are counted per client id and source address, per source address, and per client id (see Throttling in the description; by default 10 failures of one client id from one address in 5 minutes). Over a limit the request is refused before the secret is checked: **429** with `Retry-After` (seconds) and the standard error body, `errorCode` `rate_limited`.
+   *
    * `POST /oauth2/token`
    */
   requestToken(input: op.RequestTokenInput, context: Ctx): Promise<op.RequestTokenResult>;
@@ -27,6 +29,8 @@ export interface AuthenticationHandlers<Ctx = RequestContext> {
    * Token endpoint of the second token service, for the separate management API. Form encoded, all parameters URL-encoded. Password grant: `grant_type=password`, `username`, `password`, `client_id`, `client_secret`, `scope=offline_access`, all required. Refresh: `grant_type=refresh_token`, `refresh_token`, `client_id`, `client_secret`, all required. The integration must be certified before production use.
    *
    * Errors as for the first token service: 400 for a missing or invalid grant_type or a malformed body (RFC 6749 `invalid_request`, `unsupported_grant_type`, `invalid_grant` for wrong user credentials); 401 for a failed client authentication or an expired refresh token.
+   *
+   * Throttling (designed): as for the first token service, failed client authentications count against the client id; failed password grants count per user name and source address, per source address, and per user name. Over a limit: **429** with `Retry-After` and the standard error body (`rate_limited`), before the secret or the password is checked.
    *
    * `POST /crm/oauth2/token`
    */

@@ -19,6 +19,7 @@ import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import { accessLogger, type Logger } from './platform/log.ts';
+import { addressBucket, clientAddress, trustedProxyList } from './platform/client-address.ts';
 import { correlate } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService, newSigningKey } from './platform/tokens.ts';
@@ -78,6 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const key = await signingKey(options.db, options.config.environment, clock);
   const states = await keyStates(options.db, options.log);
+  const proxies = trustedProxyList(options.config.trustProxy);
   const services: Services = {
     db: options.db,
     log: options.log,
@@ -86,6 +88,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
     keyStates: states.cache,
+    addressOf: (req) => addressBucket(clientAddress(req, proxies)),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -1,4 +1,5 @@
 // Server configuration from the environment, as decisions.md names it; refuses values it cannot use.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type Environment = 'sandbox' | 'production';
@@ -21,9 +22,51 @@ export interface ServerConfig {
   readonly deliveryIntervalMs: number;
   /** How long a worker holds a claimed webhook delivery (ms): longer than an attempt may take (15 s). */
   readonly webhookLeaseMs: number;
+  /**
+   * The proxies whose `X-Forwarded-For` is believed (PGW_TRUST_PROXY): addresses, CIDR ranges or `loopback`.
+   * Empty: the socket's remote address is the client's.
+   */
+  readonly trustProxy: readonly string[];
+  /** Throttling of failed credential checks (services/throttle.ts). */
+  readonly throttle: ThrottleConfig;
+}
+
+export interface ThrottleConfig {
+  /** How long failures are counted, from the first one of a window (ms). */
+  readonly windowMs: number;
+  /** Failures of one identity (client id, user name) from one source address in a window. */
+  readonly identityAddressLimit: number;
+  /** Failures from one source address, whatever the identity, in a window. */
+  readonly addressLimit: number;
+  /** Failures of one identity from every address; refuses only addresses that failed for it themselves. */
+  readonly identityLimit: number;
 }
 
 export class ConfigError extends Error {}
+
+/** A whole number of at least `min` from the variable `name`, or its default. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  const value = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be a whole number of at least ${String(min)}, not ${String(raw)}`);
+  return value;
+}
+
+/** PGW_TRUST_PROXY: a comma-separated list of addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or `loopback`. */
+function trustedProxies(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part) => part.trim()).filter((part) => part !== '').map((part) => {
+    if (part === 'loopback') return part;
+    const [address = '', prefix, extra] = part.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || extra !== undefined || !prefixOk) {
+      throw new ConfigError(`PGW_TRUST_PROXY must list proxy addresses, CIDR ranges or loopback (comma-separated), not ${part}`);
+    }
+    return part;
+  });
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), terminal = process.stdout.isTTY): ServerConfig {
   const port = Number(env.PORT ?? 4000);
@@ -60,5 +103,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     workerIntervalMs,
     deliveryIntervalMs,
     webhookLeaseMs,
+    trustProxy: trustedProxies(env.PGW_TRUST_PROXY),
+    // 10 failures of one key or user from one address in 5 minutes: a person mistyping never gets there, a
+    // guesser gets ~2,900 tries a day instead of ~50,000 a minute.
+    throttle: {
+      windowMs: wholeNumber(env, 'PGW_THROTTLE_WINDOW_SECONDS', 300, 1) * 1000,
+      identityAddressLimit: wholeNumber(env, 'PGW_THROTTLE_IDENTITY_ADDRESS_LIMIT', 10, 1),
+      addressLimit: wholeNumber(env, 'PGW_THROTTLE_ADDRESS_LIMIT', 100, 1),
+      identityLimit: wholeNumber(env, 'PGW_THROTTLE_IDENTITY_LIMIT', 50, 1),
+    },
   };
 }

@@ -32,6 +32,8 @@ export interface Services {
   readonly hashKey: Buffer;
   /** API-key states kept between requests (see key-state.ts; on PostgreSQL while this instance holds a lease). */
   readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
+  /** The throttle's bucket of a request's source address (client-address.ts; PGW_TRUST_PROXY decides X-Forwarded-For). */
+  readonly addressOf: (req: IncomingMessage) => string;
 }
 
 export interface ServerContext extends Services, Deps {
@@ -40,6 +42,8 @@ export interface ServerContext extends Services, Deps {
   readonly principal: Principal | null;
   /** HTTP Basic client credentials, when sent (token routes). */
   readonly basic: { clientId: string; clientSecret: string } | null;
+  /** The bucket of the request's source address, which the throttle counts failures by. */
+  readonly sourceAddress: string;
   /** The merchants this request may read: the one it acts on, or all of a partner's. */
   readonly scope: readonly string[];
   /** The merchant this request acts on; a partner without `x-merchant-id` gets a 400. */
@@ -156,6 +160,7 @@ export function contextFactory(services: Services) {
         correlationId,
         principal: null,
         basic: basicCredentials(req.headers.authorization),
+        sourceAddress: services.addressOf(req),
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
@@ -171,6 +176,7 @@ export function contextFactory(services: Services) {
       correlationId,
       principal,
       basic: null,
+      sourceAddress: services.addressOf(req),
       scope,
       merchantId: () => {
         if (acting === null) {

@@ -1,8 +1,12 @@
 // Client credentials (an API key's client id and secret): the one check of the token service and of the
-// dashboard's sign-in. A revoked key or a wrong secret is the same answer: no key.
+// dashboard's sign-in. A revoked key or a wrong secret is the same answer: no key. And the management password
+// grant's check of a user's name and password.
 import type { Knex } from 'knex';
+import { passwordMatches } from '../platform/passwords.ts';
 import { secretMatches } from '../platform/tokens.ts';
 import { credentialsOf } from '../repositories/api-keys.ts';
+import { findMerchant } from '../repositories/merchants.ts';
+import { userByEmail } from '../repositories/users.ts';
 
 export interface VerifiedKey { client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number }
 
@@ -11,4 +15,19 @@ export async function verifiedKey(db: Knex, clientId: string, clientSecret: stri
   const key = await credentialsOf(db, clientId);
   if (!key || !key.is_active || !secretMatches(clientSecret, key.secret_hash)) return undefined;
   return key;
+}
+
+/**
+ * The id of the management user with this name and password, who belongs to the key's merchant (or to one of
+ * the partner's merchants for a partner's key), or undefined: an unknown user, a user of another merchant and
+ * a wrong password are the same answer.
+ */
+export async function verifiedUser(db: Knex, key: VerifiedKey, username: string, password: string): Promise<string | undefined> {
+  const user = await userByEmail(db, username);
+  if (!user) return undefined;
+  const allowed = key.merchant_id === null
+    ? (await findMerchant(db, user.merchant_id))?.partner_id === key.partner_id
+    : key.merchant_id === user.merchant_id;
+  if (!allowed || !(await passwordMatches(password, user.password_hash))) return undefined;
+  return user.id;
 }
