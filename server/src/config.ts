@@ -47,7 +47,7 @@ export class ConfigError extends Error {}
 /** A whole number of at least `min` from the variable `name`, or its default. */
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
   const raw = env[name];
-  const value = raw === undefined || raw.trim() === '' ? fallback : Number(raw);
+  const value = raw === undefined || raw.trim() === '' ? fallback : /^\s*\d{1,9}\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be a whole number of at least ${String(min)}, not ${String(raw)}`);
   return value;
 }

@@ -58,7 +58,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(engine: Engine, options: { environment?: Environment } = {}): Promise<TestServer> {
+/** `env`: more configuration variables (PGW_THROTTLE_*, PGW_TRUST_PROXY) for the server under test. */
+export async function startServer(engine: Engine, options: { environment?: Environment; env?: Record<string, string> } = {}): Promise<TestServer> {
   const schema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const url = engine === 'postgres' ? (postgresUrl ?? '') : 'sqlite::memory:';
   const db = createDatabase(url, schema ? { schema } : {});
@@ -73,7 +74,7 @@ export async function startServer(engine: Engine, options: { environment?: Envir
       done();
     },
   });
-  const config = loadConfig({ PGW_ENV: options.environment ?? 'sandbox', DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info' });
+  const config = loadConfig({ ...options.env, PGW_ENV: options.environment ?? 'sandbox', DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info' });
   const app = await createApp({ config, db, log: createLogger('info', sink), clock });
   const cache = new Map<string, string>();
   const credentialsOf = (who: 0 | 1 | 'partner'): { clientId: string; clientSecret: string } => {
@@ -110,6 +111,21 @@ export async function startServer(engine: Engine, options: { environment?: Envir
     async close() {
       await app.close();
       if (schema) await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.destroy();
+    },
+  };
+}
+
+/** Another instance of the app on the PostgreSQL schema of `a` (as a second process would be), on a's clock. */
+export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; close(): Promise<void> }> {
+  const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
+  const db = createDatabase(postgresUrl ?? '', { schema });
+  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
+  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
+  return {
+    app, db,
+    async close() {
+      await app.close();
       await db.destroy();
     },
   };
