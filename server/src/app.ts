@@ -20,6 +20,7 @@ import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import { accessLogger, type Logger } from './platform/log.ts';
 import { addressBucket, clientAddress, trustedProxyList } from './platform/client-address.ts';
+import { databaseStore, memoryStore } from './repositories/auth-throttle.ts';
 import { correlate } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService, newSigningKey } from './platform/tokens.ts';
@@ -88,6 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
     keyStates: states.cache,
+    throttleStore: isPostgres(options.db) ? databaseStore(options.db) : memoryStore(),
     addressOf: (req) => addressBucket(clientAddress(req, proxies)),
   };
   const app = express();

@@ -10,6 +10,7 @@ import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
 import { offsetClock, type Clock } from './time.ts';
 import type { KeyStateCache } from './key-state.ts';
+import type { ThrottleStore } from '../repositories/auth-throttle.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 
 /** Who calls: the API key behind the token. */
@@ -32,6 +33,8 @@ export interface Services {
   readonly hashKey: Buffer;
   /** API-key states kept between requests (see key-state.ts; on PostgreSQL while this instance holds a lease). */
   readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
+  /** The throttle's counters (repositories/auth-throttle.ts): the database's on PostgreSQL, in memory on SQLite. */
+  readonly throttleStore: ThrottleStore;
   /** The throttle's bucket of a request's source address (client-address.ts; PGW_TRUST_PROXY decides X-Forwarded-For). */
   readonly addressOf: (req: IncomingMessage) => string;
 }

@@ -13,8 +13,7 @@
 // cannot all slip under a limit; a successful check takes its hit back and clears its identity+address counter.
 import { createHmac } from 'node:crypto';
 import type { Deps } from '../platform/deps.ts';
-import * as repo from '../repositories/auth-throttle.ts';
-import type { Counter } from '../repositories/auth-throttle.ts';
+import type { Counter, ThrottleStore } from '../repositories/auth-throttle.ts';
 
 export type ThrottleScope = 'client' | 'user';
 
@@ -26,7 +25,7 @@ export interface Attempt {
   readonly address: string;
 }
 
-export type ThrottleDeps = Pick<Deps, 'db' | 'wall' | 'config'> & { readonly hashKey: Buffer };
+export type ThrottleDeps = Pick<Deps, 'wall' | 'config'> & { readonly hashKey: Buffer; readonly throttleStore: ThrottleStore };
 
 /** Refused unchecked: too many failures; the caller may try again in `retryAfterSeconds`. */
 export class ThrottledError extends Error {
@@ -42,13 +41,13 @@ const keyOf = (hashKey: Buffer, ...parts: string[]): string =>
 
 /** How often (ms, wall clock) an instance removes counters whose window has passed. */
 const SWEEP_EVERY_MS = 60_000;
-const lastSweep = new WeakMap<object, number>();
+const lastSweep = new WeakMap<ThrottleStore, number>();
 
 async function sweepNow(deps: ThrottleDeps, now: number): Promise<void> {
-  const last = lastSweep.get(deps.db.client as object);
+  const last = lastSweep.get(deps.throttleStore);
   if (last !== undefined && now - last < SWEEP_EVERY_MS && now >= last) return;
-  lastSweep.set(deps.db.client as object, now);
-  await repo.sweep(deps.db, now - deps.config.throttle.windowMs);
+  lastSweep.set(deps.throttleStore, now);
+  await deps.throttleStore.sweep(now - deps.config.throttle.windowMs);
 }
 
 /**
@@ -64,7 +63,8 @@ export async function throttled<T>(deps: ThrottleDeps, attempt: Attempt, check: 
   const fromAddress = keyOf(deps.hashKey, scope, 'address', address);
   const ofIdentity = keyOf(deps.hashKey, scope, 'identity', identity);
 
-  const reserved = await repo.addHits(deps.db, [pair, fromAddress], now, expiredAt);
+  const store = deps.throttleStore;
+  const reserved = await store.addHits([pair, fromAddress], now, expiredAt);
   const pairCount = reserved.find((c) => c.key === pair);
   const addressCount = reserved.find((c) => c.key === fromAddress);
   const over: Counter[] = [];
@@ -72,7 +72,7 @@ export async function throttled<T>(deps: ThrottleDeps, attempt: Attempt, check: 
   if (addressCount && addressCount.hits > limits.addressLimit) over.push(addressCount);
   // Only an address with failures of its own for this identity is refused by the identity's counter.
   if (pairCount && pairCount.hits > 1) {
-    const identityCount = (await repo.liveCounters(deps.db, [ofIdentity], expiredAt))[0];
+    const identityCount = (await store.liveCounters([ofIdentity], expiredAt))[0];
     if (identityCount && identityCount.hits >= limits.identityLimit) over.push(identityCount);
   }
   if (over.length > 0) {
@@ -86,11 +86,11 @@ export async function throttled<T>(deps: ThrottleDeps, attempt: Attempt, check: 
     result = await check();
   } catch (error) {
     // A fault is no failed guess.
-    await repo.takeBack(deps.db, [pair, fromAddress]);
+    await store.takeBack([pair, fromAddress]);
     throw error;
   }
-  if (result === undefined) await repo.addHits(deps.db, [ofIdentity], now, expiredAt);
-  else await repo.takeBack(deps.db, [fromAddress], pair);
+  if (result === undefined) await store.addHits([ofIdentity], now, expiredAt);
+  else await store.clearAfterSuccess(pair, fromAddress, now);
   await sweepNow(deps, now);
   return result;
 }

@@ -117,19 +117,21 @@ describe.each(engines())('throttling of credential checks (%s)', (engine) => {
     expect(client && (await client.attempt(s, true)).status).toBe(200);
   });
 
-  it('removes counters whose window has passed', async () => {
+  // The table is PostgreSQL's store; SQLite's is in memory (auth-throttle.test.ts tests both stores alike).
+  it.skipIf(engine !== 'postgres')('sweeps counters whose window has passed, and keeps only keyed hashes', async () => {
     const client = surfaces[0];
     if (!client) throw new Error('no client surface');
     for (let i = 0; i < 3; i++) await client.attempt(s, false);
-    s.clock.advance(WINDOW + 61);
-    await client.attempt(s, false);
-    const expiredAt = s.clock.now().getTime() - WINDOW * 1000;
-    const stale = await s.db('auth_throttle').where('window_start_ms', '<=', expiredAt).count<{ n: number | string }[]>({ n: '*' });
-    expect(Number(stale[0]?.n)).toBe(0);
-    // What is stored names nobody: keyed hashes only.
     const keys = (await s.db('auth_throttle').select<{ key: string }[]>('key')).map((r) => r.key);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    s.clock.advance(WINDOW + 61);
+    for (const surface of surfaces) expect([surface.name, succeeded(surface, await surface.attempt(s, true))]).toEqual([surface.name, true]);
+    const expiredAt = s.clock.now().getTime() - WINDOW * 1000;
+    const stale = await s.db('auth_throttle').where('window_start_ms', '<=', expiredAt).count<{ n: number | string }[]>({ n: '*' });
+    expect(Number(stale[0]?.n)).toBe(0);
+    const held = await s.db('auth_throttle').where('hits', '>', 0).count<{ n: number | string }[]>({ n: '*' });
+    expect(Number(held[0]?.n)).toBe(0);
   });
 });
 

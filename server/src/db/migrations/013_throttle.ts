@@ -3,7 +3,11 @@
 // database so that every instance on it shares one budget; rows whose window has passed are swept.
 import type { Knex } from 'knex';
 
+const isPostgres = (knex: Knex): boolean => (knex.client as { config: { client: string } }).config.client === 'pg';
+
 export async function up(knex: Knex): Promise<void> {
+  // SQLite has one process, which keeps its counters in memory (repositories/auth-throttle.ts).
+  if (!isPostgres(knex)) return;
   await knex.schema.createTable('auth_throttle', (t) => {
     // HMAC-SHA-256 (base64url) of what is counted: no client id, user name or address is stored in clear.
     t.string('key', 43).primary();
@@ -15,5 +19,6 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (!isPostgres(knex)) return;
   await knex.schema.dropTableIfExists('auth_throttle');
 }
