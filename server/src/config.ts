@@ -52,17 +52,16 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
   return value;
 }
 
-/** PGW_TRUST_PROXY: a comma-separated list of addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or `loopback`. */
+/** PGW_TRUST_PROXY: comma-separated addresses, CIDRs, IPv4 address/netmask, or `loopback`, `linklocal`, `uniquelocal` (Express's terms). */
 function trustedProxies(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') return [];
   return raw.split(',').map((part) => part.trim()).filter((part) => part !== '').map((part) => {
-    if (part === 'loopback') return part;
-    const [address = '', prefix, extra] = part.split('/');
+    if (['loopback', 'linklocal', 'uniquelocal'].includes(part)) return part;
+    const [address = '', range, extra] = part.split('/');
     const family = isIP(address);
-    const bits = family === 6 ? 128 : 32;
-    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (family === 0 || extra !== undefined || !prefixOk) {
-      throw new ConfigError(`PGW_TRUST_PROXY must list proxy addresses, CIDR ranges or loopback (comma-separated), not ${part}`);
+    const rangeOk = range === undefined || (/^\d{1,3}$/.test(range) && Number(range) <= (family === 6 ? 128 : 32)) || (family === 4 && isIP(range) === 4);
+    if (family === 0 || extra !== undefined || !rangeOk) {
+      throw new ConfigError(`PGW_TRUST_PROXY must list proxy addresses, CIDR ranges or loopback, linklocal, uniquelocal (comma-separated), not ${part}`);
     }
     return part;
   });

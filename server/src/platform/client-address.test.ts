@@ -53,6 +53,11 @@ describe('clientAddress', () => {
     ['every hop trusted: the leftmost', proxies, '127.0.0.1', '10.0.0.7, 10.0.0.8', '10.0.0.7'],
     ['a malformed entry: the last address before it', proxies, '127.0.0.1', 'evil, 10.0.0.8', '10.0.0.8'],
     ['an empty header: the peer', proxies, '127.0.0.1', ' , ', '127.0.0.1'],
+    ['a named range (uniquelocal)', trustedProxyList(['uniquelocal']), '172.20.1.1', '203.0.113.9', '203.0.113.9'],
+    ['outside a named range', trustedProxyList(['uniquelocal']), '172.32.0.1', '203.0.113.9', '172.32.0.1'],
+    ['a named range (linklocal, IPv6)', trustedProxyList(['linklocal']), 'fe80::1', '203.0.113.9', '203.0.113.9'],
+    ['an IPv4 netmask', trustedProxyList(['10.0.0.0/255.255.0.0']), '10.0.200.1', '203.0.113.9', '203.0.113.9'],
+    ['outside an IPv4 netmask', trustedProxyList(['10.0.0.0/255.255.0.0']), '10.1.0.1', '203.0.113.9', '10.1.0.1'],
   ] as const)('%s', (_name, list, peer, header, expected) => {
     expect(clientAddress(req(peer, header as string | string[] | undefined), list)).toBe(expected);
   });
@@ -60,8 +65,8 @@ describe('clientAddress', () => {
 
 describe('configuration', () => {
   it('reads PGW_TRUST_PROXY and the throttle limits, with defaults', () => {
-    const config = loadConfig({ PGW_TRUST_PROXY: 'loopback, 10.0.0.0/8,2001:db8::/32 ,192.0.2.1' }, '/tmp', false);
-    expect(config.trustProxy).toEqual(['loopback', '10.0.0.0/8', '2001:db8::/32', '192.0.2.1']);
+    const config = loadConfig({ PGW_TRUST_PROXY: 'loopback, 10.0.0.0/8,2001:db8::/32 ,192.0.2.1,uniquelocal,linklocal,10.0.0.0/255.0.0.0' }, '/tmp', false);
+    expect(config.trustProxy).toEqual(['loopback', '10.0.0.0/8', '2001:db8::/32', '192.0.2.1', 'uniquelocal', 'linklocal', '10.0.0.0/255.0.0.0']);
     expect(config.throttle).toEqual({ windowMs: 300_000, identityAddressLimit: 10, addressLimit: 100, identityLimit: 50 });
     expect(loadConfig({}, '/tmp', false).trustProxy).toEqual([]);
     const set = loadConfig({ PGW_THROTTLE_WINDOW_SECONDS: '60', PGW_THROTTLE_IDENTITY_ADDRESS_LIMIT: '3', PGW_THROTTLE_ADDRESS_LIMIT: '7', PGW_THROTTLE_IDENTITY_LIMIT: '9' }, '/tmp', false);

@@ -45,20 +45,33 @@ export function addressBucket(address: string | undefined): string {
   return `other:${trimmed.toLowerCase()}`;
 }
 
-/** The proxies PGW_TRUST_PROXY names, as a list `check` can test an address against. */
+/** Express's (proxy-addr's) named ranges, which PGW_TRUST_PROXY accepts as Express's `trust proxy` does. */
+const NAMED_RANGES: Record<string, [string, number, 'ipv4' | 'ipv6'][]> = {
+  loopback: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']],
+  linklocal: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']],
+  uniquelocal: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']],
+};
+
+/** The prefix length of an IPv4 netmask (`255.255.0.0` -> 16). */
+const maskBits = (mask: string): number => mask.split('.').reduce((bits, octet) => bits + Number(octet).toString(2).replace(/0/g, '').length, 0);
+
+/**
+ * The proxies PGW_TRUST_PROXY names (addresses, address/prefix, IPv4 address/netmask, or the named ranges
+ * `loopback`, `linklocal`, `uniquelocal`), as a list `check` can test an address against.
+ */
 export function trustedProxyList(entries: readonly string[]): BlockList | undefined {
   if (entries.length === 0) return undefined;
   const list = new BlockList();
   for (const entry of entries) {
-    if (entry === 'loopback') {
-      list.addSubnet('127.0.0.0', 8, 'ipv4');
-      list.addAddress('::1', 'ipv6');
+    const named = NAMED_RANGES[entry];
+    if (named) {
+      for (const [network, prefix, type] of named) list.addSubnet(network, prefix, type);
       continue;
     }
-    const [address = '', prefix] = entry.split('/');
+    const [address = '', range] = entry.split('/');
     const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefix), type);
+    if (range === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, isIP(range) === 4 ? maskBits(range) : Number(range), type);
   }
   return list;
 }
