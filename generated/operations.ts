@@ -17,6 +17,7 @@ export type RequestTokenResult =
   | { status: 400; contentType?: 'application/json'; body: operations['requestToken']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['requestToken']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 413; contentType?: 'application/json'; body: operations['requestToken']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 429; contentType?: 'application/json'; body: operations['requestToken']['responses'][429]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['requestToken']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['requestToken']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
@@ -34,6 +35,7 @@ export type RequestCrmTokenResult =
   | { status: 400; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 401; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 413; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 429; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][429]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['requestCrmToken']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 

@@ -14,9 +14,11 @@ export interface paths {
          * Get an access token (client credentials or refresh)
          * @description OAuth 2.0 token endpoint of the service API. With `grant_type=client_credentials` and `scope=offline_access`, the API key's client id and client secret (form fields, or HTTP Basic credentials) buy an access token and a refresh token. With `grant_type=refresh_token` a refresh token buys a new pair. Generating a new token before each use is recommended; a client may instead let the token expire and use the refresh token.
          *
-         *     A token obtained from one environment's token service cannot be used in the other environment. The same API key works in both; only the token address differs. The client secret must never appear in client-side code or public repositories; if compromised, delete the API key and create a new one.
+         *     A token obtained from one environment's token service cannot be used in the other environment. An API key belongs to the environment it was created in (designed: a key of the other environment is refused as a wrong secret is). The client secret must never appear in client-side code or public repositories; if compromised, delete the API key and create a new one.
          *
          *     Errors: 400 for a missing or invalid grant_type or a malformed body; 401 for a failed client authentication or an expired refresh token (request a new token and retry). Error bodies follow RFC 6749 section 5.2; every response carries `Cache-Control: no-store`. A body over 1 MB, or of more than 1000 fields, is not read: 413 in the standard error body (errorCode `payload_too_large`), not an RFC 6749 error.
+         *
+         *     Throttling (designed): failed client authentications are counted per client id and source address, per source address, and per client id (see Throttling in the description; by default 10 failures of one client id from one address in 5 minutes). Over a limit the request is refused before the secret is checked: **429** with `Retry-After` (seconds) and the standard error body, `errorCode` `rate_limited`.
          */
         post: operations["requestToken"];
         delete?: never;
@@ -39,6 +41,8 @@ export interface paths {
          * @description Token endpoint of the second token service, for the separate management API. Form encoded, all parameters URL-encoded. Password grant: `grant_type=password`, `username`, `password`, `client_id`, `client_secret`, `scope=offline_access`, all required. Refresh: `grant_type=refresh_token`, `refresh_token`, `client_id`, `client_secret`, all required. The integration must be certified before production use.
          *
          *     Errors as for the first token service: 400 for a missing or invalid grant_type or a malformed body (RFC 6749 `invalid_request`, `unsupported_grant_type`, `invalid_grant` for wrong user credentials); 401 for a failed client authentication or an expired refresh token; 413 (the standard error body, errorCode `payload_too_large`) for a body over 1 MB or of more than 1000 fields.
+         *
+         *     Throttling (designed): as for the first token service, failed client authentications count against the client id; failed password grants count per user name and source address, per source address, and per user name. Over a limit: **429** with `Retry-After` and the standard error body (`rate_limited`), before the secret or the password is checked.
          */
         post: operations["requestCrmToken"];
         delete?: never;
@@ -2415,7 +2419,7 @@ export interface components {
             statusCode: number;
             /** @description Name of the originating service. */
             source: string;
-            /** @description Category of the error. The values the bundled server uses are `ValidationException`, `NotFoundException`, `BusinessRuleException`, `AuthenticationException`, `ConflictException`, `IntegrationException` and `InternalServerException`. */
+            /** @description Category of the error. The values the bundled server uses are `ValidationException`, `NotFoundException`, `BusinessRuleException`, `AuthenticationException`, `ConflictException`, `IntegrationException`, `RateLimitException` and `InternalServerException`. */
             exceptionType: string;
             /**
              * Format: uuid
@@ -8245,6 +8249,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
+        /** @description Too many failed attempts for this client id or user name from this address, or from this address (see Throttling in the description). The credentials were not checked; retry after `Retry-After` seconds. The body is the standard error body with `errorCode` `rate_limited`, not an RFC 6749 error: RFC 6749 section 5.2 defines no error code for throttling. */
+        TokenTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
         /** @description The request's headers are larger than the server accepts (Node.js's limit, 16 KB by default). The connection is closed after this response. */
         HeadersTooLarge: {
             headers: {
@@ -8399,6 +8414,11 @@ export interface components {
     headers: {
         /** @description Always `no-store` on a response that carries a token or a secret (RFC 6749 section 5.1, RFC 9111 section 5.2.2.5): the token services, a created API key, a tap-to-pay token, a webhook with its signing secret. (The server sends it on every API response: none of them may be cached.) */
         "Cache-Control": "no-store";
+        /**
+         * @description How many seconds to wait before trying again (RFC 9110 section 10.2.3): when the window of the failures that caused the refusal ends.
+         * @example 287
+         */
+        "Retry-After": string;
         /** @description The bearer challenge (RFC 6750), for example `Bearer realm="payment-gateway", error="invalid_token"`. */
         "WWW-Authenticate": string;
     };
@@ -8432,6 +8452,7 @@ export interface operations {
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TokenTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
@@ -8470,6 +8491,7 @@ export interface operations {
             400: components["responses"]["TokenBadRequest"];
             401: components["responses"]["TokenUnauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TokenTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };

@@ -21,6 +21,8 @@ import { errorHandler } from './platform/error-handler.ts';
 import { refuseFraming } from './platform/framing.ts';
 import { accessLogger, type Logger } from './platform/log.ts';
 import type { HostResolver } from './platform/outbound-http.ts';
+import { addressBucket, clientAddress, trustedProxyList } from './platform/client-address.ts';
+import { databaseStore, memoryStore } from './repositories/auth-throttle.ts';
 import { correlate } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService, newSigningKey } from './platform/tokens.ts';
@@ -84,6 +86,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const key = await signingKey(options.db, options.config.environment, clock);
   const states = await keyStates(options.db, options.log);
+  const proxies = trustedProxyList(options.config.trustProxy);
   const services: Services = {
     db: options.db,
     log: options.log,
@@ -93,6 +96,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
     keyStates: states.cache,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    throttleStore: isPostgres(options.db) ? databaseStore(options.db) : memoryStore(),
+    addressOf: (req) => addressBucket(clientAddress(req, proxies)),
   };
   const app = express();
   app.disable('x-powered-by');

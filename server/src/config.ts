@@ -35,6 +35,8 @@ export interface ServerConfig {
    * (addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`); empty: none (the headers are ignored).
    */
   readonly trustProxy: readonly string[];
+  /** Throttling of failed credential checks (services/throttle.ts). */
+  readonly throttle: ThrottleConfig;
 }
 
 /** Express's names of address ranges (proxy-addr's), accepted in PGW_TRUST_PROXY. */
@@ -61,7 +63,26 @@ export function parseTrustProxy(value: string | undefined): string[] {
   return entries;
 }
 
+export interface ThrottleConfig {
+  /** How long failures are counted, from the first one of a window (ms). */
+  readonly windowMs: number;
+  /** Failures of one identity (client id, user name) from one source address in a window. */
+  readonly identityAddressLimit: number;
+  /** Failures from one source address, whatever the identity, in a window. */
+  readonly addressLimit: number;
+  /** Failures of one identity from every address; refuses only addresses that failed for it themselves. */
+  readonly identityLimit: number;
+}
+
 export class ConfigError extends Error {}
+
+/** A whole number of at least `min` from the variable `name`, or its default. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  const value = raw === undefined || raw.trim() === '' ? fallback : /^\s*\d{1,9}\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be a whole number of at least ${String(min)}, not ${String(raw)}`);
+  return value;
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), terminal = process.stdout.isTTY): ServerConfig {
   const port = Number(env.PORT ?? 4000);
@@ -102,6 +123,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     webhookAllowLocal,
     webhookAllowNetworks,
     trustProxy: parseTrustProxy(env.PGW_TRUST_PROXY),
+    // 10 failures of one key or user from one address in 5 minutes: a person mistyping never gets there, a
+    // guesser gets ~2,900 tries a day instead of ~50,000 a minute.
+    throttle: {
+      windowMs: wholeNumber(env, 'PGW_THROTTLE_WINDOW_SECONDS', 300, 1) * 1000,
+      identityAddressLimit: wholeNumber(env, 'PGW_THROTTLE_IDENTITY_ADDRESS_LIMIT', 10, 1),
+      addressLimit: wholeNumber(env, 'PGW_THROTTLE_ADDRESS_LIMIT', 100, 1),
+      identityLimit: wholeNumber(env, 'PGW_THROTTLE_IDENTITY_LIMIT', 50, 1),
+    },
   };
 }
 

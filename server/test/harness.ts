@@ -128,6 +128,21 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   };
 }
 
+/** Another instance of the app on the PostgreSQL schema of `a` (as a second process would be), on a's clock. */
+export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; close(): Promise<void> }> {
+  const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
+  const db = createDatabase(postgresUrl ?? '', { schema });
+  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
+  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
+  return {
+    app, db,
+    async close() {
+      await app.close();
+      await db.destroy();
+    },
+  };
+}
+
 /** The standard error body's shape, for assertions. */
 export interface ErrorBody {
   errors?: Record<string, string[]> | null;

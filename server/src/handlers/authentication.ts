@@ -1,17 +1,29 @@
 // The two token services: client credentials and refresh for the API; password and refresh for the
-// management API. Errors are RFC 6749's (OAuthError), rendered by the error handler.
+// management API. Errors are RFC 6749's (OAuthError), rendered by the error handler; a check refused by the
+// throttle is the standard body's 429 `rate_limited` with Retry-After (RFC 6749 has no error for it).
 import type { AuthenticationHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
+import { ApiError } from '../platform/errors.ts';
 import { OAuthError } from '../platform/oauth-errors.ts';
-import { passwordMatches } from '../platform/passwords.ts';
 import { iso } from '../platform/time.ts';
 import { InvalidTokenError, type Audience } from '../platform/tokens.ts';
-import { verifiedKey, type VerifiedKey } from '../services/client-credentials.ts';
+import { verifiedKey, verifiedUser, type VerifiedKey } from '../services/client-credentials.ts';
+import { throttled, ThrottledError, type Attempt } from '../services/throttle.ts';
 
 type KeyRow = VerifiedKey;
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+/** A credential check through the throttle; over a limit, a 429 with Retry-After before the check runs. */
+async function checked<T>(context: ServerContext, attempt: Omit<Attempt, 'address'>, check: () => Promise<T | undefined>): Promise<T | undefined> {
+  try {
+    return await throttled(context, { ...attempt, address: context.sourceAddress }, check);
+  } catch (error) {
+    if (!(error instanceof ThrottledError)) throw error;
+    throw new ApiError('rate_limited', { details: error.message, headers: { 'Retry-After': String(error.retryAfterSeconds) } });
+  }
+}
 
 /** The client from HTTP Basic or the form fields (not both, RFC 6749 section 2.3.1). */
 async function authenticateClient(context: ServerContext, body: { client_id?: string; client_secret?: string }): Promise<KeyRow> {
@@ -19,7 +31,8 @@ async function authenticateClient(context: ServerContext, body: { client_id?: st
   if (context.basic && fromForm) throw new OAuthError('invalid_request', 'Send the client credentials once: HTTP Basic or the form, not both.');
   const credentials = context.basic ?? (body.client_id && body.client_secret ? { clientId: body.client_id, clientSecret: body.client_secret } : null);
   if (!credentials) throw OAuthError.invalidClient();
-  const key = await verifiedKey(context.db, context.config.environment, credentials.clientId, credentials.clientSecret);
+  const key = await checked(context, { scope: 'client', identity: credentials.clientId },
+    () => verifiedKey(context.db, context.config.environment, credentials.clientId, credentials.clientSecret));
   if (!key) throw OAuthError.invalidClient();
   return key;
 }
@@ -64,17 +77,9 @@ export const authenticationHandlers = {
     if (body.grant_type === 'refresh_token') {
       return tokenResponse(context, 'crm', key, await refreshSubject(context, key, body.refresh_token, 'crm'));
     }
-    const user = (await context.db('users').where({ email: body.username.toLowerCase() }).first()) as
-      | { id: string; merchant_id: string; password_hash: string }
-      | undefined;
-    // The user must belong to the client's merchant (or to one of the partner's merchants).
-    const allowed = user !== undefined &&
-      (key.merchant_id === null
-        ? (await context.db('merchants').where({ id: user.merchant_id, partner_id: key.partner_id }).first()) !== undefined
-        : key.merchant_id === user.merchant_id);
-    if (!user || !allowed || !(await passwordMatches(body.password, user.password_hash))) {
-      throw new OAuthError('invalid_grant', 'The user name or password is not correct.');
-    }
-    return tokenResponse(context, 'crm', key, user.id);
+    const userId = await checked(context, { scope: 'user', identity: body.username.toLowerCase() },
+      () => verifiedUser(context.db, key, body.username, body.password));
+    if (userId === undefined) throw new OAuthError('invalid_grant', 'The user name or password is not correct.');
+    return tokenResponse(context, 'crm', key, userId);
   },
 } satisfies AuthenticationHandlers<ServerContext>;

@@ -11,6 +11,7 @@ import { clockOffsetOf, findMerchant } from '../repositories/merchants.ts';
 import * as dashboard from '../services/dashboard.ts';
 import { csrfMatches, csrfToken, newNonce, signIn, SignInError, signOut, ABSOLUTE_MS, type Session } from '../services/dashboard-sessions.ts';
 import { listInvoices } from '../services/invoices.ts';
+import { ThrottledError } from '../services/throttle.ts';
 import { advanceClock, getClock } from '../services/sandbox.ts';
 import { retryDelivery } from '../services/webhook-logs.ts';
 import { transactionPage, transactionsPage, eventsPage } from '../views/dashboard-activity.ts';
@@ -32,6 +33,10 @@ async function merchantDeps(services: Services, merchantId: string): Promise<Dep
   const offset = await clockOffsetOf(services.db, merchantId);
   return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset) };
 }
+
+/** `42 seconds`, `5 minutes`: how long to wait, for a person. */
+const waitText = (seconds: number): string =>
+  seconds < 120 ? `${String(seconds)} second${seconds === 1 ? '' : 's'}` : `${String(Math.ceil(seconds / 60))} minutes`;
 
 interface Signed { session: Session; deps: Deps; frame: (section: Section) => Frame }
 
@@ -99,11 +104,17 @@ export function dashboardPages(services: Services): Router {
       return;
     }
     try {
-      const session = await signIn(services, field(req, 'clientId'), field(req, 'clientSecret'));
+      const session = await signIn(services, field(req, 'clientId'), field(req, 'clientSecret'), services.addressOf(req));
       setCookie(services.config, req, res, SIGN_IN_COOKIE, '', 0);
       setCookie(services.config, req, res, SESSION_COOKIE, session.id, Math.floor(ABSOLUTE_MS / 1000));
       res.redirect(303, '/dashboard');
     } catch (error) {
+      if (error instanceof ThrottledError) {
+        // Too many failed sign-ins of this key or from this address: the form again, with when to retry.
+        res.set('Retry-After', String(error.retryAfterSeconds));
+        showSignIn(req, res, 429, `Too many failed sign-ins. Try again in ${waitText(error.retryAfterSeconds)}.`, field(req, 'clientId'));
+        return;
+      }
       if (!(error instanceof SignInError)) throw error;
       // The client id is shown again (escaped); the secret never is.
       showSignIn(req, res, 401, error.message, field(req, 'clientId'));

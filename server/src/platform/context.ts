@@ -11,6 +11,7 @@ import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
 import { offsetClock, type Clock } from './time.ts';
 import type { KeyStateCache } from './key-state.ts';
+import type { ThrottleStore } from '../repositories/auth-throttle.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 
 /** Who calls: the API key behind the token. */
@@ -35,6 +36,10 @@ export interface Services {
   readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
   /** How webhook hosts are resolved (the system resolver when absent). */
   readonly resolveHost?: HostResolver;
+  /** The throttle's counters (repositories/auth-throttle.ts): the database's on PostgreSQL, in memory on SQLite. */
+  readonly throttleStore: ThrottleStore;
+  /** The throttle's bucket of a request's source address (client-address.ts; PGW_TRUST_PROXY decides X-Forwarded-For). */
+  readonly addressOf: (req: IncomingMessage) => string;
 }
 
 export interface ServerContext extends Services, Deps {
@@ -43,6 +48,8 @@ export interface ServerContext extends Services, Deps {
   readonly principal: Principal | null;
   /** HTTP Basic client credentials, when sent (token routes). */
   readonly basic: { clientId: string; clientSecret: string } | null;
+  /** The bucket of the request's source address, which the throttle counts failures by. */
+  readonly sourceAddress: string;
   /** The merchants this request may read: the one it acts on, or all of a partner's. */
   readonly scope: readonly string[];
   /** The merchant this request acts on; a partner without `x-merchant-id` gets a 400. */
@@ -161,6 +168,7 @@ export function contextFactory(services: Services) {
         correlationId,
         principal: null,
         basic: basicCredentials(req.headers.authorization),
+        sourceAddress: services.addressOf(req),
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
@@ -176,6 +184,7 @@ export function contextFactory(services: Services) {
       correlationId,
       principal,
       basic: null,
+      sourceAddress: services.addressOf(req),
       scope,
       merchantId: () => {
         if (acting === null) {

@@ -37,6 +37,7 @@ const registry = {
   webhook_endpoint_unavailable: { status: 400, exceptionType: 'BusinessRuleException', message: "The delivery's webhook is deleted or inactive." },
   consent_required: { status: 400, exceptionType: 'BusinessRuleException', message: 'A notification needs customerConsent: true.' },
   notification_target_missing: { status: 400, exceptionType: 'BusinessRuleException', message: "Neither the body nor the invoice's customer gives a phone number or e-mail address." },
+  rate_limited: { status: 429, exceptionType: 'RateLimitException', message: 'Too many failed attempts: try again after the Retry-After interval.' },
   internal_error: { status: 500, exceptionType: 'InternalServerException', message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; exceptionType: string; message: string }>;
 
@@ -51,7 +52,7 @@ export interface ErrorContext {
   /** Field name (dotted) -> messages, for validation errors. */
   errors?: Record<string, string[]>;
   entityId?: string;
-  /** Extra response headers (Allow, WWW-Authenticate). */
+  /** Extra response headers (Allow, WWW-Authenticate, Retry-After). */
   headers?: Record<string, string>;
 }
 

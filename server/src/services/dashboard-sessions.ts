@@ -6,6 +6,7 @@ import type { Deps } from '../platform/deps.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/dashboard-sessions.ts';
 import { verifiedKey } from './client-credentials.ts';
+import { throttled, type ThrottleDeps } from './throttle.ts';
 
 /** A session unused this long ends. */
 export const IDLE_MS = 2 * 3600_000;
@@ -22,10 +23,14 @@ export class SignInError extends Error {}
 
 const hashOf = (id: string): string => createHash('sha256').update(id).digest('hex');
 
-/** Opens a session for a merchant's active API key; a SignInError says why not (without saying which part was wrong). */
-export async function signIn(deps: SessionDeps, clientId: string, clientSecret: string): Promise<Session> {
+/**
+ * Opens a session for a merchant's active API key; a SignInError says why not (without saying which part was
+ * wrong). The secret is checked through the throttle with the token services' budget for the client id and
+ * the source `address` (a ThrottledError when over a limit: the secret was not checked).
+ */
+export async function signIn(deps: SessionDeps & ThrottleDeps, clientId: string, clientSecret: string, address: string): Promise<Session> {
   if (clientId === '' || clientSecret === '') throw new SignInError('Enter the client id and the client secret.');
-  const key = await verifiedKey(deps.db, deps.config.environment, clientId, clientSecret);
+  const key = await throttled(deps, { scope: 'client', identity: clientId, address }, () => verifiedKey(deps.db, deps.config.environment, clientId, clientSecret));
   if (!key) throw new SignInError('The client id or the client secret is not correct, or the key was revoked.');
   if (key.merchant_id === null) throw new SignInError("Sign in with a merchant's API key: the dashboard shows one merchant's sandbox.");
   const now = deps.wall.now();

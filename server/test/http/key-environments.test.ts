@@ -2,6 +2,7 @@
 // schema, two instances; SQLite: one database, two apps), each refusing the other's keys at both token
 // services (form and HTTP Basic, every grant), at the dashboard's sign-in and in the key API, as it refuses
 // a wrong secret; and the migration that gives existing keys the environment of the server that migrates.
+import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { seedDemoData } from '../../src/db/seed.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { hashSecret, newApiKey } from '../../src/platform/tokens.ts';
 import { insertApiKey } from '../../src/repositories/api-keys.ts';
+import { memoryStore } from '../../src/repositories/auth-throttle.ts';
 import { signIn, SignInError } from '../../src/services/dashboard-sessions.ts';
 import { engines, startServer, TestClock, type TestServer } from '../harness.ts';
 
@@ -115,12 +117,12 @@ describe.each(engines())('API keys belong to one environment (%s)', (engine) => 
   });
 
   it('refuses a production key at the sandbox dashboard sign-in, as a wrong secret', async () => {
-    const deps = { db: sandbox.db, wall: sandbox.clock, config: sandbox.config };
+    const deps = { db: sandbox.db, wall: sandbox.clock, config: sandbox.config, throttleStore: memoryStore(), hashKey: randomBytes(32) };
     for (const key of productionKeys) {
-      await expect(signIn(deps, key.clientId, key.clientSecret)).rejects.toThrow(SignInError);
-      await expect(signIn(deps, key.clientId, key.clientSecret)).rejects.toThrow(/not correct/);
+      await expect(signIn(deps, key.clientId, key.clientSecret, '127.0.0.1')).rejects.toThrow(SignInError);
+      await expect(signIn(deps, key.clientId, key.clientSecret, '127.0.0.1')).rejects.toThrow(/not correct/);
     }
-    await expect(signIn(deps, sandboxKeys[1]?.clientId ?? '', sandboxKeys[1]?.clientSecret ?? '')).resolves.toMatchObject({ clientId: sandboxKeys[1]?.clientId });
+    await expect(signIn(deps, sandboxKeys[1]?.clientId ?? '', sandboxKeys[1]?.clientSecret ?? '', '127.0.0.1')).resolves.toMatchObject({ clientId: sandboxKeys[1]?.clientId });
   });
 });
 

@@ -14,6 +14,7 @@ import * as customerCounts from './009_customer_counts.ts';
 import * as dashboardSessions from './010_dashboard_sessions.ts';
 import * as eventStream from './011_event_stream.ts';
 import * as instanceLeases from './012_instance_leases.ts';
+import * as throttle from './013_throttle.ts';
 import { keyEnvironment } from './014_key_environment.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
@@ -29,6 +30,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '010_dashboard_sessions': dashboardSessions,
   '011_event_stream': eventStream,
   '012_instance_leases': instanceLeases,
+  '013_throttle': throttle,
   '014_key_environment': keyEnvironment(environment),
 });
 
