@@ -141,7 +141,7 @@ const CASES: Case[] = [
   },
 ];
 
-/** Every (operation, field) of the document whose number has a `multipleOf`: the cases must cover each. */
+/** Every (operation, field) of the document whose number states its decimal places: the cases must cover each. */
 function decimalFieldsOfSpec(): string[] {
   const doc = apiSpec as { paths: Record<string, Record<string, { operationId?: string; requestBody?: { content?: Record<string, { schema?: unknown }> } }>>; components: { schemas: Record<string, unknown> } };
   const resolve = (node: unknown): Record<string, unknown> => {
@@ -153,7 +153,7 @@ function decimalFieldsOfSpec(): string[] {
   const walk = (operationId: string, node: unknown, path: string[], depth: number): void => {
     if (depth > 6 || node === undefined) return;
     const schema = resolve(node);
-    if (typeof schema.multipleOf === 'number') found.add(`${operationId} ${path.join('.')}`);
+    if (typeof schema['x-decimal-places'] === 'number') found.add(`${operationId} ${path.join('.')}`);
     for (const [name, child] of Object.entries((schema.properties ?? {}) as Record<string, unknown>)) walk(operationId, child, [...path, name], depth + 1);
     if (schema.items !== undefined) walk(operationId, schema.items, [...path, '0'], depth + 1);
     for (const part of [...((schema.allOf ?? []) as unknown[]), ...((schema.oneOf ?? []) as unknown[]), ...((schema.anyOf ?? []) as unknown[])]) walk(operationId, part, path, depth + 1);
@@ -171,7 +171,7 @@ function decimalFieldsOfSpec(): string[] {
 const namedFields = (body: unknown): string[] => Object.keys((body as { errors?: Record<string, unknown> | null }).errors ?? {}).map((k) => k.replace(/^\$\./, '').replace(/\[(\d+)\]/g, '.$1'));
 
 describe('the decimal fields the tests cover', () => {
-  it('are every field of the document with a multipleOf rule', () => {
+  it('are every field of the document with an x-decimal-places rule', () => {
     expect(CASES.map((c) => `${c.operationId} ${c.field}`).sort()).toEqual(decimalFieldsOfSpec());
   });
 });

@@ -77,7 +77,8 @@ const decimalPlaces: SchemaValidateFunction = function (this: unknown, places: n
 };
 
 /**
- * The copy of the document the validators compile: each `multipleOf: 10^-n` is the `decimalPlaces: n` rule, and
+ * The copy of the document the validators compile: each `x-decimal-places: n` (the spec's way to state a decimal
+ * field's precision) and each `multipleOf: 10^-n` is the `decimalPlaces: n` rule, and
  * a property an object requires has no `default` (ajv's useDefaults would fill it in before `required` is
  * checked, so a required field with a default could never be missing: required means required).
  */
@@ -86,9 +87,10 @@ function forValidation(node: unknown): unknown {
   if (!isJsonObject(node)) return node;
   const copy: JsonObject = {};
   for (const [key, value] of Object.entries(node)) copy[key] = forValidation(value);
-  const places = placesOf(node.multipleOf);
+  const declared = node['x-decimal-places'];
+  const places = typeof declared === 'number' && Number.isInteger(declared) && declared >= 0 ? declared : placesOf(node.multipleOf);
   if (places !== undefined) {
-    delete copy.multipleOf;
+    if (placesOf(node.multipleOf) !== undefined) delete copy.multipleOf;
     copy.decimalPlaces = places;
   }
   if (Array.isArray(node.required) && isJsonObject(copy.properties)) {
