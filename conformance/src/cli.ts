@@ -7,7 +7,7 @@ import { UnreachableError } from './http.ts';
 import { failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
 import { coverage, coverageTable } from './coverage.ts';
 import type { Check } from './check.ts';
-import { checksFor, Runner, select, type CheckResult, type Target } from './runner.ts';
+import { checksFor, Runner, select, selectorsOf, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
 
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
@@ -16,7 +16,7 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
        [--header 'Name: value' ...]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
-  --only / --skip     check ids, id stems, groups (auth, errors, resources, pagination, tenancy, idempotency,
+  --only / --skip     check ids, id stems (hostile/money), id families (hostile, negative), groups (auth, errors, resources, pagination, tenancy, idempotency,
                       transitions), spec tags (Customers, ...) or operationIds (createCustomer), comma-separated
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
@@ -133,7 +133,7 @@ function distance(a: string, b: string): number {
 
 /** Selectors of --only / --skip that name no check, id stem, group, tag or operation: a usage error. */
 function unknownSelectors(checks: readonly Check[], selectors: readonly string[]): string | undefined {
-  const known = new Set(checks.flatMap((c) => [c.id, c.id.split(':')[0] ?? '', c.group, ...c.tags]).map((k) => k.toLowerCase()));
+  const known = new Set(checks.flatMap(selectorsOf).map((k) => k.toLowerCase()));
   const unknown = selectors.filter((s) => !known.has(s.toLowerCase()));
   if (unknown.length === 0) return undefined;
   const suggestions = unknown.map((u) => {
