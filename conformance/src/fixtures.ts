@@ -56,3 +56,17 @@ export function fixtureIds(ctx: CheckContext): Promise<Record<string, string>> {
   }
   return pending;
 }
+
+/**
+ * A JSON body text whose references to records (`"customerId":"<uuid>"`, a line's `"lineItemId"`) name the
+ * suite's records of those kinds, by the path parameter names the ids are kept under: the spec's examples name
+ * records that no gateway holds, and a request naming them is refused before any rule under test is reached.
+ */
+export function withFixtureIds(text: string, ids: Readonly<Record<string, string>>): string {
+  let filled = text;
+  for (const [name, id] of Object.entries(ids)) {
+    if (name === 'merchantId') continue;
+    filled = filled.replace(new RegExp(`"${name}":"[0-9a-fA-F-]{36}"`, 'g'), `"${name}":${JSON.stringify(id)}`);
+  }
+  return filled;
+}

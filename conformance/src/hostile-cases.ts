@@ -20,8 +20,8 @@ export interface HostileCase {
   readonly request: CallOptions;
 }
 
-/** A field of a body or query, with its flattened schema. */
-export interface FieldAt { path: (string | number)[]; schema: JsonObject }
+/** A field of a body, with its flattened schema; `required` when its object requires it and gives no default. */
+export interface FieldAt { path: (string | number)[]; schema: JsonObject; required: boolean }
 
 /**
  * The fields of a body schema, two levels into objects and the first item of arrays, that the base body can
@@ -30,10 +30,11 @@ export interface FieldAt { path: (string | number)[]; schema: JsonObject }
 export function bodyFields(reader: SpecReader, schema: JsonObject, base: unknown, at: (string | number)[] = [], depth = 0): FieldAt[] {
   const found: FieldAt[] = [];
   if (!isObject(base)) return found;
+  const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
   for (const [name, raw] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
     const property = reader.flat(raw);
     const path = [...at, name];
-    found.push({ path, schema: property });
+    found.push({ path, schema: property, required: required.includes(name) && property.default === undefined });
     const value = base[name];
     if (depth >= 2) continue;
     if (isObject(value) && typesOf(property).includes('object')) found.push(...bodyFields(reader, property, value, path, depth + 1));
@@ -107,7 +108,7 @@ export const NOT_UTF8: readonly [string, Uint8Array][] = [
   ['\\xED\\xA0\\x80 (lone surrogate)', Uint8Array.of(0xed, 0xa0, 0x80)],
 ];
 
-const datesFor = (schema: JsonObject): string[] =>
+export const datesFor = (schema: JsonObject): string[] =>
   (typesOf(schema).includes('string') ? (schema.format === 'date-time' ? IMPOSSIBLE_DATE_TIMES : schema.format === 'date' ? IMPOSSIBLE_DATES : []) : []);
 
 /** The JSON text of a body with the bytes put inside its first string value (or a body that is only them). */

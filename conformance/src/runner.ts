@@ -12,6 +12,7 @@ import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { hostileChecks } from './checks/hostile.ts';
+import { throttleChecks } from './checks/throttle.ts';
 import { walkChecks } from './checks/walk.ts';
 import { webhookChecks } from './checks/webhooks.ts';
 import { Http, UnreachableError, curlOf, registerSecret, type Exchange } from './http.ts';
@@ -25,7 +26,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {

@@ -3,7 +3,7 @@
 // is 400 and whose errors name the field (the standard body, or the JSON-type body's `$.field`), and nothing
 // changes: after each refused request the witnesses (witness.ts) read as before.
 import { bodyOf, failWithAll, type Check } from '../check.ts';
-import { fixtureIds } from '../fixtures.ts';
+import { fixtureIds, withFixtureIds } from '../fixtures.ts';
 import type { Exchange } from '../http.ts';
 import { hostileCases, type HostileCase, type HostileKind } from '../hostile-cases.ts';
 import { PLACEHOLDER_ID, SpecReader } from '../negative-cases.ts';
@@ -43,10 +43,11 @@ export function hostileChecks(spec: Spec): Check[] {
       run: async (ctx) => {
         const { cases } = hostileCases(reader, op.operationId, kind);
         // Path parameters name real records where the suite has one: a refusal must come before the lookup's effects.
-        const ids = op.path.includes('{') ? await fixtureIds(ctx) : {};
+        const ids = await fixtureIds(ctx);
         const real = (request: HostileCase['request']): HostileCase['request'] => ({
           ...request,
           path: Object.fromEntries(Object.entries(request.path ?? {}).map(([name, value]) => [name, value === PLACEHOLDER_ID ? ids[name] ?? value : value])),
+          ...(request.rawBody === undefined ? {} : { rawBody: withFixtureIds(request.rawBody, ids) }),
         });
         const readPath = real({ path: Object.fromEntries(Object.keys(ids).map((k) => [k, PLACEHOLDER_ID])) }).path ?? {};
         // A read changes nothing by itself: only changes are watched.
