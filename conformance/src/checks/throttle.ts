@@ -70,7 +70,7 @@ export function throttleChecks(spec: Spec): Check[] {
           if (url === undefined) continue;
           let last: Exchange | undefined;
           for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-            last = await ctx.raw('POST', url, { form: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: `wrong-${String(attempt)}-${ctx.unique('s')}` } });
+            last = await ctx.raw('POST', url, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: client.clientId, client_secret: `wrong-${String(attempt)}-${ctx.unique('s')}` } });
             const status = last.response?.status;
             if (status === 429) break;
             if (status !== 400 && status !== 401) throw new CheckFailure(`${service.operationId}: a wrong client secret answers 400 or 401 until it is throttled (429), not ${String(status ?? last.error)}`, last);
@@ -82,7 +82,7 @@ export function throttleChecks(spec: Spec): Check[] {
           }
         }
         // The suite's own client, from the same address, is not locked out.
-        const own = await ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.clientSecret } });
+        const own = await ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: a.clientId, client_secret: a.clientSecret } });
         if (own.response?.status === 429) failures.push(['throttling the wrong secrets of another client id locked out merchant A\'s own client from the same address', own]);
         else expectStatus(own, 200, 'merchant A\'s own client credentials after another client id was throttled');
       } finally {

@@ -102,5 +102,11 @@ function objectOf(reader: SpecReader, schema: JsonObject, depth: number): fc.Arb
   const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
   const keys = Object.keys(properties).filter((k) => depth < 3 || required.includes(k));
   const model = Object.fromEntries(keys.map((k) => [k, validValue(reader, properties[k], depth + 1)]));
-  return fc.record(model, { requiredKeys: keys.filter((k) => required.includes(k)) });
+  // `dependentRequired`: a property whose companions were left out is left out too.
+  const dependent = isObject(schema.dependentRequired) ? Object.entries(schema.dependentRequired).filter((e): e is [string, string[]] => Array.isArray(e[1])) : [];
+  return fc.record(model, { requiredKeys: keys.filter((k) => required.includes(k)) }).map((value) => {
+    const kept: Record<string, RawJson> = { ...value };
+    for (const [key, companions] of dependent) if (key in kept && companions.some((c) => !(c in kept))) Reflect.deleteProperty(kept, key);
+    return kept;
+  });
 }
