@@ -17,15 +17,16 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
        [--header 'Name: value' ...] [--fuzz N]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
-  --only / --skip     check ids, id stems (hostile/money), id families (hostile, negative), groups (auth, errors, resources, pagination, tenancy, idempotency,
-                      transitions), spec tags (Customers, ...) or operationIds (createCustomer), comma-separated
+  --only / --skip     check ids, id stems (hostile/money), id families (hostile, negative, fuzz), groups (auth,
+                      errors, resources, pagination, tenancy, idempotency, transitions, fuzz), spec tags
+                      (Customers, ...) or operationIds (createCustomer), comma-separated;
+                      --skip auth/token_throttling sends no wrong client secrets (no 429 is provoked)
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
   --header H          a header sent with every request, token requests included (repeatable)
   --fuzz N            after the checks, N requests per operation generated from its schemas (fast-check),
                       valid and invalid; a failure shows the shrunk, minimal request. Seeded by --seed (random
                       when not given, and printed): --seed S --fuzz N --only fuzz/<operationId> replays one
-  --skip auth/token_throttling   does not send the wrong client secrets that must end in 429
   --timeout MS        the time-out of each request, the first probe and the token requests included (10000)
 A failed check shows a curl line that pastes into bash and sends the same request; the run's real secrets and
 tokens are variables (the lines before it set them), a deliberately bad credential is shown as itself.
