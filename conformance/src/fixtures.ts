@@ -24,7 +24,9 @@ export async function paymentProcessors(ctx: CheckContext): Promise<{ card: stri
 async function make(ctx: CheckContext): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   const keep = (name: string, value: unknown): void => { if (typeof value === 'string' && value !== '') ids[name] = value; };
-  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [card] } }));
+  // Expiring three years after the target's business now: a sandbox clock moved ahead (a fuzz run) must not expire it.
+  const expirationYear = Math.min(2099, new Date(ctx.daysAhead(0)).getUTCFullYear() + 3);
+  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [{ ...card, expirationYear }] } }));
   keep('customerId', customer.id);
   if (ids.customerId !== undefined) {
     const read = bodyOf(await ctx.call('getCustomer', { path: { customerId: ids.customerId } }));
