@@ -2,7 +2,7 @@
 import type { CallOptions, Exchange, Recorder } from './http.ts';
 import type { Spec } from './spec.ts';
 
-export type Group = 'auth' | 'errors' | 'resources' | 'pagination' | 'tenancy' | 'idempotency' | 'transitions';
+export type Group = 'auth' | 'errors' | 'resources' | 'pagination' | 'tenancy' | 'idempotency' | 'transitions' | 'fuzz';
 
 export interface Check {
   /** `group/name`, Schemathesis' names where one fits (`auth/ignored_auth`, `resources/use_after_free`). */

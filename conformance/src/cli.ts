@@ -7,20 +7,26 @@ import { UnreachableError } from './http.ts';
 import { failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
 import { coverage, coverageTable } from './coverage.ts';
 import type { Check } from './check.ts';
-import { checksFor, Runner, select, type CheckResult, type Target } from './runner.ts';
+import { checksFor, Runner, select, selectorsOf, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
+import { fuzzChecks } from './fuzz/checks.ts';
 
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
        (--credentials FILE | --client-id ID --client-secret S --client-id-b ID --client-secret-b S)
        [--partner-client-id ID --partner-client-secret S] [--only G,..] [--skip G,..] [--strict-seed]
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
-       [--header 'Name: value' ...]
+       [--header 'Name: value' ...] [--fuzz N]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
-  --only / --skip     check ids, id stems, groups (auth, errors, resources, pagination, tenancy, idempotency,
-                      transitions), spec tags (Customers, ...) or operationIds (createCustomer), comma-separated
+  --only / --skip     check ids, id stems (hostile/money), id families (hostile, negative, fuzz), groups (auth,
+                      errors, resources, pagination, tenancy, idempotency, transitions, fuzz), spec tags
+                      (Customers, ...) or operationIds (createCustomer), comma-separated;
+                      --skip auth/token_throttling sends no wrong client secrets (no 429 is provoked)
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
   --header H          a header sent with every request, token requests included (repeatable)
+  --fuzz N            after the checks, N requests per operation generated from its schemas (fast-check),
+                      valid and invalid; a failure shows the shrunk, minimal request. Seeded by --seed (random
+                      when not given, and printed): --seed S --fuzz N --only fuzz/<operationId> replays one
   --timeout MS        the time-out of each request, the first probe and the token requests included (10000)
 A failed check shows a curl line that pastes into bash and sends the same request; the run's real secrets and
 tokens are variables (the lines before it set them), a deliberately bad credential is shown as itself.
@@ -51,7 +57,7 @@ function parse(argv: string[]) {
       only: { type: 'string', multiple: true }, skip: { type: 'string', multiple: true },
       'strict-seed': { type: 'boolean', default: false },
       junit: { type: 'string' }, json: { type: 'string' },
-      seed: { type: 'string', default: '1' }, timeout: { type: 'string', default: '10000' },
+      seed: { type: 'string' }, fuzz: { type: 'string' }, timeout: { type: 'string', default: '10000' },
       spec: { type: 'string' }, list: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       'fail-fast': { type: 'boolean', default: false }, header: { type: 'string', multiple: true },
     },
@@ -89,6 +95,25 @@ function target(values: ReturnType<typeof parse>): Target {
     credentials: { A: a, B: b, ...(partner ? { partner } : {}) },
     headers: headersOf(values.header ?? []),
   };
+}
+
+/** The fuzz phase's settings: N runs per operation, the seed given or a random one (printed, so it replays). */
+const fuzzSeeds = new WeakMap<object, number>();
+function fuzzOf(values: ReturnType<typeof parse>): { runs: number; seed: number } | undefined {
+  const runs = Number(values.fuzz ?? '0');
+  if (!(runs > 0)) return undefined;
+  let seed = values.seed === undefined ? fuzzSeeds.get(values) : Number(values.seed);
+  if (seed === undefined) {
+    seed = Math.floor(Math.random() * 2 ** 31);
+    fuzzSeeds.set(values, seed);
+  }
+  return { runs, seed };
+}
+
+/** The checks of a spec, the fuzz phase's last when --fuzz asks for it. */
+function withFuzz(spec: Spec, values: ReturnType<typeof parse>): Check[] {
+  const fuzz = fuzzOf(values);
+  return [...checksFor(spec), ...(fuzz ? fuzzChecks(spec, fuzz) : [])];
 }
 
 /** `--header 'Name: value'` options as a header map; a malformed one is a usage error. */
@@ -133,7 +158,7 @@ function distance(a: string, b: string): number {
 
 /** Selectors of --only / --skip that name no check, id stem, group, tag or operation: a usage error. */
 function unknownSelectors(checks: readonly Check[], selectors: readonly string[]): string | undefined {
-  const known = new Set(checks.flatMap((c) => [c.id, c.id.split(':')[0] ?? '', c.group, ...c.tags]).map((k) => k.toLowerCase()));
+  const known = new Set(checks.flatMap(selectorsOf).map((k) => k.toLowerCase()));
   const unknown = selectors.filter((s) => !known.has(s.toLowerCase()));
   if (unknown.length === 0) return undefined;
   const suggestions = unknown.map((u) => {
@@ -166,19 +191,19 @@ export async function main(argv: string[], out: (line: string) => void = console
       return 0;
     }
     spec = Spec.load(values.spec ?? defaultSpecPath);
+    for (const n of [values.seed ?? '1', values.timeout, values.fuzz ?? '0']) if (!/^\d+$/.test(n)) throw new UsageError(`--seed, --timeout and --fuzz take whole numbers, not ${n}`);
     if (values.list) {
-      for (const c of checksFor(spec)) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
+      for (const c of withFuzz(spec, values)) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
       return 0;
     }
     tgt = target(values);
     baseUrl = tgt.baseUrl;
-    for (const n of [values.seed, values.timeout]) if (!/^\d+$/.test(n)) throw new UsageError(`--seed and --timeout take whole numbers, not ${n}`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     err(`${message}\n\n${usage}`);
     return finish(2, [], {}, message);
   }
-  const allChecks = checksFor(spec);
+  const allChecks = withFuzz(spec, values);
   const selectors = [...list(values.only), ...list(values.skip)];
   const unknown = unknownSelectors(allChecks, selectors);
   if (unknown !== undefined) {
@@ -186,10 +211,13 @@ export async function main(argv: string[], out: (line: string) => void = console
     return finish(2, [], {}, unknown);
   }
   const { run, skipped } = select(allChecks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
-  const runner = new Runner(spec, tgt, Number(values.seed), Number(values.timeout));
+  const seed = Number(values.seed ?? '1');
+  const runner = new Runner(spec, tgt, seed, Number(values.timeout));
   const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0, operations: {} }));
-  const meta = { seed: Number(values.seed), strictSeed: values['strict-seed'] };
-  out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${String(run.length)} checks, seed ${values.seed}${values['strict-seed'] ? ', strict seed' : ''}`);
+  const fuzz = fuzzOf(values);
+  const meta = { seed, strictSeed: values['strict-seed'], ...(fuzz ? { fuzz } : {}) };
+  out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${String(run.length)} checks, seed ${String(seed)}${values['strict-seed'] ? ', strict seed' : ''}`);
+  if (fuzz) out(`fuzz: ${String(fuzz.runs)} requests per operation, seed ${String(fuzz.seed)} (--seed ${String(fuzz.seed)} replays)`);
   for (const result of results) out(progressLine(result));
   try {
     await runner.prepare();
@@ -222,6 +250,11 @@ export async function main(argv: string[], out: (line: string) => void = console
   const covered = coverage(spec, results);
   out(`\n${coverageTable(covered)}`);
   out(`\n${summaryTable(results)}`);
+  const fuzzed = results.filter((r) => r.group === 'fuzz' && r.status !== 'skipped');
+  if (fuzz && fuzzed.length > 0) {
+    const seconds = fuzzed.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
+    out(`fuzz: ${String(fuzzed.reduce((sum, r) => sum + r.requests, 0))} requests to ${String(fuzzed.length)} operations in ${seconds.toFixed(1)}s, seed ${String(fuzz.seed)}, ${String(fuzzed.filter((r) => r.status === 'failed').length)} failed`);
+  }
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);
   return finish(failed.length > 0 ? 1 : 0, results, { ...meta, coverage: covered });

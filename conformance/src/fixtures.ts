@@ -24,7 +24,9 @@ export async function paymentProcessors(ctx: CheckContext): Promise<{ card: stri
 async function make(ctx: CheckContext): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
   const keep = (name: string, value: unknown): void => { if (typeof value === 'string' && value !== '') ids[name] = value; };
-  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [card] } }));
+  // Expiring three years after the target's business now: a sandbox clock moved ahead (a fuzz run) must not expire it.
+  const expirationYear = Math.min(2099, new Date(ctx.daysAhead(0)).getUTCFullYear() + 3);
+  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [{ ...card, expirationYear }] } }));
   keep('customerId', customer.id);
   if (ids.customerId !== undefined) {
     const read = bodyOf(await ctx.call('getCustomer', { path: { customerId: ids.customerId } }));
@@ -55,4 +57,18 @@ export function fixtureIds(ctx: CheckContext): Promise<Record<string, string>> {
     made.set(key, pending);
   }
   return pending;
+}
+
+/**
+ * A JSON body text whose references to records (`"customerId":"<uuid>"`, a line's `"lineItemId"`) name the
+ * suite's records of those kinds, by the path parameter names the ids are kept under: the spec's examples name
+ * records that no gateway holds, and a request naming them is refused before any rule under test is reached.
+ */
+export function withFixtureIds(text: string, ids: Readonly<Record<string, string>>): string {
+  let filled = text;
+  for (const [name, id] of Object.entries(ids)) {
+    if (name === 'merchantId') continue;
+    filled = filled.replace(new RegExp(`"${name}":"[0-9a-fA-F-]{36}"`, 'g'), `"${name}":${JSON.stringify(id)}`);
+  }
+  return filled;
 }

@@ -8,7 +8,10 @@ export interface ExchangeRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
+  /** The body as text (bytes that are not UTF-8 shown as U+FFFD; `bodyBytes` holds what was sent). */
   body?: string;
+  /** The body's bytes when they are not the UTF-8 of `body` (a deliberately malformed body). */
+  bodyBytes?: Uint8Array;
 }
 
 export interface Exchange {
@@ -31,6 +34,8 @@ export interface CallOptions {
   /** A JSON body (or raw text with `rawBody`). */
   body?: unknown;
   rawBody?: string;
+  /** A body sent as these bytes exactly (bodies that are not UTF-8), with `contentType` (JSON by default). */
+  rawBytes?: Uint8Array;
   contentType?: string;
   form?: Record<string, string>;
   /** Who calls: a named identity, or none. */
@@ -78,7 +83,12 @@ export class Http {
   async request(recorder: Recorder, operationId: string | undefined, method: string, url: string, options: CallOptions): Promise<Exchange> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.extraHeaders, ...options.headers };
     let body: string | undefined;
-    if (options.form) {
+    let bytes: Uint8Array | undefined;
+    if (options.rawBytes !== undefined) {
+      bytes = options.rawBytes;
+      body = Buffer.from(bytes).toString('utf8');
+      headers['content-type'] = options.contentType ?? 'application/json';
+    } else if (options.form) {
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     } else if (options.rawBody !== undefined) {
@@ -92,10 +102,11 @@ export class Http {
       const token = await this.tokens(options.as);
       if (token !== undefined) headers.authorization = `Bearer ${token}`;
     }
-    const exchange: Exchange = { operationId, request: { method: method.toUpperCase(), url, headers, ...(body === undefined ? {} : { body }) }, response: undefined, problems: [], durationMs: 0 };
+    const exchange: Exchange = { operationId, request: { method: method.toUpperCase(), url, headers, ...(body === undefined ? {} : { body }), ...(bytes === undefined ? {} : { bodyBytes: bytes }) }, response: undefined, problems: [], durationMs: 0 };
     const started = performance.now();
     try {
-      const res = await fetch(url, { method: method.toUpperCase(), headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      const payload = bytes ?? body;
+      const res = await fetch(url, { method: method.toUpperCase(), headers, ...(payload === undefined ? {} : { body: payload }), redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
       // An event stream never ends: its first message (or what came in the first seconds) stands for the body.
       const text = /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? await firstEvents(res) : await res.text();
       let parsed: unknown = text === '' ? undefined : text;

@@ -109,7 +109,7 @@ export const RULE_LUHN = 'rule: Luhn check';
 export const RULE_ABA = 'rule: ABA check digit';
 
 /** Values that break one constraint of a scalar schema each, with the rule they break. */
-function brokenValues(schema: JsonObject): [string, Json][] {
+export function brokenValues(schema: JsonObject): [string, Json][] {
   const cases: [string, Json][] = [];
   const types = typesOf(schema);
   const nullable = types.includes('null');

@@ -77,6 +77,11 @@ const ENCODERS: Record<Exclude<Encoding, 'raw'>, string> = {
 const variableWord = (variable: string, encoding: Encoding): string =>
   (encoding === 'raw' ? `"\${${variable}}"` : `"$(node -p '${ENCODERS[encoding]}' "\${${variable}}")"`);
 
+/** Bytes as one bash word, $'...' with every byte outside printable ASCII (and the quote, backslash) escaped. */
+export function bytesWord(bytes: Uint8Array): string {
+  return `$'${[...bytes].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x27 && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('')}'`;
+}
+
 /** One shell word: literal text quoted, secrets as variables, concatenated. */
 export function shellWord(text: string): string {
   if (text === '') return "''";
@@ -124,7 +129,8 @@ export function curlOf(request: ExchangeRequest): string {
   if (request.body !== undefined) {
     // fetch labels a text body without a Content-Type as text/plain; curl would say form-urlencoded.
     if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type')) parts.push("-H 'content-type: text/plain;charset=UTF-8'");
-    parts.push(`--data-raw ${shellWord(request.body)}`);
+    // Bytes that are not UTF-8 are written as $'\xNN' escapes: bash passes them to curl as they are.
+    parts.push(`--data-raw ${request.bodyBytes === undefined ? shellWord(request.body) : bytesWord(request.bodyBytes)}`);
   }
   return parts.join(' ');
 }

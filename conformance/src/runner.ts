@@ -11,6 +11,8 @@ import { identityChecks } from './checks/identities.ts';
 import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
 import { negativeChecks } from './checks/negative.ts';
+import { hostileChecks } from './checks/hostile.ts';
+import { throttleChecks } from './checks/throttle.ts';
 import { walkChecks } from './checks/walk.ts';
 import { webhookChecks } from './checks/webhooks.ts';
 import { Http, UnreachableError, curlOf, registerSecret, type Exchange } from './http.ts';
@@ -24,7 +26,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {
@@ -57,10 +59,13 @@ export interface CheckResult {
   operations: Record<string, { calls: number; statuses: number[] }>;
 }
 
-/** A check matches a filter by its id, its id's stem (before `:`), its group, or one of its tags. */
+/** The selectors of a check: its id, its id's stem (before `:`), its family (before `/`), its group, its tags. */
+export const selectorsOf = (check: Check): string[] => [check.id, check.id.split(':')[0] ?? '', check.id.split('/')[0] ?? '', check.group, ...check.tags];
+
+/** A check matches a filter by one of its selectors. */
 const matches = (check: Check, filter: string): boolean => {
   const f = filter.toLowerCase();
-  return [check.id, check.id.split(':')[0] ?? '', check.group, ...check.tags].some((v) => v.toLowerCase() === f);
+  return selectorsOf(check).some((v) => v.toLowerCase() === f);
 };
 
 export function select(checks: readonly Check[], selection: Selection): { run: Check[]; skipped: [Check, string][] } {

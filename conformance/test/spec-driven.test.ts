@@ -10,24 +10,17 @@ import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
 import { walkChecks } from '../src/checks/walk.ts';
 import { webhookChecks } from '../src/checks/webhooks.ts';
-import { Runner, type CheckResult } from '../src/runner.ts';
+import type { CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
 import type { Check } from '../src/check.ts';
-import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
+import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
 const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
-async function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
-  const { merchants, partner } = credentialsOf(server.credentialsFile) as ReturnType<typeof credentialsOf> & { partner?: { clientId: string; clientSecret: string } };
-  const [a, b] = merchants;
-  if (!a || !b || !partner) throw new Error('two merchants and a partner expected');
-  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm`, credentials: { A: a, B: b, partner } }, 7, 10_000);
-  await runner.prepare();
-  const results: CheckResult[] = [];
-  for (const check of checks.filter((c) => ids === undefined || ids.includes(c.id))) results.push(await runner.runCheck(check));
-  return results;
+function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
+  return runChecks(spec, server.credentialsFile, baseUrl, checks.filter((c) => ids === undefined || ids.includes(c.id)));
 }
 
 beforeAll(async () => { server = await startBundledServer(); }, 60_000);

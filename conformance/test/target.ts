@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Check } from '../src/check.ts';
+import { Runner, type CheckResult } from '../src/runner.ts';
+import type { Spec } from '../src/spec.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -16,13 +19,20 @@ export interface BundledServer {
   stop(): Promise<void>;
 }
 
-/** Starts `server/src/main.ts` on a free loopback port with a fresh SQLite file. */
-export async function startBundledServer(): Promise<BundledServer> {
+/**
+ * Starts `server/src/main.ts` on a free loopback port with a fresh SQLite file, or on `databaseUrl` (a
+ * PostgreSQL URL naming a fresh schema, say), with `env` added to its environment.
+ */
+export async function startBundledServer(options: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<BundledServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-conformance-'));
   const credentialsFile = path.join(dir, 'credentials.json');
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path.join(dir, 'db.sqlite')}`, PGW_CREDENTIALS_FILE: credentialsFile, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: options.databaseUrl ?? `sqlite:${path.join(dir, 'db.sqlite')}`, PGW_CREDENTIALS_FILE: credentialsFile, LOG_LEVEL: 'info',
+      // Every test of a file fails credentials from 127.0.0.1 (auth checks, the throttling check, mutants): the
+      // limit per address over all client ids is raised so that they do not lock each other out. The limit per
+      // client id and address, which the throttling check tests, stays as configured.
+      PGW_THROTTLE_ADDRESS_LIMIT: '100000', ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -67,11 +77,11 @@ export interface Mutant {
   reply?: (req: Exchange, reply: Reply) => Reply;
 }
 
-const read = (req: IncomingMessage): Promise<string> =>
+const read = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => { resolve(Buffer.concat(chunks).toString('utf8')); });
+    req.on('end', () => { resolve(Buffer.concat(chunks)); });
   });
 
 /** A proxy on a free loopback port that forwards to `upstream` through the mutant. */
@@ -79,11 +89,15 @@ export async function startProxy(upstream: string, mutant: Mutant): Promise<{ ba
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
-      let exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: await read(req) };
+      const bytes = await read(req);
+      const text = bytes.toString('utf8');
+      let exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: text };
       if (mutant.request) exchange = mutant.request(exchange);
+      // A body the mutant left alone is forwarded as the bytes that came (a body that is not UTF-8 stays so).
+      const body = exchange.body === text ? bytes : exchange.body;
       const forwarded = await fetch(`${upstream}${exchange.path}`, {
         method: exchange.method, headers: exchange.headers, redirect: 'manual',
-        ...(exchange.body === '' || exchange.method === 'GET' ? {} : { body: exchange.body }),
+        ...(body.length === 0 || exchange.method === 'GET' ? {} : { body }),
       });
       let reply: Reply = {
         status: forwarded.status,
@@ -105,3 +119,15 @@ export async function startProxy(upstream: string, mutant: Mutant): Promise<{ ba
 
 export const credentialsOf = (file: string): { merchants: { clientId: string; clientSecret: string }[] } =>
   JSON.parse(readFileSync(file, 'utf8')) as { merchants: { clientId: string; clientSecret: string }[] };
+
+/** Runs checks, one after another, against `baseUrl` with the bundled server's credentials (merchants A, B, partner). */
+export async function runChecks(spec: Spec, credentialsFile: string, baseUrl: string, checks: readonly Check[], timeoutMs = 10_000): Promise<CheckResult[]> {
+  const { merchants, partner } = credentialsOf(credentialsFile) as ReturnType<typeof credentialsOf> & { partner?: { clientId: string; clientSecret: string } };
+  const [a, b] = merchants;
+  if (!a || !b || !partner) throw new Error('two merchants and a partner expected');
+  const runner = new Runner(spec, { baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm`, credentials: { A: a, B: b, partner } }, 7, timeoutMs);
+  await runner.prepare();
+  const results: CheckResult[] = [];
+  for (const check of checks) results.push(await runner.runCheck(check));
+  return results;
+}

@@ -14,7 +14,7 @@ export const MAX_CASES_PER_OPERATION = 100;
 /** `$.billingAddress.city` and `billingAddress.city` name the same field. */
 const normalize = (key: string): string => key.replace(/^\$\.?/, '');
 
-function namesField(exchange: Exchange, field: string): boolean {
+export function namesField(exchange: Exchange, field: string): boolean {
   const errors = bodyOf(exchange).errors;
   if (typeof errors !== 'object' || errors === null) return false;
   return Object.keys(errors).map(normalize).some((key) => key === field || key.startsWith(`${field}.`) || key.startsWith(`${field}[`));
@@ -34,14 +34,14 @@ function problemOf(c: NegativeCase, exchange: Exchange): string | undefined {
 }
 
 /** The list operation of a create (GET on the same path answering `total`), to see that nothing was created. */
-function listOf(spec: Spec, operationId: string): string | undefined {
+export function listOf(spec: Spec, operationId: string): string | undefined {
   const op = spec.operation(operationId);
   if (op.method !== 'post') return undefined;
   return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
 }
 
 /** The read of a change (GET on the same path as a PUT or POST with path parameters), to see nothing changed. */
-function readOf(spec: Spec, operationId: string): string | undefined {
+export function readOf(spec: Spec, operationId: string): string | undefined {
   const op = spec.operation(operationId);
   if (op.method === 'get' || !op.path.includes('{')) return undefined;
   return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
