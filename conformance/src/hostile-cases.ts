@@ -1,4 +1,4 @@
-// Hostile cases derived from the spec: for every number field with `multipleOf`, its value spelled as the
+// Hostile cases derived from the spec: for every number field with decimal places (`x-decimal-places` or `multipleOf`), its value spelled as the
 // grammar of "Amounts" refuses (exponents, more decimals than the step allows, past the bounds, negative zero,
 // more than 15 significant digits), written as raw JSON text; for every `date-time`/`date` field (body and
 // query), dates no calendar holds; for every JSON body, bytes that are not UTF-8. Nothing is per operation.
@@ -44,8 +44,14 @@ export function bodyFields(reader: SpecReader, schema: JsonObject, base: unknown
   return found;
 }
 
-/** The number of decimal places a `multipleOf` of 10^-n allows, or undefined for another step. */
-export function decimalsOf(multipleOf: unknown): number | undefined {
+/**
+ * The decimal places a number schema allows: its `x-decimal-places` (how this spec states a decimal field's
+ * precision), else the n of a `multipleOf` of 10^-n (how another spec may); undefined for neither.
+ */
+export function decimalsOf(schema: JsonObject): number | undefined {
+  const declared = schema['x-decimal-places'];
+  if (typeof declared === 'number' && Number.isInteger(declared) && declared >= 0) return declared;
+  const multipleOf = schema.multipleOf;
   if (typeof multipleOf !== 'number' || !(multipleOf > 0)) return undefined;
   const n = Math.round(-Math.log10(multipleOf));
   return Math.abs(10 ** -n - multipleOf) < 1e-12 ? Math.max(0, n) : undefined;
@@ -61,11 +67,11 @@ export function decimalText(scaled: bigint, n: number): string {
 const scale = (value: number, n: number): bigint => BigInt(Math.round(value * 10 ** n));
 
 /**
- * The spellings of a number the grammar refuses, for a schema with `multipleOf` 10^-n: each with what it breaks.
+ * The spellings of a number the grammar refuses, for a schema of n decimal places: each with what it breaks.
  * Values inside the bounds are chosen where the rule broken is the spelling alone (`1e0` is a valid 1).
  */
 export function refusedSpellings(schema: JsonObject): [string, string][] {
-  const n = decimalsOf(schema.multipleOf);
+  const n = decimalsOf(schema);
   if (n === undefined) return [];
   const spellings: [string, string][] = [
     ['exponent (huge)', '4.99e25'],

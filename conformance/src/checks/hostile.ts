@@ -12,7 +12,7 @@ import { witnessFor } from '../witness.ts';
 import { namesField } from './negative.ts';
 
 const TITLES: Record<HostileKind, string> = {
-  money: 'every number with a multipleOf, spelled as the grammar refuses (exponent, too many decimals, out of range, -0, 17 digits), answers 400 naming it and changes nothing',
+  money: 'every number with decimal places (x-decimal-places or multipleOf), spelled as the grammar refuses (exponent, too many decimals, out of range, -0, 17 digits), answers 400 naming it and changes nothing',
   dates: 'every date-time or date field, given a date no calendar holds (or no zone), answers 400 naming it and changes nothing',
   utf8: 'a body that is not UTF-8 answers 400 in the documented shape and changes nothing',
 };

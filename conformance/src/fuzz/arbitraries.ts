@@ -31,7 +31,7 @@ const FORMATS: Record<string, fc.Arbitrary<string>> = {
 
 /** A number the schema accepts: a multiple of a decimal step as plain text (trailing zeros or not), else a double or integer. */
 function numberOf(schema: JsonObject, integer: boolean): fc.Arbitrary<RawJson> {
-  const n = integer ? 0 : decimalsOf(schema.multipleOf);
+  const n = integer ? 0 : decimalsOf(schema);
   const minimum = num(schema.minimum);
   const exclusiveMinimum = num(schema.exclusiveMinimum);
   const maximum = num(schema.maximum);
