@@ -12,6 +12,7 @@ import * as customerCounts from './009_customer_counts.ts';
 import * as dashboardSessions from './010_dashboard_sessions.ts';
 import * as eventStream from './011_event_stream.ts';
 import * as instanceLeases from './012_instance_leases.ts';
+import * as sandboxes from './015_sandboxes.ts';
 
 const migrations: Record<string, Knex.Migration> = {
   '001_platform': platform,
@@ -26,6 +27,7 @@ const migrations: Record<string, Knex.Migration> = {
   '010_dashboard_sessions': dashboardSessions,
   '011_event_stream': eventStream,
   '012_instance_leases': instanceLeases,
+  '015_sandboxes': sandboxes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
