@@ -3,8 +3,13 @@
 // expiry and the worker's sweep on a moved wall clock, deletion (everything gone, while requests and a webhook
 // delivery are in flight), the reset (records gone, clock back, credentials kept, other merchants untouched),
 // and a production server answering 404 to each operation.
+import type { Knex } from 'knex';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDatabase } from '../../src/db/knex.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { removeMerchant, sweepSandboxes, SANDBOX_LIMIT } from '../../src/services/sandboxes.ts';
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
@@ -433,5 +438,45 @@ describe.each(engines())('sandbox merchants in production (%s)', (engine) => {
       expect(errorOf(res).errorCode, name).toBe('route_not_found');
     }
     expect((await snapshot(s.db)).changedSince(before)).toEqual([]);
+  });
+});
+
+const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
+
+describe.skipIf(!postgresUrl)('sandbox deletion across instances (postgres)', () => {
+  let a: TestServer;
+  let b: App;
+  let bDb: Knex;
+  const bQueries: string[] = [];
+  beforeAll(async () => {
+    a = await startServer('postgres');
+    const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
+    bDb = createDatabase(postgresUrl ?? '', { schema });
+    bDb.on('query', (q: { sql: string }) => { bQueries.push(q.sql); });
+    const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
+    b = await createApp({ config, db: bDb, log: createLogger('silent'), clock: a.clock });
+  });
+  afterAll(async () => {
+    await b.close();
+    await bDb.destroy();
+    await a.close();
+  });
+
+  it("refuses a deleted sandbox's token on the other instance, which kept its state, as soon as the delete is answered", async () => {
+    for (let round = 0; round < 3; round++) {
+      const sb = await createSandbox(a, await a.as('partner'), { name: `across ${String(round)}` });
+      // Instance B keeps the key state: a second request reads no api_keys row.
+      let kept = false;
+      for (let i = 0; i < 50 && !kept; i++) {
+        await request(b).get('/pay-api/v1/customers').set(sb.h);
+        bQueries.length = 0;
+        expect((await request(b).get('/pay-api/v1/customers').set(sb.h)).status).toBe(200);
+        kept = !bQueries.some((sql) => sql.includes('api_keys'));
+        if (!kept) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(kept).toBe(true);
+      expect((await request(a.app).delete(`${SANDBOXES}/${sb.merchantId}`).set(await a.as('partner'))).status).toBe(200);
+      expect((await request(b).get('/pay-api/v1/customers').set(sb.h)).status).toBe(401);
+    }
   });
 });
