@@ -1,6 +1,7 @@
 // Disposable sandbox merchants (Knex only): a merchant with `sandbox_expires_at` set; `deleting_on` marks one
 // whose deletion has begun (it is then invisible to authentication, tenancy and these lists).
 import type { Knex } from 'knex';
+import { isPostgres } from '../db/knex.ts';
 import { keyStateChanged } from '../platform/key-state.ts';
 import { pageOf, type ListQuery } from '../platform/paging.ts';
 
@@ -91,4 +92,13 @@ export async function sweepable(db: Knex, wallNow: string, limit: number): Promi
 export async function isGoneOrDeleting(db: Knex, merchantId: string): Promise<boolean> {
   const row = await db('merchants').where({ id: merchantId }).first<{ deleting_on: string | null } | undefined>('deleting_on');
   return !row || row.deleting_on !== null;
+}
+
+/**
+ * Locks the merchant's row against every write of the merchant (PostgreSQL: FOR UPDATE conflicts with the key
+ * share lock that inserting any row referring to it takes): a removal batch then runs while the merchant's
+ * requests wait, rather than interleaving with them row by row (which deadlocked). SQLite has one writer.
+ */
+export async function lockMerchant(tx: Knex.Transaction, merchantId: string): Promise<void> {
+  if (isPostgres(tx)) await tx('merchants').where({ id: merchantId }).forUpdate().first('id');
 }

@@ -3,6 +3,7 @@
 // transaction, after the merchant is marked as being deleted (its credentials stop at once; a crashed
 // delete resumes from the mark). Sandbox lifetimes are wall-clock time: a sandbox's own business clock,
 // which it may move, never decides when it expires.
+import type { Knex } from 'knex';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
@@ -10,6 +11,7 @@ import { recordEvent } from '../platform/outbox.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso, normalizeDateTime } from '../platform/time.ts';
 import { lockRow, withTransaction } from '../platform/transaction.ts';
+import { lockMerchant } from '../repositories/sandboxes.ts';
 import { DELETE_STEPS, RESET_STEPS, removeBatch, removeMerchantRow } from '../repositories/merchant-records.ts';
 import { setUpMerchant } from '../repositories/merchant-setup.ts';
 import * as repo from '../repositories/sandboxes.ts';
@@ -24,8 +26,8 @@ export const MAX_EXPIRY_SECONDS = 30 * 86_400;
 export const MIN_EXPIRY_SECONDS = 60;
 /** Rows deleted per transaction: a large merchant never holds one long transaction (or SQLite's one writer). */
 export const REMOVAL_BATCH = 500;
-/** Passes over the tables before a deletion gives up for now (the sweep tries again later). */
-const DELETE_PASSES = 10;
+/** Passes over the tables before a removal gives up (a deletion is then finished by the sweep, later). */
+const REMOVAL_PASSES = 10;
 
 /** When the sandbox expires: `expiresInSeconds` or `expiresAt` (not both), within the bounds. */
 function expiryOf(body: Schemas['SandboxMerchantCreateRequest'], nowMs: number): string {
@@ -58,11 +60,23 @@ export async function createSandbox(deps: Deps, partnerId: string, body: Schemas
 export const listSandboxes = (deps: Deps, partnerId: string, list: ListQuery): Promise<{ items: Schemas['SandboxMerchant'][]; total: number }> =>
   repo.listSandboxes(deps.db, partnerId, list);
 
+/**
+ * One batch's transaction: its own, or, inside a caller's transaction (a reset sent with an Idempotency-Key), a
+ * savepoint of it, so that a batch refused by a foreign key is undone alone and the next pass can run.
+ */
+function batch<T>(db: Knex, merchantId: string, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const locked = async (tx: Knex.Transaction): Promise<T> => {
+    await lockMerchant(tx, merchantId);
+    return work(tx);
+  };
+  return db.isTransaction ? (db as Knex.Transaction).transaction(locked) : withTransaction(db, locked);
+}
+
 /** Runs the steps' batches until each has nothing left; counts what went by kind. */
 async function removeAll(deps: Pick<Deps, 'db'>, steps: typeof DELETE_STEPS, merchantId: string, counts: Record<string, number> = {}): Promise<Record<string, number>> {
   for (const step of steps) {
     for (;;) {
-      const removed = await withTransaction(deps.db, (tx) => removeBatch(tx, step, merchantId, REMOVAL_BATCH));
+      const removed = await batch(deps.db, merchantId, (tx) => removeBatch(tx, step, merchantId, REMOVAL_BATCH));
       if (step.kind !== undefined) counts[step.kind] = (counts[step.kind] ?? 0) + removed;
       if (removed < REMOVAL_BATCH) break;
     }
@@ -70,29 +84,40 @@ async function removeAll(deps: Pick<Deps, 'db'>, steps: typeof DELETE_STEPS, mer
   return counts;
 }
 
+/** A batch broken by a row that arrived meanwhile (a foreign key), or chosen as a deadlock's victim (PostgreSQL). */
 const isForeignKeyViolation = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '40P01';
 };
 
 /**
- * Removes everything of a merchant already marked as being deleted, then the merchant. A request that
- * authenticated before the mark may still add a row meanwhile: the merchant row's delete then fails on its
- * foreign key, and another pass removes the newcomer. Safe to run twice at once (the sweep and a request).
+ * Runs `work` (batches of removal) again, after a short wait, when a row it deletes is still referred to by a
+ * row that arrived meanwhile (a delivery fanned out to an endpoint by a request still running): the next pass
+ * removes the newcomer first. Requests that started before a deletion's mark end soon, so passes end too.
  */
-export async function removeMerchant(deps: Pick<Deps, 'db' | 'log'>, merchantId: string): Promise<void> {
+async function inPasses(deps: Pick<Deps, 'log'>, merchantId: string, work: () => Promise<void>): Promise<void> {
   for (let pass = 1; ; pass++) {
-    await removeAll(deps, DELETE_STEPS, merchantId);
     try {
-      await withTransaction(deps.db, (tx) => removeMerchantRow(tx, merchantId));
+      await work();
       return;
     } catch (error) {
-      if (!isForeignKeyViolation(error) || pass >= DELETE_PASSES) throw error;
-      deps.log.info({ merchantId, pass }, 'sandbox merchant deletion: a record arrived during the deletion; removing it too');
-      // Requests that authenticated before the mark are finishing: give them a moment, longer each pass.
+      if (!isForeignKeyViolation(error) || pass >= REMOVAL_PASSES) throw error;
+      deps.log.info({ merchantId, pass }, 'sandbox removal: a record arrived meanwhile; removing it too');
       await new Promise((resolve) => setTimeout(resolve, 10 * pass));
     }
   }
+}
+
+/**
+ * Removes everything of a merchant already marked as being deleted, then the merchant. A request that
+ * authenticated before the mark may still add a row meanwhile: a delete that it breaks fails on its foreign
+ * key, and another pass removes the newcomer. Safe to run twice at once (the sweep and a request).
+ */
+export async function removeMerchant(deps: Pick<Deps, 'db' | 'log'>, merchantId: string): Promise<void> {
+  await inPasses(deps, merchantId, async () => {
+    await removeAll(deps, DELETE_STEPS, merchantId);
+    await batch(deps.db, merchantId, (tx) => removeMerchantRow(tx, merchantId));
+  });
 }
 
 /** 404 for an unknown id, another partner's merchant or one that is not a sandbox; a repeat resumes a half-done delete. */
@@ -113,7 +138,8 @@ export async function resetSandbox(deps: Deps, merchantId: string): Promise<Sche
   // The clock first: what the merchant does while its records go is already dated in the present.
   await withTransaction(deps.db, (tx) => setClockOffset(tx, merchantId, 0));
   const removed = noneRemoved();
-  await removeAll(deps, RESET_STEPS, merchantId, removed);
+  // The merchant's own requests go on during a reset: a row they add that breaks a batch is removed by another pass.
+  await inPasses(deps, merchantId, async () => { await removeAll(deps, RESET_STEPS, merchantId, removed); });
   return { merchantId, now: iso(deps.wall.now()), offsetSeconds: 0, removed };
 }
 
