@@ -85,7 +85,7 @@ async function removeAll(deps: Pick<Deps, 'db'>, steps: typeof DELETE_STEPS, mer
 }
 
 /** A batch broken by a row that arrived meanwhile (a foreign key), or chosen as a deadlock's victim (PostgreSQL). */
-const isForeignKeyViolation = (error: unknown): boolean => {
+const isRetryable = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '40P01';
 };
@@ -101,7 +101,7 @@ async function inPasses(deps: Pick<Deps, 'log'>, merchantId: string, work: () =>
       await work();
       return;
     } catch (error) {
-      if (!isForeignKeyViolation(error) || pass >= REMOVAL_PASSES) throw error;
+      if (!isRetryable(error) || pass >= REMOVAL_PASSES) throw error;
       deps.log.info({ merchantId, pass }, 'sandbox removal: a record arrived meanwhile; removing it too');
       await new Promise((resolve) => setTimeout(resolve, 10 * pass));
     }
