@@ -129,3 +129,15 @@ export interface ErrorBody {
 
 /** The field names of a validation error body's `errors`, sorted. */
 export const fieldsOf = (body: unknown): string[] => Object.keys((body as ErrorBody).errors ?? {}).sort();
+
+/** A second server instance on the PostgreSQL schema of `a` (its own pool and key-state listener); `queries` records its SQL. */
+export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; queries: string[]; close(): Promise<void> }> {
+  if (!postgresUrl) throw new Error('a second instance needs PostgreSQL (PGW_TEST_DATABASE_URL)');
+  const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
+  const db = createDatabase(postgresUrl, { schema });
+  const queries: string[] = [];
+  db.on('query', (q: { sql: string }) => { queries.push(q.sql); });
+  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl, PORT: '0', LOG_LEVEL: 'silent' });
+  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
+  return { app, db, queries, async close() { await app.close(); await db.destroy(); } };
+}

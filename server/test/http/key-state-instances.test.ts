@@ -2,14 +2,10 @@
 // request), and a change made through either (a key deleted, a sandbox clock moved) holds on the other by the
 // time the request that made it has been answered, also when an instance's listening connection is cut.
 import request from 'supertest';
-import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createDatabase } from '../../src/db/knex.ts';
-import { createLogger } from '../../src/platform/log.ts';
+import type { App } from '../../src/app.ts';
 import { channelOf, LEASE_MS, RENEW_MS } from '../../src/platform/key-state-pg.ts';
-import { startServer, type TestServer } from '../harness.ts';
+import { secondInstance, startServer, type TestServer } from '../harness.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING key-state-instances.test.ts: it needs PostgreSQL (PGW_TEST_DATABASE_URL is not set; .ci/run sets it) ***\n');
@@ -20,21 +16,17 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe.skipIf(!postgresUrl)('API-key states across instances (postgres)', () => {
   let a: TestServer;
+  let second: Awaited<ReturnType<typeof secondInstance>>;
   let b: App;
-  let bDb: Knex;
-  const bQueries: string[] = [];
+  let bQueries: string[];
 
   beforeAll(async () => {
     a = await startServer('postgres');
-    const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
-    bDb = createDatabase(postgresUrl ?? '', { schema });
-    bDb.on('query', (q: { sql: string }) => { bQueries.push(q.sql); });
-    const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
-    b = await createApp({ config, db: bDb, log: createLogger('silent'), clock: a.clock });
+    second = await secondInstance(a);
+    ({ app: b, queries: bQueries } = second);
   });
   afterAll(async () => {
-    await b.close();
-    await bDb.destroy();
+    await second.close();
     await a.close();
   });
 

@@ -2,16 +2,12 @@
 // delivery are in flight; resumed after a crash; a request that lost the race answers 401, not 500), the reset
 // (records gone, clock back, credentials kept, other merchants untouched, also under concurrent writes), expiry
 // and the worker's sweep on a moved wall clock, and a deletion seen at once by another PostgreSQL instance.
-import type { Knex } from 'knex';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createDatabase } from '../../src/db/knex.ts';
-import { createLogger } from '../../src/platform/log.ts';
+import type { App } from '../../src/app.ts';
 import { removeMerchant, sweepSandboxes } from '../../src/services/sandboxes.ts';
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
-import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
+import { engines, fieldsOf, secondInstance, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { merchantRowCounts, snapshotOthers } from './db-snapshot.ts';
 import { customer } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
@@ -284,20 +280,16 @@ const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 
 describe.skipIf(!postgresUrl)('sandbox deletion across instances (postgres)', () => {
   let a: TestServer;
+  let second: Awaited<ReturnType<typeof secondInstance>>;
   let b: App;
-  let bDb: Knex;
-  const bQueries: string[] = [];
+  let bQueries: string[];
   beforeAll(async () => {
     a = await startServer('postgres');
-    const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
-    bDb = createDatabase(postgresUrl ?? '', { schema });
-    bDb.on('query', (q: { sql: string }) => { bQueries.push(q.sql); });
-    const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
-    b = await createApp({ config, db: bDb, log: createLogger('silent'), clock: a.clock });
+    second = await secondInstance(a);
+    ({ app: b, queries: bQueries } = second);
   });
   afterAll(async () => {
-    await b.close();
-    await bDb.destroy();
+    await second.close();
     await a.close();
   });
 
@@ -308,7 +300,7 @@ describe.skipIf(!postgresUrl)('sandbox deletion across instances (postgres)', ()
       let kept = false;
       for (let i = 0; i < 50 && !kept; i++) {
         await request(b).get('/pay-api/v1/customers').set(sb.h);
-        bQueries.length = 0;
+        bQueries.splice(0);
         expect((await request(b).get('/pay-api/v1/customers').set(sb.h)).status).toBe(200);
         kept = !bQueries.some((sql) => sql.includes('api_keys'));
         if (!kept) await new Promise((resolve) => setTimeout(resolve, 100));
