@@ -784,7 +784,7 @@ export interface LookupsHandlers<Ctx = RequestContext> {
 /**
  * The operations tagged "Sandbox".
  *
- * Sandbox controls, served only when the environment is sandbox (designed operations).
+ * Sandbox controls and disposable sandbox merchants, served only when the environment is sandbox (designed operations).
  */
 export interface SandboxHandlers<Ctx = RequestContext> {
   /**
@@ -880,6 +880,84 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * `GET /sandbox/v1/events/stream`
    */
   streamSandboxEvents(input: op.StreamSandboxEventsInput, context: Ctx): Promise<op.StreamSandboxEventsResult>;
+  /**
+   * List the partner's sandbox merchants
+   *
+   * Lists the disposable sandbox merchants of the calling partner that exist now (not the merchants it
+   * was given otherwise, and not those being deleted), oldest first unless ordered otherwise.
+   *
+   * A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`).
+   *
+   * `GET /sandbox/v1/merchants`
+   */
+  listSandboxMerchants(input: op.ListSandboxMerchantsInput, context: Ctx): Promise<op.ListSandboxMerchantsResult>;
+  /**
+   * Create a disposable sandbox merchant
+   *
+   * Creates an isolated merchant under the calling partner, as the bundled sandbox's demo merchants are
+   * made: a card and an ACH (Eft) processor with their settlement batch time slots, the default settings,
+   * a main contact address, an API key, and a business clock of its own starting at the present. The answer
+   * carries the API key's client id and client secret, once. Emits `merchant.created` (the new merchant's
+   * event) through the outbox, once.
+   *
+   * The sandbox expires after `expiresInSeconds` or at `expiresAt` (7 days when neither is given, at most
+   * 30 days); the server then deletes it and everything it holds, as `DELETE
+   * /sandbox/v1/merchants/{merchantId}` does. A partner holds at most 20 sandbox merchants at once: one
+   * more answers 400 (errorCode `sandbox_limit_reached`) until one is deleted or expires.
+   *
+   * A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`).
+   *
+   * `POST /sandbox/v1/merchants`
+   */
+  createSandboxMerchant(input: op.CreateSandboxMerchantInput, context: Ctx): Promise<op.CreateSandboxMerchantResult>;
+  /**
+   * Delete a sandbox merchant and everything it holds
+   *
+   * Deletes one of the partner's sandbox merchants and every record it owned: customers, payment methods,
+   * transactions, invoices, catalogue, webhook endpoints and deliveries, events, devices, settings,
+   * processors, API keys. Its credentials stop working at once (the tokens already issued answer 401);
+   * the records then go in batches, each batch in a transaction of its own, so a large merchant does
+   * not hold one long transaction. A request of the merchant still running answers 401 or 404; a webhook
+   * delivery in flight finishes and is dropped.
+   *
+   * A delete that was interrupted (a crash) is finished by the server's worker, or by a repeated delete,
+   * which answers 200 again. Once the merchant is gone, a repeated delete answers 404, as an unknown id,
+   * a merchant of another partner, or a merchant that is not a disposable sandbox do.
+   *
+   * A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`).
+   *
+   * `DELETE /sandbox/v1/merchants/{merchantId}`
+   */
+  deleteSandboxMerchant(input: op.DeleteSandboxMerchantInput, context: Ctx): Promise<op.DeleteSandboxMerchantResult>;
+  /**
+   * Reset the merchant's sandbox
+   *
+   * Removes every record of the merchant (customers, payment methods, transactions and settlement
+   * batches, invoices and their notifications, invoice settings, catalogue, webhook endpoints and their
+   * deliveries, events, tap-to-pay devices, and the Idempotency-Keys of the merchant's own key) and moves
+   * its clock back to the present (offset 0). Its credentials stay: API keys, management API users,
+   * dashboard sessions; so do its processors, settings and contact addresses. Other merchants are not
+   * touched. The records go in batches, each in a transaction of its own (with an Idempotency-Key, the
+   * whole reset runs in the key's transaction). Emits no event.
+   *
+   * Any merchant of the sandbox may reset itself, the demo merchants included; with a partner's token,
+   * `x-merchant-id` names the merchant.
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`).
+   *
+   * `POST /sandbox/v1/reset`
+   */
+  resetSandbox(input: op.ResetSandboxInput, context: Ctx): Promise<op.ResetSandboxResult>;
 }
 
 /** Every handler group: an implementation of the whole document. */

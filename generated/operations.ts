@@ -1442,6 +1442,83 @@ export type StreamSandboxEventsResult =
   | { status: 404; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['streamSandboxEvents']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `listSandboxMerchants` handler receives (validated against the document). */
+export interface ListSandboxMerchantsInput {
+  path: Record<string, never>;
+  query: NonNullable<operations['listSandboxMerchants']['parameters']['query']>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** What the `listSandboxMerchants` handler may answer: each status the document allows, with its body. */
+export type ListSandboxMerchantsResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 403; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['listSandboxMerchants']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `createSandboxMerchant` handler receives (validated against the document). */
+export interface CreateSandboxMerchantInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'idempotency-key'?: NonNullable<operations['createSandboxMerchant']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['createSandboxMerchant']['requestBody']['content']['application/json'];
+}
+
+/** What the `createSandboxMerchant` handler may answer: each status the document allows, with its body. */
+export type CreateSandboxMerchantResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 403; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['createSandboxMerchant']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `deleteSandboxMerchant` handler receives (validated against the document). */
+export interface DeleteSandboxMerchantInput {
+  path: operations['deleteSandboxMerchant']['parameters']['path'];
+  query: Record<string, never>;
+  headers: Record<string, never>;
+  body: undefined;
+}
+
+/** What the `deleteSandboxMerchant` handler may answer: each status the document allows, with its body. */
+export type DeleteSandboxMerchantResult =
+  | { status: 200; body?: undefined; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 403; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][403]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['deleteSandboxMerchant']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `resetSandbox` handler receives (validated against the document). */
+export interface ResetSandboxInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['resetSandbox']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['resetSandbox']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `resetSandbox` handler may answer: each status the document allows, with its body. */
+export type ResetSandboxResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 /** Every operation of the document, as the router binds it. */
 export const routes: readonly RouteDefinition[] = [
     {
@@ -2221,6 +2298,46 @@ export const routes: readonly RouteDefinition[] = [
       path: '/sandbox/v1/events/stream',
       pathParams: [],
       headerParams: ['x-merchant-id', 'last-event-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'listSandboxMerchants',
+      group: 'sandbox',
+      method: 'get',
+      path: '/sandbox/v1/merchants',
+      pathParams: [],
+      headerParams: [],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'createSandboxMerchant',
+      group: 'sandbox',
+      method: 'post',
+      path: '/sandbox/v1/merchants',
+      pathParams: [],
+      headerParams: ['idempotency-key'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'deleteSandboxMerchant',
+      group: 'sandbox',
+      method: 'delete',
+      path: '/sandbox/v1/merchants/{merchantId}',
+      pathParams: [{ name: 'merchantId', expressName: 'merchantId' }],
+      headerParams: [],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'resetSandbox',
+      group: 'sandbox',
+      method: 'post',
+      path: '/sandbox/v1/reset',
+      pathParams: [],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: [],
       security: [['bearerAuth']],
     },

@@ -110,6 +110,10 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
         case 'advanceSandboxClock': return h.sandbox.advanceSandboxClock(input as unknown as op.AdvanceSandboxClockInput, context);
         case 'simulateTransaction': return h.sandbox.simulateTransaction(input as unknown as op.SimulateTransactionInput, context);
         case 'streamSandboxEvents': return h.sandbox.streamSandboxEvents(input as unknown as op.StreamSandboxEventsInput, context);
+        case 'listSandboxMerchants': return h.sandbox.listSandboxMerchants(input as unknown as op.ListSandboxMerchantsInput, context);
+        case 'createSandboxMerchant': return h.sandbox.createSandboxMerchant(input as unknown as op.CreateSandboxMerchantInput, context);
+        case 'deleteSandboxMerchant': return h.sandbox.deleteSandboxMerchant(input as unknown as op.DeleteSandboxMerchantInput, context);
+        case 'resetSandbox': return h.sandbox.resetSandbox(input as unknown as op.ResetSandboxInput, context);
         default: return Promise.reject(new Error(`no operation ${operationId}`));
       }
     };

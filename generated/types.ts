@@ -1546,6 +1546,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/v1/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the partner's sandbox merchants
+         * @description Lists the disposable sandbox merchants of the calling partner that exist now (not the merchants it
+         *     was given otherwise, and not those being deleted), oldest first unless ordered otherwise.
+         *
+         *     A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`).
+         */
+        get: operations["listSandboxMerchants"];
+        put?: never;
+        /**
+         * Create a disposable sandbox merchant
+         * @description Creates an isolated merchant under the calling partner, as the bundled sandbox's demo merchants are
+         *     made: a card and an ACH (Eft) processor with their settlement batch time slots, the default settings,
+         *     a main contact address, an API key, and a business clock of its own starting at the present. The answer
+         *     carries the API key's client id and client secret, once. Emits `merchant.created` (the new merchant's
+         *     event) through the outbox, once.
+         *
+         *     The sandbox expires after `expiresInSeconds` or at `expiresAt` (7 days when neither is given, at most
+         *     30 days); the server then deletes it and everything it holds, as `DELETE
+         *     /sandbox/v1/merchants/{merchantId}` does. A partner holds at most 20 sandbox merchants at once: one
+         *     more answers 400 (errorCode `sandbox_limit_reached`) until one is deleted or expires.
+         *
+         *     A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`).
+         */
+        post: operations["createSandboxMerchant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/merchants/{merchantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the partner's sandbox merchants. */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sandbox merchant and everything it holds
+         * @description Deletes one of the partner's sandbox merchants and every record it owned: customers, payment methods,
+         *     transactions, invoices, catalogue, webhook endpoints and deliveries, events, devices, settings,
+         *     processors, API keys. Its credentials stop working at once (the tokens already issued answer 401);
+         *     the records then go in batches, each batch in a transaction of its own, so a large merchant does
+         *     not hold one long transaction. A request of the merchant still running answers 401 or 404; a webhook
+         *     delivery in flight finishes and is dropped.
+         *
+         *     A delete that was interrupted (a crash) is finished by the server's worker, or by a repeated delete,
+         *     which answers 200 again. Once the merchant is gone, a repeated delete answers 404, as an unknown id,
+         *     a merchant of another partner, or a merchant that is not a disposable sandbox do.
+         *
+         *     A partner's key only: a merchant's key answers 403 (errorCode `partner_key_required`).
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`).
+         */
+        delete: operations["deleteSandboxMerchant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset the merchant's sandbox
+         * @description Removes every record of the merchant (customers, payment methods, transactions and settlement
+         *     batches, invoices and their notifications, invoice settings, catalogue, webhook endpoints and their
+         *     deliveries, events, tap-to-pay devices, and the Idempotency-Keys of the merchant's own key) and moves
+         *     its clock back to the present (offset 0). Its credentials stay: API keys, management API users,
+         *     dashboard sessions; so do its processors, settings and contact addresses. Other merchants are not
+         *     touched. The records go in batches, each in a transaction of its own (with an Idempotency-Key, the
+         *     whole reset runs in the key's transaction). Emits no event.
+         *
+         *     Any merchant of the sandbox may reset itself, the demo merchants included; with a partner's token,
+         *     `x-merchant-id` names the merchant.
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`).
+         */
+        post: operations["resetSandbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "settlement.batch.completed": {
@@ -2185,7 +2298,7 @@ export interface webhooks {
          * Merchant account created
          * @description Merchant account created (category Merchants, event id 30).
          *
-         *     Emitted when a merchant account is created under a partner. No operation of this API creates merchants (merchants are onboarded through the gateway's other channels); the envelope's `merchantId` is the new merchant.
+         *     Emitted when a merchant account is created under a partner: merchants are onboarded through the gateway's other channels, and in the sandbox by `POST /sandbox/v1/merchants` (designed), which emits it once per merchant. The envelope's `merchantId` is the new merchant.
          *
          *     **Body.** `type` is `merchant.created`; `data` is the new merchant (WebhookMerchant, a designed shape: no endpoint returns merchant records).
          *
@@ -6430,6 +6543,243 @@ export interface components {
             outcome: "submit" | "settle" | "return" | "fail";
             /** @description The ACH return code; required with outcome `return`. */
             returnCode?: components["schemas"]["AchReturnCode"];
+        };
+        /**
+         * SandboxMerchant
+         * @description A disposable sandbox merchant of the partner.
+         * @example {
+         *       "merchantId": "0b6f3c2a-8d4e-4f1a-9b7c-5e2d1a3f4c6b",
+         *       "name": "CI run 4711",
+         *       "cardProcessorId": "3c1e5a7b-9d2f-4b6a-8e0c-1f3a5b7d9e2c",
+         *       "achProcessorId": "4d2f6b8c-0e3a-4c7b-9f1d-2a4b6c8e0f3d",
+         *       "expiresAt": "2025-03-14T11:20:00Z",
+         *       "createdOn": "2025-03-14T10:20:00Z"
+         *     }
+         */
+        SandboxMerchant: {
+            /**
+             * Format: uuid
+             * @description The merchant's id (the `x-merchant-id` a partner sends to act on it).
+             */
+            merchantId: string;
+            /** @description The merchant's company name. */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The merchant's card processor (its `paymentProcessorId` for card payments).
+             */
+            cardProcessorId: string;
+            /**
+             * Format: uuid
+             * @description The merchant's ACH (Eft) processor.
+             */
+            achProcessorId: string;
+            /**
+             * Format: date-time
+             * @description When the sandbox expires; the server deletes it, and everything it holds, soon after.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            createdOn: string;
+        };
+        /**
+         * SandboxMerchantList
+         * @description A page of the partner's sandbox merchants.
+         */
+        SandboxMerchantList: {
+            items: components["schemas"]["SandboxMerchant"][];
+            /**
+             * Format: int32
+             * @description Number of sandbox merchants matching the query, over all pages.
+             */
+            total: number;
+        };
+        /**
+         * SandboxMerchantCreateRequest
+         * @description The new sandbox merchant's name and when it expires: `expiresInSeconds` or `expiresAt`, not both; 7 days (604800 seconds) when neither is given, at most 30 days (2592000 seconds) from now.
+         * @example {
+         *       "name": "CI run 4711",
+         *       "expiresInSeconds": 3600
+         *     }
+         */
+        SandboxMerchantCreateRequest: {
+            /** @description The merchant's company name; `Sandbox merchant` when absent. */
+            name?: string;
+            /**
+             * Format: int32
+             * @description Seconds from now until the sandbox expires (60 to 2592000, 30 days).
+             */
+            expiresInSeconds?: number;
+            /**
+             * Format: date-time
+             * @description When the sandbox expires (at least 60 seconds and at most 30 days from now).
+             */
+            expiresAt?: string;
+        };
+        /**
+         * SandboxMerchantCreated
+         * @description The new sandbox merchant with the client id and client secret of its API key. The secret is shown only here (the gateway keeps its hash): store it now.
+         * @example {
+         *       "merchantId": "0b6f3c2a-8d4e-4f1a-9b7c-5e2d1a3f4c6b",
+         *       "partnerId": "a3c5e7f9-1b2d-4f4a-8c6e-0d2f4b6a8c1e",
+         *       "name": "CI run 4711",
+         *       "clientId": "pgw_ck_c41e8b7a92d05f13",
+         *       "clientSecret": "pgw_cs_Vb8nR2kLq5ZtW9xHc3JmY7dF1sP6gA0e",
+         *       "cardProcessorId": "3c1e5a7b-9d2f-4b6a-8e0c-1f3a5b7d9e2c",
+         *       "achProcessorId": "4d2f6b8c-0e3a-4c7b-9f1d-2a4b6c8e0f3d",
+         *       "expiresAt": "2025-03-14T11:20:00Z",
+         *       "createdOn": "2025-03-14T10:20:00Z"
+         *     }
+         */
+        SandboxMerchantCreated: {
+            /**
+             * Format: uuid
+             * @description The merchant's id.
+             */
+            merchantId: string;
+            /**
+             * Format: uuid
+             * @description The partner the merchant belongs to (the caller).
+             */
+            partnerId: string;
+            /** @description The merchant's company name. */
+            name: string;
+            /** @description The client id of the merchant's API key. */
+            clientId: string;
+            /** @description The client secret of the merchant's API key, shown once. It is never stored, so a replay of the request with the same Idempotency-Key returns the first response with this field empty. */
+            clientSecret: string;
+            /**
+             * Format: uuid
+             * @description The merchant's card processor.
+             */
+            cardProcessorId: string;
+            /**
+             * Format: uuid
+             * @description The merchant's ACH (Eft) processor.
+             */
+            achProcessorId: string;
+            /**
+             * Format: date-time
+             * @description When the sandbox expires.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When the sandbox was created.
+             */
+            createdOn: string;
+        };
+        /**
+         * SandboxResetResult
+         * @description The merchant's sandbox after the reset: its clock back at the present, and how many records of each kind were removed.
+         * @example {
+         *       "merchantId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "now": "2025-03-14T10:20:00Z",
+         *       "offsetSeconds": 0,
+         *       "removed": {
+         *         "customers": 56,
+         *         "paymentMethods": 40,
+         *         "transactions": 130,
+         *         "invoices": 72,
+         *         "categories": 3,
+         *         "lineItems": 9,
+         *         "webhookEndpoints": 1,
+         *         "webhookDeliveries": 410,
+         *         "events": 520,
+         *         "devices": 0,
+         *         "notifications": 12,
+         *         "settlementBatches": 4,
+         *         "idempotencyKeys": 80
+         *       }
+         *     }
+         */
+        SandboxResetResult: {
+            /**
+             * Format: uuid
+             * @description The merchant reset.
+             */
+            merchantId: string;
+            /**
+             * Format: date-time
+             * @description The merchant's clock after the reset (real time).
+             */
+            now: string;
+            /**
+             * Format: int32
+             * @description The clock's offset after the reset; always 0.
+             */
+            offsetSeconds: number;
+            /** @description Records removed, by kind. */
+            removed: {
+                /**
+                 * Format: int32
+                 * @description Customers.
+                 */
+                customers: number;
+                /**
+                 * Format: int32
+                 * @description Stored cards and bank accounts.
+                 */
+                paymentMethods: number;
+                /**
+                 * Format: int32
+                 * @description Card and ACH transactions.
+                 */
+                transactions: number;
+                /**
+                 * Format: int32
+                 * @description Invoices.
+                 */
+                invoices: number;
+                /**
+                 * Format: int32
+                 * @description Catalogue categories.
+                 */
+                categories: number;
+                /**
+                 * Format: int32
+                 * @description Catalogue line items.
+                 */
+                lineItems: number;
+                /**
+                 * Format: int32
+                 * @description Webhook endpoints.
+                 */
+                webhookEndpoints: number;
+                /**
+                 * Format: int32
+                 * @description Webhook deliveries (the delivery log).
+                 */
+                webhookDeliveries: number;
+                /**
+                 * Format: int32
+                 * @description Recorded events.
+                 */
+                events: number;
+                /**
+                 * Format: int32
+                 * @description Tap-to-pay devices.
+                 */
+                devices: number;
+                /**
+                 * Format: int32
+                 * @description Invoice notifications sent.
+                 */
+                notifications: number;
+                /**
+                 * Format: int32
+                 * @description Card settlement batches.
+                 */
+                settlementBatches: number;
+                /**
+                 * Format: int32
+                 * @description Idempotency-Keys of the merchant's own key.
+                 */
+                idempotencyKeys: number;
+            };
         };
         /**
          * WebhookEventEnvelope
@@ -12566,6 +12916,214 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listSandboxMerchants: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number; a page beyond the last succeeds and returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Field to sort by; `createdOn` when absent. */
+                orderBy?: "createdOn" | "expiresAt" | "name";
+                /** @description Ascending order when true. */
+                asc?: components["parameters"]["Asc"];
+                /** @description Search text, matched against commonly searched fields without naming a field. */
+                search?: components["parameters"]["Search"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the partner's sandbox merchants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "merchantId": "0b6f3c2a-8d4e-4f1a-9b7c-5e2d1a3f4c6b",
+                     *           "name": "CI run 4711",
+                     *           "cardProcessorId": "3c1e5a7b-9d2f-4b6a-8e0c-1f3a5b7d9e2c",
+                     *           "achProcessorId": "4d2f6b8c-0e3a-4c7b-9f1d-2a4b6c8e0f3d",
+                     *           "expiresAt": "2025-03-14T11:20:00Z",
+                     *           "createdOn": "2025-03-14T10:20:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxMerchantList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is a merchant's key; only a partner's key manages sandbox merchants (errorCode `partner_key_required`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    createSandboxMerchant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxMerchantCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The sandbox merchant was created; its client secret is shown once. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "0b6f3c2a-8d4e-4f1a-9b7c-5e2d1a3f4c6b",
+                     *       "partnerId": "a3c5e7f9-1b2d-4f4a-8c6e-0d2f4b6a8c1e",
+                     *       "name": "CI run 4711",
+                     *       "clientId": "pgw_ck_c41e8b7a92d05f13",
+                     *       "clientSecret": "pgw_cs_Vb8nR2kLq5ZtW9xHc3JmY7dF1sP6gA0e",
+                     *       "cardProcessorId": "3c1e5a7b-9d2f-4b6a-8e0c-1f3a5b7d9e2c",
+                     *       "achProcessorId": "4d2f6b8c-0e3a-4c7b-9f1d-2a4b6c8e0f3d",
+                     *       "expiresAt": "2025-03-14T11:20:00Z",
+                     *       "createdOn": "2025-03-14T10:20:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxMerchantCreated"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is a merchant's key; only a partner's key manages sandbox merchants (errorCode `partner_key_required`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteSandboxMerchant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of the partner's sandbox merchants. */
+                merchantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox merchant and everything it held are deleted. No body, as the other deletes answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is a merchant's key; only a partner's key manages sandbox merchants (errorCode `partner_key_required`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    resetSandbox: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The merchant's sandbox after the reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "merchantId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "now": "2025-03-14T10:20:00Z",
+                     *       "offsetSeconds": 0,
+                     *       "removed": {
+                     *         "customers": 56,
+                     *         "paymentMethods": 40,
+                     *         "transactions": 130,
+                     *         "invoices": 72,
+                     *         "categories": 3,
+                     *         "lineItems": 9,
+                     *         "webhookEndpoints": 1,
+                     *         "webhookDeliveries": 410,
+                     *         "events": 520,
+                     *         "devices": 0,
+                     *         "notifications": 12,
+                     *         "settlementBatches": 4,
+                     *         "idempotencyKeys": 80
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxResetResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };

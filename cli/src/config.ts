@@ -34,7 +34,11 @@ export interface Config {
 interface ConfigFile {
   baseUrl?: string; authUrl?: string; clientId?: string; clientSecret?: string;
   merchants?: { merchantId?: string; clientId?: string; clientSecret?: string }[];
+  /** The partner's own key (the bundled server's credentials file has one): `pgw sandbox` uses it. */
+  partner?: { clientId?: string; clientSecret?: string };
 }
+
+type Key = { clientId?: string | undefined; clientSecret?: string | undefined };
 
 export const defaultConfigPath = (env: NodeJS.ProcessEnv = process.env): string =>
   env.PGW_CONFIG ?? path.join(homedir(), '.config', 'pgw', 'config.json');
@@ -55,7 +59,7 @@ function readFile(file: string): ConfigFile {
   }
 }
 
-function merchantOf(file: ConfigFile, which: string | undefined, name: string): { clientId?: string | undefined; clientSecret?: string | undefined } {
+function merchantOf(file: ConfigFile, which: string | undefined, name: string): Key {
   if (!file.merchants) {
     if (which !== undefined) throw new ConfigError(`--merchant ${which}: ${name} lists no merchants`);
     return { clientId: file.clientId, clientSecret: file.clientSecret };
@@ -66,12 +70,28 @@ function merchantOf(file: ConfigFile, which: string | undefined, name: string): 
   return found;
 }
 
+/** A partner's key: the file's `partner`, else the file's own key (a file that holds a partner's key). */
+function partnerOf(file: ConfigFile, which: string | undefined): Key {
+  if (which !== undefined) throw new ConfigError('--merchant does not apply: pgw sandbox acts with a partner\'s key');
+  return file.partner ?? (file.merchants ? {} : { clientId: file.clientId, clientSecret: file.clientSecret });
+}
+
+/** The configuration of a merchant's key (every command but pgw sandbox). */
 export function loadConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  return resolveConfig(options, env, merchantOf);
+}
+
+/** The configuration of a partner's key (pgw sandbox): the file's `partner` unless --client-id says otherwise. */
+export function loadPartnerConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Config {
+  return resolveConfig(options, env, (file, which) => partnerOf(file, which));
+}
+
+function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv, pick: (file: ConfigFile, which: string | undefined, name: string) => Key): Config {
   const explicit = options.credentials ?? env.PGW_CONFIG;
   const file = explicit ?? defaultConfigPath(env);
   // A missing default file is fine when the flags say everything; a named one must exist.
   const fromFile = explicit !== undefined || existsSync(file) ? readFile(file) : undefined;
-  const key = fromFile ? merchantOf(fromFile, options.merchant, file) : {};
+  const key = fromFile ? pick(fromFile, options.merchant, file) : {};
   const baseUrl = options.baseUrl ?? fromFile?.baseUrl;
   const clientId = options.clientId ?? key.clientId;
   const clientSecret = options.clientSecret ?? key.clientSecret;

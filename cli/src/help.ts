@@ -28,6 +28,8 @@ Commands:
   clock                       show the merchant's sandbox clock
   clock advance <duration>    move the sandbox clock forward (30s, 15m, 2h, 1d, 1w, 1d12h) and run what fell due
   logs                        recent webhook deliveries, newest first
+  sandbox create|list|delete  disposable sandbox merchants (a partner's key): make one for a run, list, delete
+  reset                       wipe the merchant's sandbox records and put its clock back to the present
   help [command]              this text, or a command's
 
 ${GLOBAL_OPTIONS}
@@ -91,6 +93,36 @@ Options:
   --limit N           how many (1 to 100, default 20)
   --status S          only Pending, Succeeded or Failed
   --type EVENT_TYPE   only this event type
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  sandbox: `Usage: pgw sandbox create [--name NAME] [--expires DURATION] [--write FILE]
+       pgw sandbox list
+       pgw sandbox delete <merchantId>
+
+Disposable sandbox merchants, with a partner's key (the "partner" of the bundled server's credentials file,
+or --client-id/--client-secret of a partner key). create makes an isolated merchant (processors, settings,
+an API key, its own clock at the present) and prints its ids and, once, its client secret; with --write it
+writes them instead to FILE (a new file, mode 0600), which every command reads with --credentials FILE, as
+it reads any merchant's: pgw --credentials FILE listen, trigger, clock, logs, reset. The sandbox expires
+after --expires (default 7d, at most 30d) and the server deletes it then. A partner holds at most 20 at once.
+list shows the partner's sandbox merchants; delete removes one and everything it held.
+
+Options (create):
+  --name NAME         the merchant's name (default: Sandbox merchant)
+  --expires DURATION  how long it lives: 60s to 30d (e.g. 2h, 1d, 1w; default 7d)
+  --write FILE        write the credentials to FILE instead of printing the secret
+
+${GLOBAL_OPTIONS}
+
+${EXIT_CODES}`,
+  reset: `Usage: pgw reset
+
+Resets the merchant's sandbox (POST /sandbox/v1/reset): its customers, payment methods, transactions,
+invoices, catalogue, webhook endpoints and deliveries, events, devices and Idempotency-Keys go, and its clock
+returns to the present. Its API keys, users, processors and settings stay: the same credentials keep working.
+Prints what was removed. Any merchant of a sandbox may reset itself; other merchants are not touched.
 
 ${GLOBAL_OPTIONS}
 

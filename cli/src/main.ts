@@ -4,12 +4,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { WebhookEventName } from '../../generated/webhooks.ts';
 import { connect } from './api.ts';
 import { advanceClock, resend, showClock, showLogs } from './commands.ts';
-import { loadConfig, type GlobalOptions } from './config.ts';
+import { loadConfig, loadPartnerConfig, type GlobalOptions } from './config.ts';
 import { parseDuration } from './duration.ts';
 import { EXIT, exitCodeOf, UsageError } from './errors.ts';
 import { help } from './help.ts';
 import { listen } from './listen.ts';
 import { eventTypes, listing, recipes, trigger } from './recipes.ts';
+import { createSandbox, deleteSandbox, listSandboxes, resetSandbox } from './sandbox.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -25,7 +26,12 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   trigger: { list: { type: 'boolean' } },
   events: {}, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
+  sandbox: { name: { type: 'string' }, expires: { type: 'string' }, write: { type: 'string' } },
+  reset: {},
 };
+
+/** The server's bounds of a sandbox's expiry (the spec's): 60 s to 30 days. */
+const SANDBOX_EXPIRY = { min: 60, max: 30 * 86_400, what: "a sandbox's expiry" };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const out = (text: string): void => { process.stdout.write(`${text}\n`); };
@@ -168,6 +174,42 @@ async function run(argv: string[]): Promise<number> {
       const type = values.type as string | undefined;
       if (type !== undefined && !(eventTypes() as readonly string[]).includes(type)) throw new UsageError(`--type: unknown event type "${type}"${suggest(type, eventTypes())}`);
       await showLogs(session(), { limit, status, type }, out);
+      return EXIT.ok;
+    }
+    case 'sandbox': {
+      const sub = positionals[0];
+      const partner = () => connect(loadPartnerConfig(globalOf(values)));
+      const onlyFor = (flag: string): void => {
+        if (values[flag] !== undefined && sub !== 'create') throw new UsageError(`pgw sandbox ${sub ?? ''}: --${flag} belongs to pgw sandbox create`);
+      };
+      for (const flag of ['name', 'expires', 'write']) onlyFor(flag);
+      if (sub === 'create') {
+        expectPositionals('sandbox create', positionals.slice(1), 0, '');
+        const expires = values.expires as string | undefined;
+        const name = values.name as string | undefined;
+        if (name !== undefined && (name.trim() === '' || name.length > 200)) throw new UsageError('--name must be 1 to 200 characters');
+        const options = { name, expiresInSeconds: expires === undefined ? undefined : parseDuration(expires, SANDBOX_EXPIRY), write: values.write as string | undefined };
+        await createSandbox(partner(), options, out);
+        return EXIT.ok;
+      }
+      if (sub === 'list') {
+        expectPositionals('sandbox list', positionals.slice(1), 0, '');
+        await listSandboxes(partner(), out);
+        return EXIT.ok;
+      }
+      if (sub === 'delete') {
+        expectPositionals('sandbox delete', positionals.slice(1), 1, 'the sandbox merchant id');
+        const id = positionals[1] ?? '';
+        if (!UUID.test(id)) throw new UsageError(`"${id}" is not a merchant id (a UUID; pgw sandbox list shows them)`);
+        await deleteSandbox(partner(), id, out);
+        return EXIT.ok;
+      }
+      const subs = ['create', 'list', 'delete'];
+      throw new UsageError(`pgw sandbox: ${sub === undefined ? 'a subcommand is missing' : `unknown subcommand "${sub}"${suggest(sub, subs)}`} (pgw sandbox create|list|delete)`);
+    }
+    case 'reset': {
+      expectPositionals(command, positionals, 0, '');
+      await resetSandbox(session(), out);
       return EXIT.ok;
     }
     default:

@@ -130,7 +130,7 @@ export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
   'subscription.delinquent': 'the API has no subscription operations; the server never emits it',
   'quick_payment.created': 'the API has no quick payment operations; the server never emits it',
   'quick_payment.paid': 'the API has no quick payment operations; the server never emits it',
-  'merchant.created': 'merchants are onboarded outside the API (no operation creates one)',
+  'merchant.created': 'a new merchant emits it, once: pgw sandbox create makes one (with a partner key), and its listener starts after it',
   'terminal.added': 'no operation adds a terminal (tap-to-pay devices do not emit it)',
   'terminal.out_of_paper': 'a physical terminal reports it; the sandbox has none',
 };

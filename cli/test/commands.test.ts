@@ -135,7 +135,7 @@ describe('pgw commands against the bundled server', () => {
     const main = await pgw(['--help'], {});
     expect(main.code).toBe(0);
     expect(main.stdout).toMatch(/Exit codes:[\s\S]*2 {2}usage error[\s\S]*4 {2}the server cannot be reached/);
-    for (const command of ['listen', 'trigger', 'events', 'clock', 'logs']) {
+    for (const command of ['listen', 'trigger', 'events', 'clock', 'logs', 'sandbox', 'reset']) {
       const run = await pgw([command, '--help'], {});
       expect(run.code, command).toBe(0);
       expect(run.stdout).toContain(`Usage: pgw ${command}`);

@@ -19,6 +19,8 @@ export interface OperationInfo {
   tag: string;
   /** Marked x-provenance: designed (the interface does not define it). */
   designed: boolean;
+  /** Marked x-destructive: it removes everything its caller owns (called only on a sandbox the suite made). */
+  destructive: boolean;
   responses: Record<string, { mediaTypes: string[]; designed: boolean }>;
   secured: boolean;
 }
@@ -52,7 +54,7 @@ export class Spec {
         const security = Array.isArray(op.security) ? op.security : document.security;
         this.operations.set(op.operationId, {
           operationId: op.operationId, method, path: p, tag: Array.isArray(op.tags) ? String(op.tags[0]) : 'default',
-          designed: op['x-provenance'] === 'designed', responses,
+          designed: op['x-provenance'] === 'designed', destructive: op['x-destructive'] === true, responses,
           secured: Array.isArray(security) && security.some((r) => isObject(r) && Object.keys(r).length > 0) && !security.some((r) => isObject(r) && Object.keys(r).length === 0),
         });
       }

@@ -14,7 +14,7 @@ import { channelOf, KeyStateListener } from './platform/key-state-pg.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { dashboardPages } from './handlers/dashboard.ts';
-import { contextFactory, type Principal, type Services } from './platform/context.ts';
+import { contextFactory, raceLost, type Principal, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
@@ -157,7 +157,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     }
     api(req, res, (err?: unknown) => {
       if (err === undefined || isUnknownPath(err)) app(req, res);
-      else handleError(err, req, res);
+      // A request that lost a race with its merchant's deletion answers 401 or 404, not 500.
+      else raceLost(services, req, err).then((lost) => { handleError(lost ?? err, req, res); }, () => { handleError(err, req, res); });
     });
   };
   return Object.assign(handle, {

@@ -128,21 +128,6 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
   };
 }
 
-/** Another instance of the app on the PostgreSQL schema of `a` (as a second process would be), on a's clock. */
-export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; close(): Promise<void> }> {
-  const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
-  const db = createDatabase(postgresUrl ?? '', { schema });
-  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
-  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
-  return {
-    app, db,
-    async close() {
-      await app.close();
-      await db.destroy();
-    },
-  };
-}
-
 /** The standard error body's shape, for assertions. */
 export interface ErrorBody {
   errors?: Record<string, string[]> | null;
@@ -157,3 +142,15 @@ export interface ErrorBody {
 
 /** The field names of a validation error body's `errors`, sorted. */
 export const fieldsOf = (body: unknown): string[] => Object.keys((body as ErrorBody).errors ?? {}).sort();
+
+/** A second server instance on the PostgreSQL schema of `a`, on a's clock (its own pool and key-state listener); `queries` records its SQL. */
+export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; queries: string[]; close(): Promise<void> }> {
+  if (!postgresUrl) throw new Error('a second instance needs PostgreSQL (PGW_TEST_DATABASE_URL)');
+  const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
+  const db = createDatabase(postgresUrl, { schema });
+  const queries: string[] = [];
+  db.on('query', (q: { sql: string }) => { queries.push(q.sql); });
+  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl, PORT: '0', LOG_LEVEL: 'silent' });
+  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
+  return { app, db, queries, async close() { await app.close(); await db.destroy(); } };
+}

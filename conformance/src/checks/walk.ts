@@ -173,6 +173,11 @@ const steps: readonly Step[] = [
   { op: 'refundCardTransaction', request: (w) => ({ path: { transactionId: w.ids.settledSaleId ?? '' }, body: { amount: 5 } }) },
   { op: 'refundCardWithoutReference', request: (w) => ({ body: { amount: 5, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }) },
   { op: 'getSandboxClock' },
+  // Disposable sandboxes (designed): the partner makes one, resets and deletes it; merchant A is never reset.
+  { op: 'createSandboxMerchant', request: (w) => ({ as: 'partner', body: { name: w.ctx.unique('walk-sandbox'), expiresInSeconds: 600 } }), keep: keepId('sandboxMerchantId', 'merchantId') },
+  { op: 'listSandboxMerchants', request: () => ({ as: 'partner' }) },
+  { op: 'resetSandbox', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
+  { op: 'deleteSandboxMerchant', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
   // Devices and API keys.
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
   { op: 'issueTapToPayToken', request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },

@@ -69,7 +69,8 @@ export function fuzzChecks(spec: Spec, options: FuzzOptions): Check[] {
   return [...spec.operations.values()].sort((a, b) => rank(a.method) - rank(b.method))
     // The token services are the auth checks' (and fuzzing them would throttle the run's own address); an
     // event stream answers for seconds per request.
-    .filter((op) => !op.path.includes('oauth2') && !Object.values(op.responses).some((r) => r.mediaTypes.includes('text/event-stream')))
+    // A destructive operation (the sandbox reset) would wipe the merchant the suite was given.
+    .filter((op) => !op.path.includes('oauth2') && !op.destructive && !Object.values(op.responses).some((r) => r.mediaTypes.includes('text/event-stream')))
     .map((op): Check => ({
       id: `fuzz/${op.operationId}`,
       group: 'fuzz',

@@ -8,7 +8,7 @@ import type { Environment } from '../config.ts';
 import type { Database } from './knex.ts';
 import { hashPassword } from '../platform/passwords.ts';
 import { iso, type Clock } from '../platform/time.ts';
-import { hashSecret, newApiKey } from '../platform/tokens.ts';
+import { addApiKey, insertPartner, setUpMerchant, type MerchantProfile } from '../repositories/merchant-setup.ts';
 
 export interface MerchantCredentials {
   merchantId: string;
@@ -30,18 +30,10 @@ export interface CredentialsFile {
   merchants: MerchantCredentials[];
 }
 
-const DEMO_MERCHANTS = [
+const DEMO_MERCHANTS: MerchantProfile[] = [
   { name: 'Acme Outdoor Supply', mcc: '5941', mccDescription: 'Sporting Goods Stores', email: 'owner@acme-outdoor.example', city: 'Austin', stateId: 44, stateName: 'Texas', zip: '78701' },
   { name: 'Bluebird Bakery', mcc: '5462', mccDescription: 'Bakeries', email: 'owner@bluebird-bakery.example', city: 'Portland', stateId: 38, stateName: 'Oregon', zip: '97205' },
 ];
-
-async function addApiKey(trx: Database, environment: Environment, partnerId: string, merchantId: string | null, name: string, now: string): Promise<{ clientId: string; clientSecret: string }> {
-  const key = newApiKey();
-  await trx('api_keys').insert({
-    client_id: key.clientId, partner_id: partnerId, merchant_id: merchantId, name, secret_hash: hashSecret(key.clientSecret), is_active: true, created_on: now, environment,
-  });
-  return key;
-}
 
 /** Creates the demo data (its API keys of `environment`) when the database holds no partner; returns the secrets it made, once. */
 export async function seedDemoData(db: Database, clock: Clock, environment: Environment): Promise<Omit<CredentialsFile, 'environment' | 'baseUrl' | 'authUrl' | 'crmAuthUrl'> | undefined> {
@@ -49,37 +41,17 @@ export async function seedDemoData(db: Database, clock: Clock, environment: Envi
   if (existing) return undefined;
   const now = iso(clock.now());
   return db.transaction(async (trx) => {
-    const partnerId = randomUUID();
-    await trx('partners').insert({ id: partnerId, name: 'Demo Partner', status_id: 1, business_category_id: 2, business_model_type_id: 1, created_on: now });
+    const partnerId = await insertPartner(trx, 'Demo Partner', now);
     const partnerKey = await addApiKey(trx, environment, partnerId, null, 'Demo partner key', now);
     const merchants: MerchantCredentials[] = [];
     for (const demo of DEMO_MERCHANTS) {
-      const merchantId = randomUUID();
-      await trx('merchants').insert({
-        id: merchantId, partner_id: partnerId, company_name: demo.name, mcc_code: demo.mcc, mcc_description: demo.mccDescription,
-        zero_cost_processing_option_id: 0, is_tips_enabled: true, default_tips_options: JSON.stringify([15, 18, 20]),
-        max_transaction_amount_cents: 2_500_000, avs_enabled: true, card_saving_by_terminal_enabled: false, webhooks_permission: true, created_on: now,
-      });
-      const cardProcessorId = randomUUID();
-      const achProcessorId = randomUUID();
-      await trx('payment_processors').insert([
-        { id: cardProcessorId, merchant_id: merchantId, type_id: 1, name: 'CardProcessor (sandbox)', is_default: true,
-          settlement_batch_time_slots: JSON.stringify([{ hours: 23, minutes: 0, timezoneName: 'America/New_York' }]) },
-        { id: achProcessorId, merchant_id: merchantId, type_id: 2, name: 'Eft (sandbox)', is_default: true,
-          settlement_batch_time_slots: JSON.stringify([{ hours: 18, minutes: 0, timezoneName: 'America/New_York' }]) },
-      ]);
-      await trx('contact_infos').insert({
-        id: randomUUID(), merchant_id: merchantId, address_name: 'Main', address_line1: '100 Main St', address_line2: null,
-        city: demo.city, zip: demo.zip, country_id: 1, state_id: demo.stateId, state_name: demo.stateName, email: demo.email,
-        business_phone_number: '+15555550100', is_main_address: true, is_default_address: true,
-      });
-      const key = await addApiKey(trx, environment, partnerId, merchantId, `${demo.name} key`, now);
+      const setUp = await setUpMerchant(trx, environment, partnerId, demo, now);
       const userPassword = randomBytes(12).toString('base64url');
       await trx('users').insert({
-        id: randomUUID(), merchant_id: merchantId, email: demo.email, first_name: 'Demo', last_name: 'Owner',
+        id: randomUUID(), merchant_id: setUp.merchantId, email: demo.email, first_name: 'Demo', last_name: 'Owner',
         password_hash: await hashPassword(userPassword), created_on: now,
       });
-      merchants.push({ merchantId, clientId: key.clientId, clientSecret: key.clientSecret, cardProcessorId, achProcessorId, userEmail: demo.email, userPassword });
+      merchants.push({ ...setUp, userEmail: demo.email, userPassword });
     }
     return { partner: { partnerId, ...partnerKey }, merchants };
   });

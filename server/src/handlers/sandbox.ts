@@ -1,12 +1,15 @@
-// HTTP of the sandbox controls: the merchant's clock, its advance, forced network outcomes, and the event
-// stream (server-sent events). A production server never routes here (app.ts answers 404 first).
+// HTTP of the sandbox controls: the merchant's clock, its advance, forced network outcomes, the event stream
+// (server-sent events), disposable sandbox merchants and the reset. A production server never routes here
+// (app.ts answers 404 first).
 import type { SandboxHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
+import { ApiError } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 import { trackStream } from '../platform/streams.ts';
 import { openEventStream, type StreamItem } from '../services/event-stream.ts';
 import * as sandbox from '../services/sandbox.ts';
+import * as sandboxes from '../services/sandboxes.ts';
 import { envelope } from '../services/webhook-delivery.ts';
 
 /**
@@ -31,6 +34,14 @@ async function* serverSentEvents(items: AsyncIterable<StreamItem>, log: Logger, 
   } finally {
     done();
   }
+}
+
+/** The calling partner; a merchant's key answers 403 partner_key_required (it cannot create merchants). */
+function partnerOf(context: ServerContext): string {
+  // The router authenticated the caller; a token route has no principal, and this is not one.
+  if (!context.principal) throw new ApiError('internal_error');
+  if (context.principal.merchantId !== null) throw new ApiError('partner_key_required');
+  return context.principal.partnerId;
 }
 
 export const sandboxHandlers = {
@@ -58,5 +69,18 @@ export const sandboxHandlers = {
       tracked.done();
       throw error;
     }
+  },
+  async listSandboxMerchants(input: op.ListSandboxMerchantsInput, context: ServerContext): Promise<op.ListSandboxMerchantsResult> {
+    return { status: 200, body: await sandboxes.listSandboxes(context, partnerOf(context), input.query) };
+  },
+  async createSandboxMerchant(input: op.CreateSandboxMerchantInput, context: ServerContext): Promise<op.CreateSandboxMerchantResult> {
+    return { status: 200, body: await sandboxes.createSandbox(context, partnerOf(context), input.body) };
+  },
+  async deleteSandboxMerchant(input: op.DeleteSandboxMerchantInput, context: ServerContext): Promise<op.DeleteSandboxMerchantResult> {
+    await sandboxes.deleteSandbox(context, partnerOf(context), input.path.merchantId);
+    return { status: 200 };
+  },
+  async resetSandbox(_input: op.ResetSandboxInput, context: ServerContext): Promise<op.ResetSandboxResult> {
+    return { status: 200, body: await sandboxes.resetSandbox(context, context.merchantId()) };
   },
 } satisfies SandboxHandlers<ServerContext>;

@@ -100,7 +100,7 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
 
 interface KeyRow {
   client_id: string; partner_id: string; merchant_id: string | null; name: string; is_active: boolean | number;
-  clock_offset_ms: number | string | null;
+  clock_offset_ms: number | string | null; deleting_on: string | null;
 }
 
 /** The caller, and the sandbox clock offset of a merchant key's merchant (read in the same query). */
@@ -124,9 +124,10 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<P
     // A key of the other environment is no key here (tokens are signed per environment too; this holds
     // if a token of one were ever honoured by the other).
     .where({ 'api_keys.client_id': clientId, 'api_keys.environment': services.config.environment })
-    .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms');
-  // A deleted (revoked) key's tokens stop working at once (a kept state is forgotten when the key is revoked).
-  if (!key || !key.is_active) throw unauthorized('The API key of this token was revoked.');
+    .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms', 'merchants.deleting_on');
+  // A deleted (revoked) key's tokens stop working at once (a kept state is forgotten when the key is revoked),
+  // and so do a deleted sandbox merchant's (from the moment its deletion begins).
+  if (!key || !key.is_active || key.deleting_on !== null) throw unauthorized('The API key of this token was revoked.');
   const state = {
     clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name,
     offsetMs: Number(key.clock_offset_ms ?? 0),
@@ -141,7 +142,8 @@ async function tenancy(
 ): Promise<{ scope: string[]; acting: string | null; offsetMs: number }> {
   if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId, offsetMs: principal.offsetMs };
   const named = req.headers['x-merchant-id'];
-  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId })
+  // A sandbox merchant being deleted is no merchant of the partner any more.
+  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId }).whereNull('deleting_on')
     .select<{ id: string; clock_offset_ms: number | string }[]>('id', 'clock_offset_ms');
   const ids = merchants.map((m) => m.id);
   if (typeof named === 'string' && named !== '') {
@@ -152,6 +154,24 @@ async function tenancy(
     return { scope: [named], acting: named, offsetMs: Number(merchant.clock_offset_ms) };
   }
   return { scope: ids, acting: null, offsetMs: 0 };
+}
+
+/** The merchant each authenticated request acts on (or may read), and whether it is the key's own merchant. */
+const actingOf = new WeakMap<IncomingMessage, { merchantIds: readonly string[]; ownKey: boolean }>();
+
+/**
+ * The answer for a request that failed because the merchant it acts on was deleted under it (a sandbox merchant
+ * whose deletion began after the request authenticated: a row it wrote lost its foreign key, or a processor it
+ * named is gone): 401 for the merchant's own key (its key is gone), 404 for a partner (the merchant is).
+ * Undefined when the merchant is still there: the error stands. One read, on failed requests only.
+ */
+export async function raceLost(services: Pick<Services, 'db'>, req: IncomingMessage, error: unknown): Promise<ApiError | undefined> {
+  const acting = actingOf.get(req);
+  if (!acting || acting.merchantIds.length === 0) return undefined;
+  if (error instanceof ApiError && (error.status === 401 || error.status === 404)) return undefined;
+  const live = await services.db('merchants').whereIn('id', [...acting.merchantIds]).whereNull('deleting_on').count({ n: '*' }).first<{ n: number | string } | undefined>();
+  if (Number(live?.n ?? 0) === acting.merchantIds.length) return undefined;
+  return acting.ownKey ? unauthorized('The API key of this token was revoked.') : new ApiError('not_found', { details: 'The merchant was deleted.' });
 }
 
 export function contextFactory(services: Services) {
@@ -177,6 +197,7 @@ export function contextFactory(services: Services) {
     }
     const principal = await authenticate(services, req);
     const { scope, acting, offsetMs } = await tenancy(services, principal, req);
+    actingOf.set(req, { merchantIds: acting === null ? [] : [acting], ownKey: principal.merchantId !== null });
     return {
       ...services,
       // The sandbox offset only exists in the sandbox; production business time is real time.

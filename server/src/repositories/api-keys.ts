@@ -64,8 +64,15 @@ export async function partnerOf(db: Knex, merchantId: string): Promise<string> {
   return row.partner_id;
 }
 
-/** A key of the environment by its client id with what authenticates it (the secret's hash and its state), or undefined. */
+/**
+ * A key of the environment by its client id with what authenticates it (the secret's hash and its state), or
+ * undefined. A key of a sandbox merchant being deleted counts as revoked: no token is issued for it any more.
+ */
 export async function credentialsOf(db: Knex, environment: Environment, clientId: string): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
-  return db('api_keys').where({ client_id: clientId, environment }).first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined>(
-    'client_id', 'merchant_id', 'partner_id', 'secret_hash', 'is_active');
+  const row = await db('api_keys').leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id').where({ 'api_keys.client_id': clientId, 'api_keys.environment': environment })
+    .first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number; deleting_on: string | null } | undefined>(
+      'api_keys.client_id', 'api_keys.merchant_id', 'api_keys.partner_id', 'api_keys.secret_hash', 'api_keys.is_active', 'merchants.deleting_on');
+  if (!row) return undefined;
+  const { deleting_on: deletingOn, ...key } = row;
+  return deletingOn === null ? key : { ...key, is_active: false };
 }

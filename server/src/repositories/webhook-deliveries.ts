@@ -117,13 +117,16 @@ export interface AttemptRecord {
 /** The attempt, and what it leaves the delivery as (Succeeded, Failed, or Pending with the next attempt), under the lease it held. */
 export async function recordAttempt(db: Knex, attempt: AttemptRecord, next: { status: DeliveryStatus; attemptNumber: number; nextRetryAt: string | null }, lastAttemptAt: string): Promise<void> {
   await db.transaction(async (tx) => {
+    // The delivery first: its row lock holds off a concurrent removal, and a delivery removed while its attempt
+    // was in flight (its sandbox merchant deleted or reset) updates nothing; its attempt is then dropped.
+    const updated = await tx('webhook_deliveries').where({ id: attempt.deliveryId }).update({
+      status: next.status, attempt_number: next.attemptNumber, next_retry_at: next.nextRetryAt, last_attempt_at: lastAttemptAt,
+      response_status_code: attempt.responseStatusCode, response_duration_ms: attempt.durationMs, lease_until: null,
+    });
+    if (updated === 0) return;
     await tx('webhook_attempts').insert({
       id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
       response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
-    });
-    await tx('webhook_deliveries').where({ id: attempt.deliveryId }).update({
-      status: next.status, attempt_number: next.attemptNumber, next_retry_at: next.nextRetryAt, last_attempt_at: lastAttemptAt,
-      response_status_code: attempt.responseStatusCode, response_duration_ms: attempt.durationMs, lease_until: null,
     });
   });
 }

@@ -1,9 +1,10 @@
-// The worker that `npm start` runs beside the HTTP server, as two loops: every PGW_WORKER_INTERVAL_MS the
+// The worker that `npm start` runs beside the HTTP server, as loops: every PGW_WORKER_INTERVAL_MS the
 // network's changes that fell due; every PGW_DELIVERY_INTERVAL_MS the webhook attempts that fell due, started
-// without waiting on receivers. Stopping it (SIGTERM) lets the runs in progress and the attempts in flight
+// without waiting on receivers; every SWEEP_INTERVAL_MS the expired sandbox merchants, deleted. Stopping it (SIGTERM) lets the runs in progress and the attempts in flight
 // finish and starts no other.
 import { isPostgres } from '../db/knex.ts';
 import type { Deps } from '../platform/deps.ts';
+import { sweepSandboxes } from '../services/sandboxes.ts';
 import { DeliveryPump } from './delivery-pump.ts';
 import { runNetworkDue } from './run-due.ts';
 
@@ -37,6 +38,9 @@ class Loop {
   }
 }
 
+/** How often expired sandbox merchants are looked for (a sandbox outlives its expiry by at most this). */
+export const SWEEP_INTERVAL_MS = 30_000;
+
 /** How often SQLite's query planner statistics are brought up to date (PRAGMA optimize). */
 const OPTIMIZE_INTERVAL_MS = 10 * 60_000;
 
@@ -45,8 +49,9 @@ export class Worker {
   private readonly network: Loop;
   private readonly deliveries: Loop;
   private readonly maintenance: Loop | undefined;
+  private readonly sweep: Loop;
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>, intervalMs: number, deliveryIntervalMs = intervalMs) {
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>, intervalMs: number, deliveryIntervalMs = intervalMs, sweepIntervalMs = SWEEP_INTERVAL_MS) {
     this.pump = new DeliveryPump(deps);
     this.network = new Loop(() => this.guard(async () => {
       const counts = await runNetworkDue(this.deps, this.deps.wall.now());
@@ -54,6 +59,10 @@ export class Worker {
       if (ran > 0) this.deps.log.info({ ran: counts }, 'worker ran what fell due');
     }), intervalMs);
     this.deliveries = new Loop(() => this.guard(async () => { await this.pump.tick(); }), deliveryIntervalMs);
+    this.sweep = new Loop(() => this.guard(async () => {
+      const swept = await sweepSandboxes(this.deps);
+      if (swept > 0) this.deps.log.info({ swept }, 'worker deleted expired sandbox merchants');
+    }), sweepIntervalMs);
     // SQLite keeps no planner statistics unless asked: without them a search through the customers' trigram
     // index was planned as a scan of the merchant's every customer (9 ms instead of 0.8 at 100,000). SQLite's
     // advice for long-lived connections: PRAGMA optimize now and then (cheap when little changed).
@@ -73,12 +82,13 @@ export class Worker {
   start(): void {
     this.network.start();
     this.deliveries.start();
+    this.sweep.start();
     this.maintenance?.start();
   }
 
   /** Starts no new run and waits for the runs in progress and the webhook attempts in flight. */
   async stop(): Promise<void> {
-    await Promise.all([this.network.stop(), this.deliveries.stop(), this.maintenance?.stop()]);
+    await Promise.all([this.network.stop(), this.deliveries.stop(), this.sweep.stop(), this.maintenance?.stop()]);
     await this.pump.drain();
   }
 }

@@ -63,3 +63,78 @@ export async function rawRequest(app: RequestListener, method: string, path: str
     server.close();
   }
 }
+
+/** Tables whose rows belong to a merchant through a parent row (child table -> its column and the parent table). */
+const OWNED_THROUGH: Readonly<Record<string, { column: string; parent: string }>> = {
+  webhook_attempts: { column: 'delivery_id', parent: 'webhook_deliveries' },
+  invoice_history: { column: 'invoice_id', parent: 'invoices' },
+  invoice_line_items: { column: 'invoice_id', parent: 'invoices' },
+  transaction_history: { column: 'transaction_id', parent: 'transactions' },
+};
+
+/**
+ * Tables that belong to no merchant (shared), with why. SQLite's full-text shadow tables of the customer search
+ * change with any merchant's customers and hold no merchant id: they are left out of per-merchant comparisons.
+ */
+const SHARED = new Set(['partners', 'signing_keys', 'customers_search', 'customers_search_config', 'customers_search_data',
+  'customers_search_docsize', 'customers_search_idx', ...MOVING]);
+
+async function columnsOf(db: Knex, table: string): Promise<string[]> {
+  if ((db.client as { config: { client: string } }).config.client === 'pg') {
+    const rows = await db.raw<{ rows: { name: string }[] }>('select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ?', [table]);
+    return rows.rows.map((r) => r.name);
+  }
+  return (await db.raw<{ name: string }[]>(`pragma table_info('${table.replaceAll("'", "''")}')`)).map((r) => r.name);
+}
+
+/**
+ * How each table's rows are told apart by merchant: `merchant_id`, the merchants table's own id, a parent row's,
+ * or the Idempotency-Key tenant. Throws on a table it cannot place, so that a new table is placed here too.
+ */
+async function ownership(db: Knex): Promise<Map<string, (query: Knex.QueryBuilder, merchantId: string, mine: boolean) => Knex.QueryBuilder>> {
+  const ways = new Map<string, (query: Knex.QueryBuilder, merchantId: string, mine: boolean) => Knex.QueryBuilder>();
+  for (const table of await tableNames(db)) {
+    if (SHARED.has(table)) continue;
+    const through = OWNED_THROUGH[table];
+    if (table === 'merchants') ways.set(table, (q, m, mine) => (mine ? q.where('id', m) : q.whereNot('id', m)));
+    else if (table === 'idempotency_keys') ways.set(table, (q, m, mine) => (mine ? q.where('tenant', `merchant:${m}`) : q.whereNot('tenant', `merchant:${m}`)));
+    else if (through) {
+      ways.set(table, (q, m, mine) => {
+        const parents = db(through.parent).where('merchant_id', m).select('id');
+        return mine ? q.whereIn(through.column, parents) : q.whereNotIn(through.column, parents);
+      });
+    } else if ((await columnsOf(db, table)).includes('merchant_id')) {
+      // A partner's own key has no merchant: it is every merchant's "other" row.
+      ways.set(table, (q, m, mine) => (mine ? q.where('merchant_id', m) : q.where((w) => { void w.whereNot('merchant_id', m).orWhereNull('merchant_id'); })));
+    } else {
+      throw new Error(`db-snapshot: the table ${table} is neither shared nor placed with a merchant`);
+    }
+  }
+  return ways;
+}
+
+/** The number of rows of each table that belong to the merchant (tables with none left out). */
+export async function merchantRowCounts(db: Knex, merchantId: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const [table, select] of await ownership(db)) {
+    const row = (await select(db(table), merchantId, true).count({ n: '*' }).first()) as { n: number | string } | undefined;
+    const n = Number(row?.n ?? 0);
+    if (n > 0) counts[table] = n;
+  }
+  return counts;
+}
+
+/** A digest of every table's rows that do NOT belong to the merchant: what its reset or deletion must not touch. */
+export async function snapshotOthers(db: Knex, merchantId: string): Promise<Snapshot> {
+  const digests = new Map<string, string>();
+  for (const [table, select] of await ownership(db)) {
+    const rows = (await select(db(table), merchantId, false).select('*')) as Record<string, unknown>[];
+    const lines = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value))).sort();
+    digests.set(table, createHash('sha256').update(lines.join('\n')).digest('hex'));
+  }
+  for (const table of ['partners', 'signing_keys']) {
+    const rows = (await db(table).select('*')) as Record<string, unknown>[];
+    digests.set(table, createHash('sha256').update(rows.map((r) => JSON.stringify(r)).sort().join('\n')).digest('hex'));
+  }
+  return new Snapshot(digests);
+}

@@ -2,7 +2,6 @@
 // request), and a change made through either (a key deleted, a sandbox clock moved) holds on the other by the
 // time the request that made it has been answered, also when an instance's listening connection is cut.
 import request from 'supertest';
-import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { channelOf, LEASE_MS, RENEW_MS } from '../../src/platform/key-state-pg.ts';
@@ -17,17 +16,14 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe.skipIf(!postgresUrl)('API-key states across instances (postgres)', () => {
   let a: TestServer;
-  let b: App;
-  let bDb: Knex;
   let second: Awaited<ReturnType<typeof secondInstance>>;
-  const bQueries: string[] = [];
+  let b: App;
+  let bQueries: string[];
 
   beforeAll(async () => {
     a = await startServer('postgres');
     second = await secondInstance(a);
-    b = second.app;
-    bDb = second.db;
-    bDb.on('query', (q: { sql: string }) => { bQueries.push(q.sql); });
+    ({ app: b, queries: bQueries } = second);
   });
   afterAll(async () => {
     await second.close();

@@ -59,6 +59,7 @@ describe('response headers', () => {
       return request(s.app).post('/crm/oauth2/token').type('form').send({ grant_type: 'password', scope: 'offline_access', username: m?.userEmail, password: m?.userPassword, client_id: m?.clientId, client_secret: m?.clientSecret });
     },
     createApiKey: async () => request(s.app).post('/pay-api/v1/merchants/tokens').set(await s.auth(0)).send({ name: 'headers test' }),
+    createSandboxMerchant: async () => request(s.app).post('/sandbox/v1/merchants').set(await s.auth('partner')).send({ name: 'headers test' }),
     issueTapToPayToken: async () => request(s.app).post('/pay-api/v1/devices/tap-to-pay/jwt').set(await s.auth(0)).send({ deviceId: null }),
     createWebhookEndpoint: async () => request(s.app).post('/v2/webhooks/endpoints').set(await s.auth(0)).send({ name: 'h', endpointUrl: 'http://127.0.0.1:9/hook', eventTypes: ['payment.card.authorized'] }),
     listWebhookEndpoints: async () => request(s.app).get('/v2/webhooks/endpoints').set(await s.auth(0)),

@@ -16,6 +16,7 @@ import * as eventStream from './011_event_stream.ts';
 import * as instanceLeases from './012_instance_leases.ts';
 import * as throttle from './013_throttle.ts';
 import { keyEnvironment } from './014_key_environment.ts';
+import * as sandboxes from './015_sandboxes.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -32,6 +33,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '012_instance_leases': instanceLeases,
   '013_throttle': throttle,
   '014_key_environment': keyEnvironment(environment),
+  '015_sandboxes': sandboxes,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
