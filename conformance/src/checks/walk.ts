@@ -21,6 +21,8 @@ function substitute(value: Json, ids: Readonly<Record<string, string>>): Json {
 
 interface Step {
   readonly op: string;
+  /** The identity the step needs; without its credentials the run skips the step (its operation is not called). */
+  readonly needs?: string;
   /** Changes to the example request; ids fill path parameters and id fields by name. */
   readonly request?: (w: Walk) => Partial<CallOptions> | Promise<Partial<CallOptions>>;
   /** Statuses that count as the operation answering a valid request (default: its 2xx). */
@@ -48,7 +50,8 @@ class Walk {
     return { path, ...(json?.example === undefined ? {} : { body: substitute(structuredClone(json.example) as Json, this.ids) }) };
   }
 
-  async step(step: Step): Promise<Exchange> {
+  async step(step: Step): Promise<Exchange | undefined> {
+    if (step.needs !== undefined && !this.ctx.identities.includes(step.needs)) return undefined;
     const base = this.example(step.op);
     const extra = step.request ? await step.request(this) : {};
     const request: CallOptions = { ...base, ...extra, path: { ...base.path, ...extra.path } };
@@ -174,10 +177,10 @@ const steps: readonly Step[] = [
   { op: 'refundCardWithoutReference', request: (w) => ({ body: { amount: 5, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }) },
   { op: 'getSandboxClock' },
   // Disposable sandboxes (designed): the partner makes one, resets and deletes it; merchant A is never reset.
-  { op: 'createSandboxMerchant', request: (w) => ({ as: 'partner', body: { name: w.ctx.unique('walk-sandbox'), expiresInSeconds: 600 } }), keep: keepId('sandboxMerchantId', 'merchantId') },
-  { op: 'listSandboxMerchants', request: () => ({ as: 'partner' }) },
-  { op: 'resetSandbox', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
-  { op: 'deleteSandboxMerchant', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
+  { op: 'createSandboxMerchant', needs: 'partner', request: (w) => ({ as: 'partner', body: { name: w.ctx.unique('walk-sandbox'), expiresInSeconds: 600 } }), keep: keepId('sandboxMerchantId', 'merchantId') },
+  { op: 'listSandboxMerchants', needs: 'partner', request: () => ({ as: 'partner' }) },
+  { op: 'resetSandbox', needs: 'partner', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
+  { op: 'deleteSandboxMerchant', needs: 'partner', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
   // Devices and API keys.
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
   { op: 'issueTapToPayToken', request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
@@ -202,9 +205,11 @@ export const walkChecks: readonly Check[] = [{
     if (ctx.spec.operations.size === 0) throw new CheckSkipped('the spec has no operations');
     const walk = new Walk(ctx);
     for (const step of steps) await walk.step(step);
-    // Operations the order does not name (a new one in the spec): their example, the walk's ids.
+    // Operations the order does not name (a new one in the spec): their example, the walk's ids. Never a
+    // destructive one (it would act on the merchant the suite was given), nor one the order skipped.
+    const named = new Set(steps.map((s) => s.op));
     for (const op of ctx.spec.operations.values()) {
-      if (!walk.called.has(op.operationId) && !op.path.includes('oauth2')) await walk.step({ op: op.operationId });
+      if (!walk.called.has(op.operationId) && !named.has(op.operationId) && !op.destructive && !op.path.includes('oauth2')) await walk.step({ op: op.operationId });
     }
     failWithAll(walk.failures);
   },

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { expect } from 'vitest';
 import { addApiKey, insertPartner } from '../../src/repositories/merchant-setup.ts';
 import type { Deps } from '../../src/platform/deps.ts';
+import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { iso } from '../../src/platform/time.ts';
 import type { TestServer } from '../harness.ts';
@@ -66,7 +67,7 @@ async function ok(res: Promise<request.Response>): Promise<Record<string, unknow
  * payments (with history, a settlement batch and events), catalogue, a published invoice with a notification,
  * invoice settings, a webhook endpoint with deliveries and attempts, and Idempotency-Keys; then moves its clock.
  */
-export async function fill(s: TestServer, h: Headers, processors: { achProcessorId: string }, receiver: Receiver): Promise<void> {
+export async function fill(s: TestServer, h: Headers, processors: { merchantId: string; achProcessorId: string }, receiver: Receiver): Promise<void> {
   const app = s.app;
   await ok(request(app).post('/v2/webhooks/endpoints').set(h)
     .send({ name: 'everything', endpointUrl: `${receiver.url}/${crypto.randomUUID()}`, eventTypes: ['payment.ach.scheduled', 'payment.card.captured', 'invoice.created'] }));
@@ -80,6 +81,8 @@ export async function fill(s: TestServer, h: Headers, processors: { achProcessor
   const invoice = await ok(request(app).post(`${INVOICES}/publish`).set(h).send(invoiceBody()));
   await request(app).post(`${INVOICES}/${String(invoice.id)}/send-email-notification`).set(h).send({ customerConsent: true });
   await ok(request(app).post('/sandbox/v1/clock/advance').set(h).send({ seconds: 3 * 86_400 }));
+  // The advance queues the webhook attempts that fell due; the delivery engine makes them (as the worker would).
+  await deliverDue(workerDeps(s), processors.merchantId, new Date(s.clock.now().getTime() + 3 * 86_400_000 + 60_000));
 }
 
 /** A receiver that holds every request open until `release` (a webhook delivery in flight). */

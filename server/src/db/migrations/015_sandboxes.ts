@@ -17,6 +17,15 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('merchants', (t) => {
     t.dropIndex(['sandbox_expires_at'], 'merchants_sandbox_expires_at');
     t.dropIndex(['deleting_on'], 'merchants_deleting_on');
+  });
+  // SQLite: Knex drops a column by copying the table, which the rows that refer to merchants refuse (a foreign
+  // key failure once the database holds data); SQLite's own DROP COLUMN keeps the table.
+  if ((knex.client as { config: { client: string } }).config.client === 'better-sqlite3') {
+    await knex.raw('alter table merchants drop column sandbox_expires_at');
+    await knex.raw('alter table merchants drop column deleting_on');
+    return;
+  }
+  await knex.schema.alterTable('merchants', (t) => {
     t.dropColumn('sandbox_expires_at');
     t.dropColumn('deleting_on');
   });
