@@ -3,13 +3,15 @@
 // catch it (attribution by check id).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amountLimitChecks } from '../src/checks/amount-limits.ts';
+import { authChecks } from '../src/checks/auth.ts';
+import { contractDetailChecks } from '../src/checks/contract-details.ts';
 import type { Check } from '../src/check.ts';
 import type { CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
 import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...amountLimitChecks];
+const checks: Check[] = [...amountLimitChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -34,16 +36,68 @@ describe('defect-class checks against the bundled server', () => {
 const accepts103 = (path: RegExp) => (req: { path: string }, reply: { status: number; headers: Record<string, string>; body: string }) =>
   (path.test(req.path) && json(reply.body).responseCode === '103' ? { ...reply, body: JSON.stringify({ ...json(reply.body), responseCode: '000', responseDescription: 'Approved' }) } : reply);
 
-const mutants: (Mutant & { checks: string[] })[] = [
-  { name: 'a capture above the authorized amount accepted', checks: ['amounts/limits'], reply: accepts103(/\/transactions\/card\/[^/]+\/capture$/) },
-  { name: 'a refund above what is left accepted', checks: ['amounts/limits'], reply: accepts103(/\/transactions\/(card|ach)\/[^/]+\/refund$/) },
+const secrets = new Map<string, string>();
+const keysBy = new Map<string, unknown[]>();
+const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
+  { name: 'a capture above the authorized amount accepted', checks: ['amounts/limits'], why: /captureCardTransaction of [\d.]+, above .* 103/, reply: accepts103(/\/transactions\/card\/[^/]+\/capture$/) },
+  { name: 'a refund above what is left accepted', checks: ['amounts/limits'], why: /refund(Card|Ach)Transaction of [\d.]+, above .* 103/, reply: accepts103(/\/transactions\/(card|ach)\/[^/]+\/refund$/) },
   {
     name: 'a partial approval reporting the requested amount as approved',
     checks: ['amounts/partial_approval'],
+    why: /approvedAmount is/,
     reply: (req, reply) => {
       const body = json(reply.body);
       return /\/transactions\/card\/(authorization|sale)$/.test(req.path) && body.responseCode === '010' ? { ...reply, body: JSON.stringify({ ...body, approvedAmount: body.requestedAmount }) } : reply;
     },
+  },
+  {
+    name: 'a hold or unhold answer carrying processedAmount',
+    checks: ['contract/documented_fields'],
+    why: /of (un)?holdAchTransaction carries body\.processedAmount/,
+    reply: (req, reply) => (/\/transactions\/ach\/[^/]+\/(hold|unhold)$/.test(req.path) && reply.status === 200 ? { ...reply, body: JSON.stringify({ ...json(reply.body), processedAmount: 12.34 }) } : reply),
+  },
+  {
+    name: "an API key list that shows each key's secret",
+    checks: ['contract/api_key_list'],
+    why: /does not show a key's secret/,
+    reply: (req, reply) => {
+      if (req.method === 'POST' && req.path === '/pay-api/v1/merchants/tokens' && reply.status === 200) {
+        const { clientId, clientSecret } = json(reply.body);
+        if (typeof clientId === 'string' && typeof clientSecret === 'string') secrets.set(clientId, clientSecret);
+      }
+      if (req.method !== 'GET' || !req.path.startsWith('/pay-api/v1/merchants/tokens') || reply.status !== 200) return reply;
+      const body = json(reply.body) as { items?: { clientId?: string; clientSecret?: string }[] };
+      for (const item of body.items ?? []) item.clientSecret = secrets.get(item.clientId ?? '') ?? 'pgw_cs_unknown';
+      return { ...reply, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: "an API key list showing another merchant's keys when unfiltered",
+    checks: ['contract/api_key_list'],
+    why: /B's key .* is not on any page of A's unfiltered key list/,
+    reply: (req, reply) => {
+      const caller = req.headers.authorization ?? '';
+      if (req.method === 'POST' && req.path === '/pay-api/v1/merchants/tokens' && reply.status === 200) {
+        const { clientId, name, createdOn } = json(reply.body);
+        keysBy.set(caller, [...(keysBy.get(caller) ?? []), { clientId, name, createdOn, lastUsedAt: null, isActive: true }]);
+      }
+      if (req.method !== 'GET' || !/^\/pay-api\/v1\/merchants\/tokens(\?|$)/.test(req.path) || reply.status !== 200) return reply;
+      const body = json(reply.body) as { items?: unknown[]; total?: number };
+      const others = [...keysBy.entries()].filter(([who]) => who !== caller).flatMap(([, keys]) => keys);
+      return { ...reply, body: JSON.stringify({ ...body, items: [...others, ...(body.items ?? [])], total: (body.total ?? 0) + others.length }) };
+    },
+  },
+  {
+    name: 'a 401 whose body says statusCode 403',
+    checks: ['auth/ignored_auth'],
+    why: /error_status_code: the error body says statusCode 403, the response is 401/,
+    reply: (_req, reply) => (reply.status === 401 && json(reply.body).statusCode === 401 ? { ...reply, body: JSON.stringify({ ...json(reply.body), statusCode: 403 }) } : reply),
+  },
+  {
+    name: 'a token answer without Cache-Control: no-store',
+    checks: ['contract/no_store'],
+    why: /200 of requestToken carries cache-control: no-store \(got none\)/,
+    reply: (req, reply) => (req.path === '/oauth2/token' ? { ...reply, headers: Object.fromEntries(Object.entries(reply.headers).filter(([k]) => k !== 'cache-control')) } : reply),
   },
 ];
 
@@ -54,6 +108,8 @@ describe('defect-class checks against mutants', () => {
       const results = await run(proxy.baseUrl, mutant.checks);
       // Caught by the check meant to catch it: each named check fails (its message shown when it does not).
       expect(results.map((r) => [r.id, r.status === 'failed' ? 'failed' : `${r.status}: ${r.message ?? ''}`])).toEqual(mutant.checks.map((id) => [id, 'failed']));
+      // ... for the defect planted, not for another reason.
+      for (const r of results) expect(r.message).toMatch(mutant.why);
     } finally {
       await proxy.stop();
     }
