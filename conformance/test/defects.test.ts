@@ -3,6 +3,7 @@
 // catch it (attribution by check id).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amountLimitChecks } from '../src/checks/amount-limits.ts';
+import { arithmeticChecks } from '../src/checks/arithmetic.ts';
 import { authChecks } from '../src/checks/auth.ts';
 import { contractDetailChecks } from '../src/checks/contract-details.ts';
 import type { Check } from '../src/check.ts';
@@ -11,7 +12,7 @@ import { Spec } from '../src/spec.ts';
 import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...amountLimitChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
+const checks: Check[] = [...amountLimitChecks, ...arithmeticChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -98,6 +99,16 @@ const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
     checks: ['contract/no_store'],
     why: /200 of requestToken carries cache-control: no-store \(got none\)/,
     reply: (req, reply) => (req.path === '/oauth2/token' ? { ...reply, headers: Object.fromEntries(Object.entries(reply.headers).filter(([k]) => k !== 'cache-control')) } : reply),
+  },
+  {
+    name: 'an invoice total one cent above its lines',
+    checks: ['arithmetic/invoice_totals'],
+    why: /totalAmount is .*(its lines give|got)/,
+    reply: (req, reply) => {
+      if (req.method !== 'GET' || !/^\/pay-int-api\/invoices\/[^/?]+(\?|$)/.test(req.path) || reply.status !== 200) return reply;
+      const body = json(reply.body);
+      return typeof body.totalAmount === 'number' ? { ...reply, body: JSON.stringify({ ...body, totalAmount: Math.round(body.totalAmount * 100 + 1) / 100 }) } : reply;
+    },
   },
 ];
 
