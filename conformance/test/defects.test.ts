@@ -6,13 +6,14 @@ import { amountLimitChecks } from '../src/checks/amount-limits.ts';
 import { arithmeticChecks } from '../src/checks/arithmetic.ts';
 import { authChecks } from '../src/checks/auth.ts';
 import { contractDetailChecks } from '../src/checks/contract-details.ts';
+import { eventTimingChecks } from '../src/checks/event-timing.ts';
 import type { Check } from '../src/check.ts';
 import type { CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
 import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...amountLimitChecks, ...arithmeticChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
+const checks: Check[] = [...amountLimitChecks, ...eventTimingChecks, ...arithmeticChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -39,6 +40,7 @@ const accepts103 = (path: RegExp) => (req: { path: string }, reply: { status: nu
 
 const secrets = new Map<string, string>();
 const keysBy = new Map<string, unknown[]>();
+const advancedBy = new Map<string, number>();
 const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
   { name: 'a capture above the authorized amount accepted', checks: ['amounts/limits'], why: /captureCardTransaction of [\d.]+, above .* 103/, reply: accepts103(/\/transactions\/card\/[^/]+\/capture$/) },
   { name: 'a refund above what is left accepted', checks: ['amounts/limits'], why: /refund(Card|Ach)Transaction of [\d.]+, above .* 103/, reply: accepts103(/\/transactions\/(card|ach)\/[^/]+\/refund$/) },
@@ -108,6 +110,44 @@ const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
       if (req.method !== 'GET' || !/^\/pay-int-api\/invoices\/[^/?]+(\?|$)/.test(req.path) || reply.status !== 200) return reply;
       const body = json(reply.body);
       return typeof body.totalAmount === 'number' ? { ...reply, body: JSON.stringify({ ...body, totalAmount: Math.round(body.totalAmount * 100 + 1) / 100 }) } : reply;
+    },
+  },
+  {
+    name: "the event stream's payload type differing from its event: line past the first message",
+    checks: ['webhooks/event_stream'],
+    why: /message [2-9]: its event: line \(payment\.card\.\w+\) is its payload's type \(invoice\.paid\)/,
+    event: (_req, message, index) => (index === 0 ? message : message.replace(/"type":"[^"]+"/, '"type":"invoice.paid"')),
+  },
+  {
+    name: 'nextRetryAt one row off the retry schedule',
+    checks: ['webhooks/retry_schedule'],
+    why: /attempt \d is due \d+ s after the failed attempt/,
+    reply: (req, reply) => {
+      if (req.method !== 'GET' || !req.path.startsWith('/v2/webhooks/delivery-logs/') || reply.status !== 200) return reply;
+      const body = json(reply.body) as { items?: { nextRetryAt?: string | null; attemptNumber?: number }[] };
+      // The delay of the next row: attempt n is due after the delay of attempt n + 1.
+      const delays = [60, 300, 1800, 7200, 28_800, 86_400];
+      for (const item of body.items ?? []) {
+        const row = (item.attemptNumber ?? 0) - 2;
+        const now = delays[row];
+        const next = delays[row + 1];
+        if (typeof item.nextRetryAt === 'string' && now !== undefined && next !== undefined) item.nextRetryAt = new Date(Date.parse(item.nextRetryAt) + (next - now) * 1000).toISOString();
+      }
+      return { ...reply, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: "merchant A's clock advance also moving merchant B's clock",
+    checks: ['tenancy/clock_isolation'],
+    why: /B's clock stays when A advances its own/,
+    // One clock for all: every merchant's reading runs ahead by what the others advanced.
+    reply: (req, reply) => {
+      const caller = req.headers.authorization ?? '';
+      if (req.method === 'POST' && req.path === '/sandbox/v1/clock/advance' && reply.status === 200) advancedBy.set(caller, (advancedBy.get(caller) ?? 0) + Number(json(req.body).seconds));
+      if (req.method !== 'GET' || req.path !== '/sandbox/v1/clock' || reply.status !== 200) return reply;
+      const others = [...advancedBy.entries()].filter(([who]) => who !== caller).reduce((sum, [, s]) => sum + s, 0);
+      const body = json(reply.body);
+      return { ...reply, body: JSON.stringify({ ...body, now: new Date(Date.parse(String(body.now)) + others * 1000).toISOString() }) };
     },
   },
 ];
