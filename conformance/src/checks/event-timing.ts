@@ -82,7 +82,11 @@ export const eventTimingChecks: readonly Check[] = [
       const token = await tokenOf(ctx, 'A');
       const op = ctx.spec.operation('streamSandboxEvents');
       const controller = new AbortController();
-      const res = await fetch(`${ctx.baseUrl}${op.path}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal });
+      // A stream's headers come at once; a proxy that buffers whole responses never relays them.
+      const timer = setTimeout(() => { controller.abort(); }, 10_000);
+      const res = await fetch(`${ctx.baseUrl}${op.path}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal })
+        .catch((error: unknown) => { throw new CheckFailure(`the event stream answers with its headers at once (none within 10 s: ${error instanceof Error ? error.message : String(error)})`); })
+        .finally(() => { clearTimeout(timer); });
       try {
         if (res.status === 404) throw new CheckSkipped('the target serves no sandbox event stream (designed; 404)');
         if (res.status !== 200) throw new CheckFailure(`the event stream answers 200 (got ${String(res.status)})`);
