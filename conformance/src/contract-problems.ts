@@ -1,5 +1,6 @@
 // Problems of any response the suite sees, beyond its schema: an error body whose statusCode is not the HTTP
 // status, and a header the spec fixes (`Cache-Control: no-store` on an answer carrying a token or secret) missing.
+import { undocumentedFields } from './documented-fields.ts';
 import type { Spec } from './spec.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -11,6 +12,8 @@ export function contractProblems(spec: Spec, operationId: string | undefined, st
     problems.push(`error_status_code: the error body says statusCode ${JSON.stringify(body.statusCode)}, the response is ${String(status)}`);
   }
   if (operationId !== undefined && spec.operations.has(operationId)) {
+    const extra = undocumentedFields(spec, operationId, status, body);
+    if (extra.length > 0) problems.push(`response_schema_conformance: ${String(status)} of ${operationId} carries ${extra.slice(0, 5).join(', ')}, which its schema does not document`);
     for (const [name, value] of spec.fixedHeaders(operationId, status)) {
       const got = headers.get(name);
       // Cache-Control may list more directives (`no-store, private`); the documented one must be among them.
