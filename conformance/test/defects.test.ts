@@ -10,7 +10,7 @@ import { eventTimingChecks } from '../src/checks/event-timing.ts';
 import type { Check } from '../src/check.ts';
 import type { CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
-import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
+import { credentialsOf, runChecks, startBundledServer, startProxy, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
 const checks: Check[] = [...amountLimitChecks, ...eventTimingChecks, ...arithmeticChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
@@ -29,6 +29,20 @@ const json = (body: string): Record<string, unknown> => {
 
 describe('defect-class checks against the bundled server', () => {
   it('pass', async () => {
+    const results = await run(server.baseUrl, undefined);
+    expect(results.filter((r) => r.status !== 'passed').map((r) => `${r.id}: ${r.status} ${r.message ?? ''}`)).toEqual([]);
+  }, 120_000);
+
+  it('pass again on the same server, now holding earlier runs\' records and 120 more API keys of A (more than a page)', async () => {
+    const { merchants } = credentialsOf(server.credentialsFile);
+    const a = merchants[0];
+    if (!a) throw new Error('merchant A expected');
+    const issued = await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: a.clientId, client_secret: a.clientSecret }) });
+    const token = String((await issued.json() as { access_token?: unknown }).access_token);
+    for (let i = 0; i < 120; i++) {
+      const made = await fetch(`${server.baseUrl}/pay-api/v1/merchants/tokens`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `existing-${String(i)}` }) });
+      expect(made.status).toBe(200);
+    }
     const results = await run(server.baseUrl, undefined);
     expect(results.filter((r) => r.status !== 'passed').map((r) => `${r.id}: ${r.status} ${r.message ?? ''}`)).toEqual([]);
   }, 120_000);
