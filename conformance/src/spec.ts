@@ -105,24 +105,25 @@ export class Spec {
     return (validator.errors ?? []).slice(0, 5).map((e) => `response_schema_conformance: ${e.instancePath || '(body)'} ${e.message ?? ''}${'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
   }
 
-  /** The schema of a response (status, JSON media type) with its `$ref`s left for `resolve`, or undefined. */
-  responseSchema(operationId: string, status: number): unknown {
+  /** The Response Object documenting a status of an operation (the status, its class `4XX`, or `default`). */
+  private responseObject(operationId: string, status: number): unknown {
     const op = this.operation(operationId);
     const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((k) => op.responses[k]);
     if (key === undefined) return undefined;
     const pointer = ['paths', op.path, op.method, 'responses', key].map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-    const response = this.deref(this.deref({ $ref: `#/${pointer}` }));
+    return this.deref(this.deref({ $ref: `#/${pointer}` }));
+  }
+
+  /** The schema of a response (status, JSON media type) with its `$ref`s left for `resolve`, or undefined. */
+  responseSchema(operationId: string, status: number): unknown {
+    const response = this.responseObject(operationId, status);
     const content = isObject(response) && isObject(response.content) ? Object.entries(response.content).find(([media]) => /json/.test(media))?.[1] : undefined;
     return isObject(content) ? content.schema : undefined;
   }
 
   /** The response headers whose schema fixes their value (`const`), by lower-case name: `cache-control: no-store`. */
   fixedHeaders(operationId: string, status: number): [string, string][] {
-    const op = this.operation(operationId);
-    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((k) => op.responses[k]);
-    if (key === undefined) return [];
-    const pointer = ['paths', op.path, op.method, 'responses', key].map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
-    const response = this.deref(this.deref({ $ref: `#/${pointer}` }));
+    const response = this.responseObject(operationId, status);
     const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
     const fixed: [string, string][] = [];
     for (const [name, raw] of Object.entries(headers)) {
