@@ -4,8 +4,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UnreachableError } from './http.ts';
-import { failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
-import { coverage, coverageTable } from './coverage.ts';
+import { count, failureDetails, json, junit, progressLine, summaryTable } from './report.ts';
+import { coverage, coverageTable, scopeOf } from './coverage.ts';
 import type { Check } from './check.ts';
 import { checksFor, Runner, select, selectorsOf, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
@@ -17,9 +17,11 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
        [--header 'Name: value' ...] [--fuzz N]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
-  --only / --skip     check ids, id stems (hostile/money), id families (hostile, negative, fuzz), groups (auth,
-                      errors, resources, pagination, tenancy, idempotency, transitions, fuzz), spec tags
-                      (Customers, ...) or operationIds (createCustomer), comma-separated;
+  --only / --skip     check ids, id stems (hostile/money), id prefixes (hostile, negative, amounts, contract,
+                      fuzz: the groups of the summary and the JUnit suites), declared groups (auth, errors,
+                      resources, pagination, tenancy, idempotency, transitions, fuzz), spec tags
+                      (Customers, ...) or operationIds (createCustomer), comma-separated; --list shows
+                      what they select; with --only the coverage table lists what the selection could call;
                       --skip auth/token_throttling sends no wrong client secrets (no 429 is provoked)
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
@@ -158,15 +160,18 @@ function distance(a: string, b: string): number {
 
 /** Selectors of --only / --skip that name no check, id stem, group, tag or operation: a usage error. */
 function unknownSelectors(checks: readonly Check[], selectors: readonly string[]): string | undefined {
-  const known = new Set(checks.flatMap(selectorsOf).map((k) => k.toLowerCase()));
+  // Matched without regard to case, suggested in the check's own spelling (createCustomer, not createcustomer).
+  const known = new Map<string, string>();
+  for (const k of checks.flatMap(selectorsOf)) if (k !== '' && !known.has(k.toLowerCase())) known.set(k.toLowerCase(), k);
   const unknown = selectors.filter((s) => !known.has(s.toLowerCase()));
   if (unknown.length === 0) return undefined;
   const suggestions = unknown.map((u) => {
-    const near = [...known].map((k) => [k, distance(u.toLowerCase(), k)] as const).sort((x, y) => x[1] - y[1])[0];
+    const near = [...known].map(([lower, k]) => [k, distance(u.toLowerCase(), lower)] as const).sort((x, y) => x[1] - y[1])[0];
     return near && near[1] <= Math.max(2, Math.floor(u.length / 4)) ? `${u} (did you mean ${near[0]}?)` : u;
   });
   const groups = [...new Set(checks.map((c) => c.group))].join(', ');
-  return `unknown --only/--skip selector${unknown.length > 1 ? 's' : ''}: ${suggestions.join(', ')}. Selectors are check ids or id stems (--list), groups (${groups}), spec tags or operationIds`;
+  const prefixes = [...new Set(checks.map((c) => c.id.split('/')[0] ?? c.id))].join(', ');
+  return `unknown --only/--skip selector${unknown.length > 1 ? 's' : ''}: ${suggestions.join(', ')}. Selectors are check ids or id stems (--list), groups (${groups}), id prefixes, the groups of the summary (${prefixes}), spec tags or operationIds`;
 }
 
 export async function main(argv: string[], out: (line: string) => void = console.log, err: (line: string) => void = console.error): Promise<number> {
@@ -193,7 +198,13 @@ export async function main(argv: string[], out: (line: string) => void = console
     spec = Spec.load(values.spec ?? defaultSpecPath);
     for (const n of [values.seed ?? '1', values.timeout, values.fuzz ?? '0']) if (!/^\d+$/.test(n)) throw new UsageError(`--seed, --timeout and --fuzz take whole numbers, not ${n}`);
     if (values.list) {
-      for (const c of withFuzz(spec, values)) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
+      // What a run with the same --only / --skip / --strict-seed would run, and nothing else.
+      const checks = withFuzz(spec, values);
+      const unknown = unknownSelectors(checks, [...list(values.only), ...list(values.skip)]);
+      if (unknown !== undefined) throw new UsageError(unknown);
+      const { run } = select(checks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
+      for (const c of run) out(`${c.id}${c.designed ? ' (designed)' : ''}: ${c.title}`);
+      out(count(run.length, 'check'));
       return 0;
     }
     tgt = target(values);
@@ -216,8 +227,8 @@ export async function main(argv: string[], out: (line: string) => void = console
   const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0, operations: {} }));
   const fuzz = fuzzOf(values);
   const meta = { seed, strictSeed: values['strict-seed'], ...(fuzz ? { fuzz } : {}) };
-  out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${String(run.length)} checks, seed ${String(seed)}${values['strict-seed'] ? ', strict seed' : ''}`);
-  if (fuzz) out(`fuzz: ${String(fuzz.runs)} requests per operation, seed ${String(fuzz.seed)} (--seed ${String(fuzz.seed)} replays)`);
+  out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${count(run.length, 'check')}, seed ${String(seed)}${values['strict-seed'] ? ', strict seed' : ''}`);
+  if (fuzz) out(`fuzz: ${count(fuzz.runs, 'request')} per operation, seed ${String(fuzz.seed)} (--seed ${String(fuzz.seed)} replays)`);
   for (const result of results) out(progressLine(result));
   try {
     await runner.prepare();
@@ -247,13 +258,14 @@ export async function main(argv: string[], out: (line: string) => void = console
   results.sort((x, y) => allChecks.findIndex((c) => c.id === x.id) - allChecks.findIndex((c) => c.id === y.id));
   const failed = results.filter((r) => r.status === 'failed');
   if (failed.length > 0) out(`\n${failed.map(failureDetails).join('\n\n')}`);
-  const covered = coverage(spec, results);
+  // With --only, the table covers what the selection could call, not every operation of the spec.
+  const covered = coverage(spec, results, list(values.only).length > 0 ? scopeOf(spec, run) : undefined);
   out(`\n${coverageTable(covered)}`);
   out(`\n${summaryTable(results)}`);
   const fuzzed = results.filter((r) => r.group === 'fuzz' && r.status !== 'skipped');
   if (fuzz && fuzzed.length > 0) {
     const seconds = fuzzed.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
-    out(`fuzz: ${String(fuzzed.reduce((sum, r) => sum + r.requests, 0))} requests to ${String(fuzzed.length)} operations in ${seconds.toFixed(1)}s, seed ${String(fuzz.seed)}, ${String(fuzzed.filter((r) => r.status === 'failed').length)} failed`);
+    out(`fuzz: ${count(fuzzed.reduce((sum, r) => sum + r.requests, 0), 'request')} to ${count(fuzzed.length, 'operation')} in ${seconds.toFixed(1)}s, seed ${String(fuzz.seed)}, ${String(fuzzed.filter((r) => r.status === 'failed').length)} failed`);
   }
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);

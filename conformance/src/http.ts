@@ -1,5 +1,6 @@
 // HTTP for the checks: calls by operationId, each exchange recorded, checked against the spec, and
 // reproducible as a `curl` line that pastes into a shell, the run's real secrets replaced by variables.
+import { contractProblems } from './contract-problems.ts';
 import { describeNetworkError } from './network-errors.ts';
 import { registerHandedOut } from './reproduce.ts';
 import type { Spec } from './spec.ts';
@@ -117,6 +118,7 @@ export class Http {
       registerHandedOut(parsed);
       if (res.status >= 500) exchange.problems.push(`not_a_server_error: ${String(res.status)}`);
       if (operationId !== undefined) exchange.problems.push(...this.spec.responseProblems(operationId, res.status, res.headers.get('content-type'), parsed));
+      exchange.problems.push(...contractProblems(this.spec, operationId, res.status, res.headers, parsed));
     } catch (error) {
       exchange.error = describeNetworkError(error, this.timeoutMs);
       exchange.problems.push(`the request failed: ${exchange.error}`);

@@ -5,13 +5,22 @@ import type { CheckResult } from './runner.ts';
 const MARK = { passed: 'PASS', failed: 'FAIL', skipped: 'SKIP' } as const;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
+/** A count with its noun, singular or plural: "1 check", "2 checks" (`plural` when it is not noun + s). */
+export const count = (n: number, noun: string, plural = `${noun}s`): string => `${String(n)} ${n === 1 ? noun : plural}`;
+
+/**
+ * The group a report shows a check under: its id's prefix (`amounts/limits` -> `amounts`), which is what the
+ * reader sees in every line above the summary and what --only takes, rather than the declared group.
+ */
+export const familyOf = (r: { id: string }): string => r.id.split('/')[0] ?? r.id;
+
 export const progressLine = (r: CheckResult): string =>
-  `${MARK[r.status]} ${r.id} (${seconds(r.durationMs)}, ${String(r.requests)} requests)${r.status === 'skipped' && r.message ? `: ${r.message}` : ''}`;
+  `${MARK[r.status]} ${r.id} (${seconds(r.durationMs)}, ${count(r.requests, 'request')})${r.status === 'skipped' && r.message ? `: ${r.message}` : ''}`;
 
 export function summaryTable(results: readonly CheckResult[]): string {
-  const groups = [...new Set(results.map((r) => r.group))];
+  const groups = [...new Set(results.map(familyOf))];
   const rows = groups.map((g) => {
-    const of = results.filter((r) => r.group === g);
+    const of = results.filter((r) => familyOf(r) === g);
     const count = (s: CheckResult['status']): number => of.filter((r) => r.status === s).length;
     return [g, String(of.length), String(count('passed')), String(count('failed')), String(count('skipped')), seconds(of.reduce((t, r) => t + r.durationMs, 0))];
   });
@@ -51,9 +60,9 @@ const xml = (s: string): string => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', 
  * errored testcase saying why, so a CI step that publishes the report shows it.
  */
 export function junit(results: readonly CheckResult[], name: string, error?: string): string {
-  const groups = [...new Set(results.map((r) => r.group))];
+  const groups = [...new Set(results.map(familyOf))];
   const suites = groups.map((g) => {
-    const of = results.filter((r) => r.group === g);
+    const of = results.filter((r) => familyOf(r) === g);
     const cases = of.map((r) => {
       const open = `    <testcase classname="${xml(`conformance.${g}`)}" name="${xml(r.id)}" time="${(r.durationMs / 1000).toFixed(3)}"`;
       if (r.status === 'passed') return `${open}/>`;

@@ -105,6 +105,40 @@ export class Spec {
     return (validator.errors ?? []).slice(0, 5).map((e) => `response_schema_conformance: ${e.instancePath || '(body)'} ${e.message ?? ''}${'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
   }
 
+  /** The Response Object documenting a status of an operation (the status, its class `4XX`, or `default`). */
+  private responseObject(operationId: string, status: number): unknown {
+    const op = this.operation(operationId);
+    const key = [String(status), `${String(status).charAt(0)}XX`, 'default'].find((k) => op.responses[k]);
+    if (key === undefined) return undefined;
+    const pointer = ['paths', op.path, op.method, 'responses', key].map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
+    return this.deref(this.deref({ $ref: `#/${pointer}` }));
+  }
+
+  /** The schema of a response (status, JSON media type) with its `$ref`s left for `resolve`, or undefined. */
+  responseSchema(operationId: string, status: number): unknown {
+    const response = this.responseObject(operationId, status);
+    const content = isObject(response) && isObject(response.content) ? Object.entries(response.content).find(([media]) => /json/.test(media))?.[1] : undefined;
+    return isObject(content) ? content.schema : undefined;
+  }
+
+  /** The response headers whose schema fixes their value (`const`), by lower-case name: `cache-control: no-store`. */
+  fixedHeaders(operationId: string, status: number): [string, string][] {
+    const response = this.responseObject(operationId, status);
+    const headers = isObject(response) && isObject(response.headers) ? response.headers : {};
+    const fixed: [string, string][] = [];
+    for (const [name, raw] of Object.entries(headers)) {
+      const header = this.deref(raw);
+      const schema = isObject(header) ? this.deref(header.schema) : undefined;
+      if (isObject(schema) && typeof schema.const === 'string') fixed.push([name.toLowerCase(), schema.const]);
+    }
+    return fixed;
+  }
+
+  /** A schema node with its local `$ref`s followed. */
+  resolve(node: unknown): unknown {
+    return this.deref(node);
+  }
+
   private validator(op: OperationInfo, status: string, media: string): ValidateFunction {
     const id = `${op.operationId} ${status} ${media}`;
     let validate = this.validators.get(id);

@@ -75,6 +75,8 @@ export interface Mutant {
   name: string;
   request?: (req: Exchange) => Exchange;
   reply?: (req: Exchange, reply: Reply) => Reply;
+  /** Rewrites each message of a server-sent event stream (numbered from 0), which is forwarded as it comes. */
+  event?: (req: Exchange, message: string, index: number) => string;
 }
 
 const read = (req: IncomingMessage): Promise<Buffer> =>
@@ -99,6 +101,30 @@ export async function startProxy(upstream: string, mutant: Mutant): Promise<{ ba
         method: exchange.method, headers: exchange.headers, redirect: 'manual',
         ...(body.length === 0 || exchange.method === 'GET' ? {} : { body }),
       });
+      const replyHeaders = Object.fromEntries([...forwarded.headers].filter(([k]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)));
+      // An event stream never ends: it is relayed message by message, through the mutant's `event`.
+      if (/^text\/event-stream/.test(forwarded.headers.get('content-type') ?? '') && forwarded.body) {
+        res.writeHead(forwarded.status, replyHeaders);
+        const reader = forwarded.body.pipeThrough(new TextDecoderStream()).getReader();
+        res.on('close', () => { void reader.cancel().catch(() => undefined); });
+        let buffer = '';
+        let index = 0;
+        for (;;) {
+          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+          if (done) break;
+          buffer += value;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const message = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            // Only messages that carry data are events (comments and `retry:` advice pass unchanged and uncounted).
+            const isEvent = message.split('\n').some((l) => l.startsWith('data:'));
+            res.write(`${!isEvent || !mutant.event ? message : mutant.event(exchange, message, index++)}\n\n`);
+          }
+        }
+        res.end();
+        return;
+      }
       let reply: Reply = {
         status: forwarded.status,
         headers: Object.fromEntries([...forwarded.headers].filter(([k]) => !['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k))),

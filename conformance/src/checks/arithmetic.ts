@@ -71,15 +71,16 @@ export const arithmeticChecks: readonly Check[] = [{
   id: 'arithmetic/invoice_totals',
   group: 'resources',
   title: "an invoice's amounts are its lines' amounts by the spec's formula, per payment type; the calculations endpoint agrees; the PDF is a PDF",
-  tags: ['Invoices', 'createInvoice', 'getInvoice', 'getInvoiceCalculations', 'downloadInvoicePdf'],
+  tags: ['Invoices', 'createInvoice', 'getInvoice', 'listInvoices', 'getInvoiceCalculations', 'downloadInvoicePdf'],
   designed: true,
   run: async (ctx) => {
     for (let round = 0; round < 3; round++) {
       const { lines, terms } = seededInvoice(ctx);
+      const lastName = ctx.unique('sum');
       const created = await ctx.call('publishInvoice', {
         body: {
           id: null, dueDate: ctx.daysAhead(30), ...terms,
-          customer: { firstName: 'Arithmetic', lastName: ctx.unique('sum'), email: 'sum@example.com' },
+          customer: { firstName: 'Arithmetic', lastName, email: 'sum@example.com' },
           lineItems: lines.map((l, i) => ({ lineItemId: null, productName: `Line ${String(i + 1)}`, unitTypeId: 1, ...l })),
         },
       });
@@ -97,6 +98,18 @@ export const arithmeticChecks: readonly Check[] = [{
           if (got[field] !== value) throw new CheckFailure(`invoiceCalculations.${kind}.${field} is ${String(got[field])}, the spec's formula gives ${String(value)} ${where}`, read);
         }
       }
+      // The record's own top-level amounts: while unpaid, totalAmount is the base (no surcharge, no cash discount).
+      const base = expectedAmounts(lines, terms, 0, 0);
+      const top: Record<string, number> = { subTotalAmount: base.subTotalAmount ?? 0, totalAmount: base.totalAmount ?? 0, shippingAmount: terms.shippingAmount, surchargeAmount: 0, cashDiscountAmount: 0 };
+      for (const [field, value] of Object.entries(top)) {
+        if (record[field] !== value) throw new CheckFailure(`the unpaid invoice's ${field} is ${String(record[field])}, its lines give ${String(value)} ${where}`, read);
+      }
+      // The list shows the same total (found by a search on the invoice's unique customer name, not by position).
+      const listed = await ctx.call('listInvoices', { query: { search: lastName, pageSize: 100 } });
+      expectStatus(listed, 200, 'listInvoices');
+      const item = (Array.isArray(bodyOf(listed).items) ? (bodyOf(listed).items as { id?: unknown; totalAmount?: unknown }[]) : []).find((i) => i.id === invoiceId);
+      expectThat(item !== undefined, `the invoice ${invoiceId} is found in the list by a search on its customer's unique last name ${lastName}`, listed);
+      expectThat(item.totalAmount === top.totalAmount, `the list's totalAmount of the invoice is ${String(top.totalAmount)}, as the record's (got ${String(item.totalAmount)})`, listed);
       const lineTotals = (Array.isArray(record.lineItems) ? record.lineItems : []).map((l) => (l as { totalAmount?: unknown }).totalAmount);
       const wantLines = lines.map((l) => expectedAmounts([l], { discountPercentage: 0, taxPercentage: 0, feesPercentage: 0, shippingAmount: 0 }, 0, 0).subTotalAmount);
       expectThat(JSON.stringify(lineTotals) === JSON.stringify(wantLines), `the lines' totalAmount are ${JSON.stringify(wantLines)} (got ${JSON.stringify(lineTotals)}) ${where}`, read);

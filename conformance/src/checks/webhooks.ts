@@ -18,6 +18,8 @@ let receiverOptions: ReceiverOptions = {};
 export function configureReceiver(options: ReceiverOptions): void {
   receiverOptions = options;
 }
+/** The receiver options configured, for the other checks that start a receiver. */
+export const currentReceiverOptions = (): ReceiverOptions => receiverOptions;
 
 /** The payload schema of each event type: the request body of the spec's webhook of that name. */
 function payloadValidators(document: JsonObject): Map<string, ValidateFunction> {

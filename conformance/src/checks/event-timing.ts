@@ -1,0 +1,204 @@
+// Events over time: the sandbox event stream message after message (its `event:` line is its payload's type,
+// its `id:` the event id), the retry schedule row after row (nextRetryAt = lastAttemptAt + the table's delay),
+// and one merchant's sandbox clock moving no other merchant's.
+import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
+import type { Exchange } from '../http.ts';
+import { paymentProcessors, testCard } from '../fixtures.ts';
+import { Receiver } from '../receiver.ts';
+import { currentReceiverOptions } from './webhooks.ts';
+
+type Failures = [string, Exchange | undefined][];
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The spec's retry table (description "Delivery and retries"): the delay before attempts 2 to 7, in seconds. */
+export const RETRY_DELAYS = [60, 300, 1800, 7200, 28_800, 86_400] as const;
+
+/** A fresh access token of an identity, by the token service (the stream is read here, not through `call`). */
+async function tokenOf(ctx: CheckContext, who: string): Promise<string> {
+  const credentials = ctx.credentials[who];
+  if (!credentials) throw new CheckSkipped(`no credentials for ${who}`);
+  const issued = await ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret } });
+  expectStatus(issued, 200, 'a token for the event stream');
+  return String(bodyOf(issued).access_token);
+}
+
+interface StreamMessage { id: string | undefined; event: string | undefined; data: string }
+
+/** Reads messages of a server-sent event stream until `count` came or the time is up; comments are skipped. */
+async function readMessages(res: Response, count: number, timeoutMs: number): Promise<StreamMessage[]> {
+  const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
+  if (!reader) return [];
+  const timer = setTimeout(() => { void reader.cancel().catch(() => undefined); }, timeoutMs);
+  const messages: StreamMessage[] = [];
+  let buffer = '';
+  try {
+    while (messages.length < count) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value.replace(/\r\n?/g, '\n');
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = block.split('\n').filter((l) => l !== '' && !l.startsWith(':'));
+        const field = (name: string): string[] => fields.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
+        // A block without data (a `retry:` advice) dispatches no event (the SSE standard).
+        if (field('data').length === 0) continue;
+        messages.push({ id: field('id')[0], event: field('event')[0], data: field('data').join('\n') });
+      }
+    }
+  } catch {
+    // Cut off at the time limit: what came is what is judged.
+  } finally {
+    clearTimeout(timer);
+    await reader.cancel().catch(() => undefined);
+  }
+  return messages;
+}
+
+/** The delivery log entry of an event at a webhook, polled until `ready` holds (or 20 s passed). */
+async function logEntry(ctx: CheckContext, webhookId: string, eventId: string, ready: (e: Record<string, unknown>) => boolean): Promise<{ log: Exchange; entry: Record<string, unknown> | undefined }> {
+  const until = Date.now() + 20_000;
+  for (;;) {
+    const log = await ctx.call('listWebhookDeliveryLogs', { path: { webhookId }, query: { pageSize: 100 } });
+    expectStatus(log, 200, 'listWebhookDeliveryLogs');
+    const entry = (Array.isArray(bodyOf(log).items) ? (bodyOf(log).items as unknown[]) : []).filter(isObject).find((i) => i.eventId === eventId && i.triggerType !== 'Manual');
+    if ((entry !== undefined && ready(entry)) || Date.now() > until) return { log, entry };
+    await sleep(100);
+  }
+}
+
+export const eventTimingChecks: readonly Check[] = [
+  {
+    id: 'webhooks/event_stream',
+    group: 'resources',
+    title: "every message of the sandbox event stream, not only the first, names its payload's type on its event: line and its id on its id: line",
+    tags: ['Sandbox', 'streamSandboxEvents'],
+    designed: true,
+    run: async (ctx) => {
+      const processor = (await paymentProcessors(ctx)).card;
+      if (processor === '') throw new CheckSkipped('the merchant has no card processor');
+      const token = await tokenOf(ctx, 'A');
+      const op = ctx.spec.operation('streamSandboxEvents');
+      const controller = new AbortController();
+      // A stream's headers come at once; a proxy that buffers whole responses never relays them.
+      const timer = setTimeout(() => { controller.abort(); }, 10_000);
+      const res = await fetch(`${ctx.baseUrl}${op.path}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal })
+        .catch((error: unknown) => { throw new CheckFailure(`the event stream answers with its headers at once (none within 10 s: ${error instanceof Error ? error.message : String(error)})`); })
+        .finally(() => { clearTimeout(timer); });
+      try {
+        if (res.status === 404) throw new CheckSkipped('the target serves no sandbox event stream (designed; 404)');
+        if (res.status !== 200) throw new CheckFailure(`the event stream answers 200 (got ${String(res.status)})`);
+        // Six events of two types, made after the stream opened: the stream sends each of them, in order.
+        const made: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const auth = await ctx.call('authorizeCard', { body: { amount: 7 + i, paymentProcessorId: processor, card: testCard() } });
+          expectStatus(auth, 200, 'authorizeCard');
+          made.push('payment.card.authorized');
+          const id = bodyOf(auth).transactionId;
+          if (typeof id === 'string') {
+            expectStatus(await ctx.call('voidCardTransaction', { path: { transactionId: id } }), 200, 'voidCardTransaction');
+            made.push('payment.card.voided');
+          }
+        }
+        const messages = await readMessages(res, made.length, 10_000);
+        const failures: Failures = [];
+        if (messages.length < made.length) failures.push([`the stream sends the ${String(made.length)} events made after it opened (got ${String(messages.length)} messages in 10 s)`, undefined]);
+        messages.forEach((m, i) => {
+          let payload: unknown;
+          try { payload = JSON.parse(m.data); } catch { failures.push([`message ${String(i + 1)}'s data is one JSON envelope (got ${m.data.slice(0, 80)})`, undefined]); return; }
+          if (!isObject(payload)) return;
+          if (m.event !== payload.type) failures.push([`message ${String(i + 1)}: its event: line (${String(m.event)}) is its payload's type (${String(payload.type)})`, undefined]);
+          if (m.id !== payload.id) failures.push([`message ${String(i + 1)}: its id: line (${String(m.id)}) is its payload's id (${String(payload.id)})`, undefined]);
+        });
+        const types = messages.map((m) => m.event);
+        if (messages.length >= made.length && JSON.stringify(types.slice(0, made.length)) !== JSON.stringify(made)) failures.push([`the stream sends the events in commit order: ${made.join(', ')} (got ${types.join(', ')})`, undefined]);
+        failWithAll(failures);
+      } finally {
+        controller.abort();
+      }
+    },
+  },
+  {
+    id: 'webhooks/retry_schedule',
+    group: 'resources',
+    title: "a delivery that keeps failing is retried on the spec's schedule (1 min, 5 min, 30 min, 2 h, 8 h, 24 h): nextRetryAt row by row, then Failed",
+    tags: ['Webhooks', 'Sandbox', 'listWebhookDeliveryLogs', 'advanceSandboxClock'],
+    designed: true,
+    run: async (ctx) => {
+      const processor = (await paymentProcessors(ctx)).card;
+      if (processor === '') throw new CheckSkipped('the merchant has no card processor');
+      const receiver = new Receiver();
+      await receiver.start(currentReceiverOptions());
+      let webhookId: string | undefined;
+      try {
+        const path = `/failing/${ctx.unique('r')}`;
+        receiver.answer(path, 500);
+        const created = await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('retry-hook'), endpointUrl: receiver.url(path), eventTypes: ['payment.card.authorized'] } });
+        webhookId = createdId(created, 'a webhook endpoint that always fails');
+        expectStatus(await ctx.call('authorizeCard', { body: { amount: 11, paymentProcessorId: processor, card: testCard() } }), 200, 'authorizeCard');
+        const first = (await receiver.waitFor(path, 1, 20_000))[0];
+        if (first === undefined) throw new CheckFailure('the endpoint gets the authorized event (within 20 s)');
+        const eventId = String(first.headers['webhook-id']);
+        const failures: Failures = [];
+        for (const [row, delay] of RETRY_DELAYS.entries()) {
+          const attempt = row + 2;
+          const { log, entry } = await logEntry(ctx, webhookId, eventId, (e) => Number(e.attemptNumber) === attempt && e.lastAttemptAt !== null);
+          if (entry === undefined || Number(entry.attemptNumber) !== attempt || entry.status !== 'Pending') {
+            throw new CheckFailure(`after ${String(attempt - 1)} failed attempt(s) the delivery is Pending with attemptNumber ${String(attempt)} (got ${JSON.stringify(entry ?? null)})`, log);
+          }
+          const gap = (Date.parse(String(entry.nextRetryAt)) - Date.parse(String(entry.lastAttemptAt))) / 1000;
+          // Exact to the second: one row off is minutes or hours off.
+          if (!Number.isFinite(gap) || Math.abs(gap - delay) > 1) failures.push([`attempt ${String(attempt)} is due ${String(delay)} s after the failed attempt ${String(attempt - 1)} (nextRetryAt ${String(entry.nextRetryAt)} - lastAttemptAt ${String(entry.lastAttemptAt)} = ${String(gap)} s)`, log]);
+          const advanced = await ctx.call('advanceSandboxClock', { body: { seconds: delay + 1 } });
+          if (advanced.response?.status === 404) throw new CheckSkipped('the target has no sandbox clock (designed): the schedule is not walked');
+          expectStatus(advanced, 200, 'advanceSandboxClock');
+          const got = await receiver.waitFor(path, attempt, 20_000);
+          if (got.length < attempt) throw new CheckFailure(`attempt ${String(attempt)} is made once ${String(delay)} s of the sandbox clock passed (the receiver got ${String(got.length)} attempts)`, advanced);
+        }
+        const { log, entry } = await logEntry(ctx, webhookId, eventId, (e) => e.status === 'Failed');
+        if (entry?.status !== 'Failed' || entry.nextRetryAt !== null || Number(entry.attemptNumber) !== RETRY_DELAYS.length + 1) {
+          failures.push([`after the 7th failed attempt the delivery is Failed, attemptNumber 7, nextRetryAt null (got ${JSON.stringify(entry ?? null)})`, log]);
+        }
+        failWithAll(failures);
+      } finally {
+        if (webhookId !== undefined) await ctx.call('deleteWebhookEndpoint', { path: { webhookId } });
+        await receiver.stop();
+      }
+    },
+  },
+  {
+    id: 'tenancy/clock_isolation',
+    group: 'tenancy',
+    title: "advancing one merchant's sandbox clock moves that clock only: another merchant's stays where real time takes it",
+    tags: ['Sandbox', 'getSandboxClock', 'advanceSandboxClock'],
+    designed: true,
+    run: async (ctx) => {
+      if (!ctx.identities.includes('B')) throw new CheckSkipped('a second merchant (B) is needed');
+      const read = async (who: string): Promise<{ at: number; exchange: Exchange }> => {
+        const exchange = await ctx.call('getSandboxClock', { as: who });
+        if (exchange.response?.status === 404) throw new CheckSkipped('the target has no sandbox clock (designed)');
+        expectStatus(exchange, 200, `getSandboxClock as ${who}`);
+        return { at: Date.parse(String(bodyOf(exchange).now)), exchange };
+      };
+      const seconds = 3600;
+      const failures: Failures = [];
+      // Both ways round: A's advance leaves B's clock, B's leaves A's.
+      for (const [mover, other] of [['A', 'B'], ['B', 'A']] as const) {
+        const started = Date.now();
+        const before = await read(other);
+        const moverBefore = await read(mover);
+        const advanced = await ctx.call('advanceSandboxClock', { as: mover, body: { seconds } });
+        expectStatus(advanced, 200, `advanceSandboxClock as ${mover}`);
+        const moverAfter = await read(mover);
+        const after = await read(other);
+        const real = Date.now() - started;
+        if (moverAfter.at - moverBefore.at < seconds * 1000) failures.push([`${mover}'s clock moves ${String(seconds)} s forward when ${mover} advances it (moved ${String((moverAfter.at - moverBefore.at) / 1000)} s)`, moverAfter.exchange]);
+        // The other clock may only have moved as real time did (plus a second for rounding).
+        if (after.at - before.at > real + 1000) failures.push([`${other}'s clock stays when ${mover} advances its own: it moved ${String((after.at - before.at) / 1000)} s in ${String(real / 1000)} s of real time`, after.exchange]);
+      }
+      failWithAll(failures);
+    },
+  },
+];
