@@ -78,6 +78,8 @@ export class Http {
     private readonly tokens: (who: string) => Promise<string | undefined>,
     /** Headers sent with every request (`--header`), under the request's own. */
     private readonly extraHeaders: Readonly<Record<string, string>> = {},
+    /** Told of every call by operationId and its answer (the clean-up ledger records what the run created). */
+    private readonly observer?: (operationId: string, options: CallOptions, exchange: Exchange) => void,
   ) {}
 
   async request(recorder: Recorder, operationId: string | undefined, method: string, url: string, options: CallOptions): Promise<Exchange> {
@@ -127,12 +129,14 @@ export class Http {
   }
 
   /** Calls an operation of the spec by its operationId. */
-  call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
+  async call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
     const op = this.spec.operation(operationId);
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(options.path?.[name] ?? ''));
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
     const qs = query.toString();
-    return this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
+    const exchange = await this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
+    this.observer?.(operationId, options, exchange);
+    return exchange;
   }
 }
