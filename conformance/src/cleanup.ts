@@ -28,6 +28,22 @@ interface Created {
 export type Caller = (operationId: string, options: CallOptions) => Promise<Exchange>;
 
 const paramsOf = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The path parameters of a request's URL, read against the operation's path template. */
+function paramsFromUrl(template: string, url: string): Record<string, string> {
+  const names = paramsOf(template);
+  const pattern = new RegExp(`${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '([^/?#]+)')}(?:[?#]|$)`);
+  const match = pattern.exec(new URL(url).pathname);
+  const found: Record<string, string> = {};
+  names.forEach((name, i) => {
+    const value = match?.[i + 1];
+    if (value !== undefined) {
+      try { found[name] = decodeURIComponent(value); } catch { found[name] = value; }
+    }
+  });
+  return found;
+}
 
 /** For each POST operation that creates a record the spec can delete: how to delete it. */
 export function deleteRules(spec: Spec): Map<string, DeleteRule> {
@@ -66,30 +82,39 @@ export interface CleanupOutcome {
 export class CleanupLedger {
   private readonly rules: Map<string, DeleteRule>;
   private readonly created = new Map<string, Created>();
-  /** Records made by operations that have no delete: operationId -> ids. */
-  private readonly undeletable = new Map<string, Set<string>>();
+  /** Records made by operations that have no delete (transactions): operationId -> id -> who made it. */
+  private readonly undeletable = new Map<string, Map<string, { as: string; headers: Record<string, string> }>>();
+  /** Settings the run changed in place ("updateInvoiceSettings changed merchant A's settings"). */
+  private readonly settingsChanged = new Set<string>();
+  /** Every id the run's requests named. */
+  private readonly named = new Set<string>();
 
   constructor(private readonly spec: Spec) {
     this.rules = deleteRules(spec);
   }
 
-  /** Records what a call created (an observer of the HTTP layer). */
+  /** Records what a request created (an observer of the HTTP layer, raw requests to an operation included). */
   observe(operationId: string, options: CallOptions, exchange: Exchange): void {
-    const status = exchange.response?.status ?? 0;
-    if (status < 200 || status > 299 || !isObject(exchange.response?.body)) return;
     const op = this.spec.operations.get(operationId);
-    if (op?.method !== 'post') return;
+    if (!op) return;
+    const path = { ...paramsFromUrl(op.path, exchange.request.url), ...options.path };
+    // Every id the run sends is one it knows: a record the answer links to and the run never named was made for it.
+    for (const id of `${exchange.request.url} ${exchange.request.body ?? ''}`.match(UUID) ?? []) this.named.add(id.toLowerCase());
+    const status = exchange.response?.status ?? 0;
+    // Settings (a PUT on the merchant itself, no record id) are changed in place: said, for no delete undoes them.
+    if (op.method === 'put' && status >= 200 && status < 300 && paramsOf(op.path).every((p) => p === 'merchantId')) this.settingsChanged.add(`${operationId} changed merchant ${options.as ?? 'A'}'s settings`);
+    if (op.method !== 'post' || status < 200 || status > 299 || !isObject(exchange.response?.body)) return;
     const body = exchange.response.body;
-    const path = options.path ?? {};
+    const as = options.as === undefined || options.as === 'none' ? 'A' : options.as;
+    const headers: Record<string, string> = {};
+    // A record a partner made for a merchant is deleted by the partner for the same merchant.
+    for (const [name, value] of Object.entries(options.headers ?? {})) if (name.toLowerCase() === 'x-merchant-id') headers[name] = value;
     const rule = this.rules.get(operationId);
     if (rule) {
       const id = idOfAnswer(body, rule.idParam);
       if (id === undefined) return;
-      const headers: Record<string, string> = {};
-      // A record a partner made for a merchant is deleted by the partner for the same merchant.
-      for (const [name, value] of Object.entries(options.headers ?? {})) if (name.toLowerCase() === 'x-merchant-id') headers[name] = value;
       const key = `${rule.deleteOperation} ${id}`;
-      if (!this.created.has(key)) this.created.set(key, { createOperation: operationId, rule, path: { ...pick(path, rule.parentParams), [rule.idParam]: id }, as: options.as ?? 'A', headers });
+      if (!this.created.has(key)) this.created.set(key, { createOperation: operationId, rule, path: { ...pick(path, rule.parentParams), [rule.idParam]: id }, as, headers });
       return;
     }
     // An action on a record (capture, hold, ping) answers that record, named in its path: nothing new was made.
@@ -97,8 +122,28 @@ export class CleanupLedger {
     const id = typeof body.id === 'string' ? body.id : typeof body.transactionId === 'string' ? body.transactionId : undefined;
     if (id === undefined || Object.values(path).includes(id)) return;
     let ids = this.undeletable.get(operationId);
-    if (!ids) this.undeletable.set(operationId, (ids = new Set()));
-    ids.add(id);
+    if (!ids) this.undeletable.set(operationId, (ids = new Map<string, { as: string; headers: Record<string, string> }>()));
+    ids.set(id, { as, headers });
+  }
+
+  /** The customers the run's invoices and transactions link to that the run never named: the gateway made them. */
+  private async generatedCustomers(call: Caller): Promise<Map<string, { as: string; headers: Record<string, string> }>> {
+    const found = new Map<string, { as: string; headers: Record<string, string> }>();
+    const reads: [string, string, string, { as: string; headers: Record<string, string> }][] = [];
+    if (this.spec.operations.has('getInvoice')) {
+      for (const r of this.created.values()) if (r.rule.idParam === 'invoiceId' && r.path.invoiceId !== undefined) reads.push(['getInvoice', 'invoiceId', r.path.invoiceId, r]);
+    }
+    if (this.spec.operations.has('getTransactionStatus')) {
+      for (const ids of this.undeletable.values()) for (const [id, who] of ids) reads.push(['getTransactionStatus', 'transactionId', id, who]);
+    }
+    const createdCustomers = new Set([...this.created.values()].filter((r) => r.rule.idParam === 'customerId').map((r) => r.path.customerId));
+    for (const [op, param, id, who] of reads) {
+      const res = await call(op, { as: who.as, headers: who.headers, path: { [param]: id } });
+      const customerId = isObject(res.response?.body) ? res.response.body.customerId : undefined;
+      if (typeof customerId !== 'string' || this.named.has(customerId.toLowerCase()) || createdCustomers.has(customerId)) continue;
+      found.set(customerId, { as: who.as, headers: who.headers });
+    }
+    return found;
   }
 
   /** How many records the ledger would delete. */
@@ -125,9 +170,18 @@ export class CleanupLedger {
         refused.set(record.rule.deleteOperation, entry);
       }
     }
+    // Customers the gateway generated for the run's records (an ACH payment from account details, a paid invoice
+    // without a customer): found on those records, deleted once nothing of the run refers to them any more.
+    for (const [customerId, who] of await this.generatedCustomers(call)) {
+      const res = await call('deleteCustomer', { as: who.as, headers: who.headers, path: { customerId } });
+      const status = res.response?.status ?? 0;
+      if (status >= 200 && status < 300) deleted.generatedCustomer = (deleted.generatedCustomer ?? 0) + 1;
+      else if (status !== 404) notUndone.push(`deleteCustomer refused a customer the gateway generated for the run (${String(status)})`);
+    }
     this.created.clear();
-    for (const [op, { count, status }] of refused) notUndone.push(`${op} refused ${plural(count, 'record')} the run created (${status}; a paid invoice cannot be deleted, say)`);
+    for (const [op, { count, status }] of refused) notUndone.push(`${op} refused ${plural(count, 'record')} the run created (${status})`);
     for (const [op, ids] of this.undeletable) notUndone.push(`${op} made ${plural(ids.size, 'record')} the interface cannot delete`);
+    notUndone.push(...this.settingsChanged);
     return { deleted, notUndone };
   }
 }

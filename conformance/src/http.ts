@@ -78,7 +78,7 @@ export class Http {
     private readonly tokens: (who: string) => Promise<string | undefined>,
     /** Headers sent with every request (`--header`), under the request's own. */
     private readonly extraHeaders: Readonly<Record<string, string>> = {},
-    /** Told of every call by operationId and its answer (the clean-up ledger records what the run created). */
+    /** Told of every request to an operation of the spec and its answer (the clean-up ledger records what the run created). */
     private readonly observer?: (operationId: string, options: CallOptions, exchange: Exchange) => void,
   ) {}
 
@@ -125,18 +125,18 @@ export class Http {
     }
     exchange.durationMs = performance.now() - started;
     recorder.record(exchange);
+    // Raw requests to an operation (hostile and negative cases) can create records too: they are observed alike.
+    if (operationId !== undefined) this.observer?.(operationId, options, exchange);
     return exchange;
   }
 
   /** Calls an operation of the spec by its operationId. */
-  async call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
+  call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
     const op = this.spec.operation(operationId);
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(options.path?.[name] ?? ''));
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
     const qs = query.toString();
-    const exchange = await this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
-    this.observer?.(operationId, options, exchange);
-    return exchange;
+    return this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
   }
 }
