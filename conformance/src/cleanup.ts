@@ -155,10 +155,16 @@ export class CleanupLedger {
    * Deletes every record the run created and still exists, newest first (a customer's payment method before the
    * customer, a line item before its category). A 404 is a record a check already deleted.
    */
-  async undo(call: Caller): Promise<CleanupOutcome> {
+  async undo(call: Caller, only?: (as: string) => boolean): Promise<CleanupOutcome> {
     const deleted: Record<string, number> = {};
     const notUndone: string[] = [];
     const refused = new Map<string, { count: number; status: string }>();
+    if (only) {
+      // Sandbox mode: what the merchants made goes with their sandboxes; only what the partner made is deleted here.
+      for (const [key, record] of this.created) if (!only(record.as)) this.created.delete(key);
+      this.undeletable.clear();
+      this.settingsChanged.clear();
+    }
     for (const record of [...this.created.values()].reverse()) {
       const res = await call(record.rule.deleteOperation, { as: record.as, path: record.path, headers: record.headers });
       const status = res.response?.status;

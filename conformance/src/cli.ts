@@ -245,13 +245,15 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   const mode = session ? 'sandbox' : 'clean-up';
   const runTarget = session?.target ?? tgt;
-  const runner = new Runner(spec, runTarget, seed, Number(values.timeout), { cleanup: !session, noClock: values['no-clock'] });
+  const runner = new Runner(spec, runTarget, seed, Number(values.timeout), { cleanup: session ? 'partner' : 'all', noClock: values['no-clock'] });
   let cleaned = false;
   /** Deletes the sandboxes, or what the run created; says what is left. Runs once (the end, or a signal). */
   const cleanUp = async (): Promise<void> => {
     if (cleaned) return;
     cleaned = true;
     if (session) {
+      // A sandbox a check made as the partner (the walk's own), should the run have stopped before the check deleted it.
+      await runner.cleanUp();
       const left = await session.close();
       out(left.length === 0 ? `sandbox: deleted ${session.merchantIds.join(' and ')}` : `sandbox: could not delete ${left.join(', ')} (they expire on their own within the hour)`);
       return;

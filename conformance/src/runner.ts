@@ -107,7 +107,8 @@ function operationsOf(exchanges: readonly Exchange[]): CheckResult['operations']
 
 /** How a run treats the target's data: clean-up mode records what it creates; --no-clock never moves a clock. */
 export interface RunnerOptions {
-  cleanup?: boolean;
+  /** 'all': delete what the run created; 'partner': only what the partner created (sandbox mode: the rest goes with the sandboxes). */
+  cleanup?: 'all' | 'partner';
   noClock?: boolean;
 }
 
@@ -216,7 +217,8 @@ export class Runner {
     if (!this.ledger) return undefined;
     const recorder = { record: () => undefined };
     // Deletes are not POSTs: the ledger does not record them as it observes the HTTP layer.
-    const outcome = await this.ledger.undo((operationId, options) => this.http.call(recorder, operationId, options));
+    const outcome = await this.ledger.undo((operationId, options) => this.http.call(recorder, operationId, options), this.options.cleanup === 'partner' ? (as) => as === 'partner' : undefined);
+    if (this.options.cleanup === 'partner') return outcome;
     for (const [who, before] of this.clockAtStart) {
       const read = await this.http.call(recorder, 'getSandboxClock', { as: who });
       const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
