@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 
 /** Tables whose rows move without any request's doing (leases renewed by a timer). */
-const MOVING = new Set(['instance_leases', 'key_state_instances', 'knex_migrations', 'knex_migrations_lock']);
+/** auth_throttle (PostgreSQL): failed-credential counters per client id and address in wall-clock windows, no merchant's. */
+const MOVING = new Set(['instance_leases', 'key_state_instances', 'knex_migrations', 'knex_migrations_lock', 'auth_throttle']);
 
 export class Snapshot {
   constructor(readonly digests: ReadonlyMap<string, string>) {}
