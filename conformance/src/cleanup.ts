@@ -101,6 +101,9 @@ export class CleanupLedger {
     // Every id the run sends is one it knows: a record the answer links to and the run never named was made for it.
     for (const id of `${exchange.request.url} ${exchange.request.body ?? ''}`.match(UUID) ?? []) this.named.add(id.toLowerCase());
     const status = exchange.response?.status ?? 0;
+    // So is every id a list showed it (a collection read: a GET whose path does not end in an id): a record that
+    // was there before the run is never taken for one the gateway made for it.
+    if (op.method === 'get' && !/\}$/.test(op.path)) for (const id of exchange.response?.text.match(UUID) ?? []) this.named.add(id.toLowerCase());
     // Settings (a PUT on the merchant itself, no record id) are changed in place: said, for no delete undoes them.
     if (op.method === 'put' && status >= 200 && status < 300 && paramsOf(op.path).every((p) => p === 'merchantId')) this.settingsChanged.add(`${operationId} changed merchant ${options.as ?? 'A'}'s settings`);
     if (op.method !== 'post' || status < 200 || status > 299 || !isObject(exchange.response?.body)) return;
