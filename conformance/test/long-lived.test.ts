@@ -16,8 +16,9 @@ import { startBundledServer, type BundledServer } from './target.ts';
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING the PostgreSQL runs of long-lived.test.ts: PGW_TEST_DATABASE_URL is not set (.ci/run sets it) ***\n');
 
-/** Runs in clean-up mode; the first, the middle and the last run the whole suite, the others skip the two
- * slowest families (hostile input and negative cases: refused requests, which create nothing), to keep CI time. */
+/** Runs in clean-up mode; the first, the middle and the last run the whole suite, the others skip the three
+ * slowest families (hostile input and negative cases: refused requests, which create nothing; and the state
+ * machines, which never read a list), to keep CI time. */
 const RUNS = Number(process.env.PGW_LONG_LIVED_RUNS ?? '20');
 const FULL = new Set([1, Math.ceil(RUNS / 2), RUNS]);
 const SANDBOX_RUNS = 2;
@@ -93,7 +94,7 @@ describe.each(engines)('the suite on a long-lived server (%s)', (_engine, url) =
     const before = await snapshots();
     const activeBefore = await Promise.all(merchants.map(async (m) => Promise.all(Object.entries(DEACTIVATED).map(([t, { omit }]) => activeRows(db, t, m.merchantId, omit)))));
     for (let i = 1; i <= RUNS; i++) {
-      const { code, output } = await run(['--no-sandbox', ...(FULL.has(i) ? [] : ['--skip', 'hostile,negative'])]);
+      const { code, output } = await run(['--no-sandbox', ...(FULL.has(i) ? [] : ['--skip', 'hostile,negative,machines'])]);
       expect(code, `run ${String(i)} of ${String(RUNS)}:\n${output}`).toBe(0);
       expect(output).toMatch(/^mode: clean-up \(--no-sandbox\)/m);
       expect(output).toMatch(/^clean-up: deleted \d+ records the run created/m);
