@@ -10,12 +10,14 @@ import type { Check } from './check.ts';
 import { checksFor, Runner, select, selectorsOf, type CheckResult, type Target } from './runner.ts';
 import { Spec, defaultSpecPath } from './spec.ts';
 import { fuzzChecks } from './fuzz/checks.ts';
+import { onInterrupt } from './interrupt.ts';
+import { openSandboxes, SandboxUnavailable, type SandboxSession } from './sandbox-session.ts';
 
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
        (--credentials FILE | --client-id ID --client-secret S --client-id-b ID --client-secret-b S)
        [--partner-client-id ID --partner-client-secret S] [--only G,..] [--skip G,..] [--strict-seed]
        [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
-       [--header 'Name: value' ...] [--fuzz N]
+       [--header 'Name: value' ...] [--fuzz N] [--sandbox | --no-sandbox] [--no-clock]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
   --only / --skip     check ids, id stems (hostile/money), id prefixes (hostile, negative, amounts, contract,
                       fuzz: the groups of the summary and the JUnit suites), declared groups (auth, errors,
@@ -29,6 +31,13 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
   --fuzz N            after the checks, N requests per operation generated from its schemas (fast-check),
                       valid and invalid; a failure shows the shrunk, minimal request. Seeded by --seed (random
                       when not given, and printed): --seed S --fuzz N --only fuzz/<operationId> replays one
+  --sandbox           run inside two sandbox merchants the run creates as the partner and deletes at the end
+                      (also after a failure or Ctrl-C); the merchants given are never touched. The default
+                      whenever partner credentials are given and the target offers sandboxes; --sandbox makes
+                      it required (exit 3 when no sandbox can be made)
+  --no-sandbox        clean-up mode even when sandboxes could be made: the checks run on the merchants given,
+                      and the run deletes every record it created and says what it could not undo
+  --no-clock          skip the checks that move a business clock (a clock only moves forward)
   --timeout MS        the time-out of each request, the first probe and the token requests included (10000)
 A failed check shows a curl line that pastes into bash and sends the same request; the run's real secrets and
 tokens are variables (the lines before it set them), a deliberately bad credential is shown as itself.
@@ -62,6 +71,7 @@ function parse(argv: string[]) {
       seed: { type: 'string' }, fuzz: { type: 'string' }, timeout: { type: 'string', default: '10000' },
       spec: { type: 'string' }, list: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
       'fail-fast': { type: 'boolean', default: false }, header: { type: 'string', multiple: true },
+      sandbox: { type: 'boolean', default: false }, 'no-sandbox': { type: 'boolean', default: false }, 'no-clock': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -223,11 +233,54 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   const { run, skipped } = select(allChecks, { only: list(values.only), skip: list(values.skip), strictSeed: values['strict-seed'] });
   const seed = Number(values.seed ?? '1');
-  const runner = new Runner(spec, tgt, seed, Number(values.timeout));
+  if (values.sandbox && values['no-sandbox']) {
+    err(`--sandbox and --no-sandbox exclude each other\n\n${usage}`);
+    return finish(2, [], {}, '--sandbox and --no-sandbox exclude each other');
+  }
+  // Sandbox mode when it can be had (or is asked for); clean-up mode otherwise.
+  let session: SandboxSession | undefined;
+  let modeNote: string;
+  if (values['no-sandbox']) modeNote = 'clean-up (--no-sandbox)';
+  else {
+    try {
+      session = await openSandboxes(spec, tgt, Number(values.timeout), `conformance ${new Date().toISOString()}`);
+      modeNote = `sandbox (merchants ${session.merchantIds.join(' and ')} created as the partner, deleted at the end; the merchants given are not touched)`;
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailable)) throw error;
+      if (values.sandbox) {
+        err(`--sandbox: no sandbox could be made: ${error.message}`);
+        return finish(3, [], { mode: 'sandbox' }, `no sandbox could be made: ${error.message}`);
+      }
+      modeNote = `clean-up (no sandbox: ${error.message})`;
+    }
+  }
+  const mode = session ? 'sandbox' : 'clean-up';
+  const runTarget = session?.target ?? tgt;
+  const runner = new Runner(spec, runTarget, seed, Number(values.timeout), { cleanup: session ? 'partner' : 'all', noClock: values['no-clock'] });
+  let cleaned = false;
+  /** Deletes the sandboxes, or what the run created; says what is left. Runs once (the end, or a signal). */
+  const cleanUp = async (): Promise<void> => {
+    if (cleaned) return;
+    cleaned = true;
+    if (session) {
+      // A sandbox a check made as the partner (the walk's own), should the run have stopped before the check deleted it.
+      await runner.cleanUp();
+      const left = await session.close();
+      out(left.length === 0 ? `sandbox: deleted ${session.merchantIds.join(' and ')}` : `sandbox: could not delete ${left.join(', ')} (they expire on their own within the hour)`);
+      return;
+    }
+    const outcome = await runner.cleanUp();
+    if (!outcome) return;
+    const deleted = Object.values(outcome.deleted).reduce((sum, n) => sum + n, 0);
+    out(`clean-up: deleted ${String(deleted)} record${deleted === 1 ? '' : 's'} the run created${outcome.notUndone.length === 0 ? '; nothing left to undo' : '; not undone:'}`);
+    for (const line of outcome.notUndone) out(`  - ${line}`);
+  };
+  const stopListening = onInterrupt(cleanUp, err);
   const results: CheckResult[] = skipped.map(([c, why]) => ({ id: c.id, group: c.group, title: c.title, status: 'skipped', durationMs: 0, message: why, problems: [], requests: 0, operations: {} }));
   const fuzz = fuzzOf(values);
-  const meta = { seed, strictSeed: values['strict-seed'], ...(fuzz ? { fuzz } : {}) };
+  const meta = { seed, strictSeed: values['strict-seed'], mode, ...(values['no-clock'] ? { noClock: true } : {}), ...(fuzz ? { fuzz } : {}) };
   out(`conformance: ${tgt.baseUrl} (token service ${tgt.authUrl}), ${count(run.length, 'check')}, seed ${String(seed)}${values['strict-seed'] ? ', strict seed' : ''}`);
+  out(`mode: ${modeNote}${values['no-clock'] ? '; --no-clock: checks that move a clock are skipped' : ''}`);
   if (fuzz) out(`fuzz: ${count(fuzz.runs, 'request')} per operation, seed ${String(fuzz.seed)} (--seed ${String(fuzz.seed)} replays)`);
   for (const result of results) out(progressLine(result));
   try {
@@ -254,6 +307,10 @@ export async function main(argv: string[], out: (line: string) => void = console
     // A fault of the suite itself: said with its stack, and the reports still written (exit 2).
     err(error instanceof Error ? error.stack ?? error.message : String(error));
     return finish(2, results, meta, `the suite failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    // After a failure too: the sandboxes go, or what the run created.
+    await cleanUp().catch((error: unknown) => { err(`clean-up failed: ${error instanceof Error ? error.message : String(error)}`); });
+    stopListening();
   }
   results.sort((x, y) => allChecks.findIndex((c) => c.id === x.id) - allChecks.findIndex((c) => c.id === y.id));
   const failed = results.filter((r) => r.status === 'failed');

@@ -3,7 +3,11 @@
 // can only be seen on one. Made once per target and identity, by the operations the spec names.
 import { bodyOf, type CheckContext } from './check.ts';
 
-const made = new Map<string, Promise<Record<string, string>>>();
+/**
+ * Per run (keyed by the run's credentials object, which each run makes anew): a second run in the same process
+ * must not reuse records the first one's clean-up deleted, nor a sandbox's records once it is gone.
+ */
+const made = new WeakMap<object, Promise<Record<string, string>>>();
 
 /** A card that approves (the spec's magic-value table: any Luhn-valid number of a network not listed there). */
 export const testCard = (pan = '4111111111111111'): { pan: string; expirationMonth: number; expirationYear: number; securityCode: string } =>
@@ -50,11 +54,10 @@ async function make(ctx: CheckContext): Promise<Record<string, string>> {
 
 /** Ids of real records of the caller, by path parameter name (what could not be made is absent). */
 export function fixtureIds(ctx: CheckContext): Promise<Record<string, string>> {
-  const key = `${ctx.baseUrl} ${ctx.identities.join(',')}`;
-  let pending = made.get(key);
+  let pending = made.get(ctx.credentials);
   if (!pending) {
     pending = make(ctx);
-    made.set(key, pending);
+    made.set(ctx.credentials, pending);
   }
   return pending;
 }

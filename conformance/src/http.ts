@@ -79,6 +79,8 @@ export class Http {
     private readonly tokens: (who: string) => Promise<string | undefined>,
     /** Headers sent with every request (`--header`), under the request's own. */
     private readonly extraHeaders: Readonly<Record<string, string>> = {},
+    /** Told of every request to an operation of the spec and its answer (the clean-up ledger records what the run created). */
+    private readonly observer?: (operationId: string, options: CallOptions, exchange: Exchange) => void,
   ) {}
 
   async request(recorder: Recorder, operationId: string | undefined, method: string, url: string, options: CallOptions): Promise<Exchange> {
@@ -125,6 +127,8 @@ export class Http {
     }
     exchange.durationMs = performance.now() - started;
     recorder.record(exchange);
+    // Raw requests to an operation (hostile and negative cases) can create records too: they are observed alike.
+    if (operationId !== undefined) this.observer?.(operationId, options, exchange);
     return exchange;
   }
 

@@ -18,6 +18,7 @@ import { hostileChecks } from './checks/hostile.ts';
 import { throttleChecks } from './checks/throttle.ts';
 import { walkChecks } from './checks/walk.ts';
 import { webhookChecks } from './checks/webhooks.ts';
+import { CleanupLedger, clockMoved, type CleanupOutcome } from './cleanup.ts';
 import { Http, UnreachableError, curlOf, registerSecret, type Exchange } from './http.ts';
 import { describeNetworkError } from './network-errors.ts';
 import { probeBaseUrl } from './probe.ts';
@@ -107,6 +108,13 @@ function operationsOf(exchanges: readonly Exchange[]): CheckResult['operations']
   return found;
 }
 
+/** How a run treats the target's data: clean-up mode records what it creates; --no-clock never moves a clock. */
+export interface RunnerOptions {
+  /** 'all': delete what the run created; 'partner': only what the partner created (sandbox mode: the rest goes with the sandboxes). */
+  cleanup?: 'all' | 'partner';
+  noClock?: boolean;
+}
+
 export class Runner {
   private readonly tokens = new Map<string, Promise<string | undefined>>();
   private readonly http: Http;
@@ -115,9 +123,16 @@ export class Runner {
   /** Unique to this run (not seeded): names made by two runs never collide on a gateway that keeps data. */
   private readonly nonce = randomBytes(3).toString('hex');
 
-  constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, private readonly timeoutMs: number) {
+  /** What the run created, to delete at the end (clean-up mode only). */
+  private readonly ledger: CleanupLedger | undefined;
+  /** Each identity's sandbox clock offset (seconds) when the run began, to say how far the run moved it. */
+  private readonly clockAtStart = new Map<string, number>();
+
+  constructor(private readonly spec: Spec, private readonly target: Target, private readonly seed: number, private readonly timeoutMs: number, private readonly options: RunnerOptions = {}) {
     this.random = seeded(seed);
-    this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who), target.headers ?? {});
+    this.ledger = options.cleanup ? new CleanupLedger(spec) : undefined;
+    const ledger = this.ledger;
+    this.http = new Http(target.baseUrl, spec, timeoutMs, (who) => this.token(who), target.headers ?? {}, ledger ? (op, opts, e) => { ledger.observe(op, opts, e); } : undefined);
     // The credentials given show as variables in reproduction lines and reports, never as their values.
     for (const [who, credentials] of Object.entries(target.credentials)) {
       registerSecret(credentials.clientSecret, `CLIENT_SECRET_${who.toUpperCase()}`, { what: `the client secret of ${who} (given to the suite)` });
@@ -191,8 +206,29 @@ export class Runner {
         const read = await this.http.call({ record: () => undefined }, 'getSandboxClock', { as: who });
         const now = isObject(read.response?.body) ? read.response.body.now : undefined;
         if (read.response?.status === 200 && typeof now === 'string' && Number.isFinite(Date.parse(now))) this.clockAheadMs = Math.max(this.clockAheadMs, Date.parse(now) - Date.now());
+        const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
+        if (read.response?.status === 200 && typeof offset === 'number') this.clockAtStart.set(who, offset);
       }
     }
+  }
+
+  /**
+   * Clean-up mode's end: deletes what the run created (also after a failure or an interrupt) and says what it
+   * could not undo, a moved clock included. Undefined outside clean-up mode.
+   */
+  async cleanUp(): Promise<CleanupOutcome | undefined> {
+    if (!this.ledger) return undefined;
+    const recorder = { record: () => undefined };
+    // Deletes are not POSTs: the ledger does not record them as it observes the HTTP layer.
+    const outcome = await this.ledger.undo((operationId, options) => this.http.call(recorder, operationId, options), this.options.cleanup === 'partner' ? (as) => as === 'partner' : undefined);
+    if (this.options.cleanup === 'partner') return outcome;
+    for (const [who, before] of this.clockAtStart) {
+      const read = await this.http.call(recorder, 'getSandboxClock', { as: who });
+      const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
+      const moved = typeof offset === 'number' ? clockMoved(who, offset - before) : undefined;
+      if (moved !== undefined) outcome.notUndone.unshift(moved);
+    }
+    return outcome;
   }
 
   async runCheck(check: Check): Promise<CheckResult> {
@@ -202,7 +238,11 @@ export class Runner {
     const ctx: CheckContext = {
       spec: this.spec,
       record: recorder.record,
-      call: (operationId, options = {}) => this.http.call(recorder, operationId, { as: 'A', ...options }),
+      call: (operationId, options = {}) => {
+        // --no-clock: a check that would move a business clock stops here, reported as skipped.
+        if (this.options.noClock && operationId === 'advanceSandboxClock') return Promise.reject(new CheckSkipped('--no-clock: the check moves a business clock'));
+        return this.http.call(recorder, operationId, { as: 'A', ...options });
+      },
       // A raw request to an operation of the spec (the token services, say) is checked against it too.
       raw: (method, url, options = {}) => this.http.request(recorder, this.operationAt(method, url), method, url, options),
       identities: Object.keys(this.target.credentials),

@@ -1,34 +1,13 @@
 // The fuzz phase in CI: `--fuzz 20` with a fixed seed against the bundled server on SQLite, and on PostgreSQL
 // (a fresh schema) when PGW_TEST_DATABASE_URL is set. Every operation is fuzzed, nothing fails, and the run
 // says its seed, its number of requests and its time.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.ts';
+import { freshSchema } from './fresh-schema.ts';
 import { startBundledServer, type BundledServer } from './target.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING the PostgreSQL fuzz run of fuzz.test.ts: PGW_TEST_DATABASE_URL is not set (.ci/run sets it) ***\n');
-
-/** A PostgreSQL URL whose connections work in a fresh schema (made here, dropped by `drop`). */
-async function freshSchema(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `conformance_fuzz_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`create schema ${schema}`);
-  await client.end();
-  const withPath = new URL(url);
-  withPath.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: withPath.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    },
-  };
-}
 
 const engines = [['sqlite', undefined], ...(postgresUrl ? [['postgres', postgresUrl] as const] : [])] as const;
 

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
+import { findListed } from '../paging.ts';
 
 type JsonObject = Record<string, unknown>;
 const itemsOf = (exchange: Exchange): JsonObject[] => {
@@ -41,10 +42,11 @@ export const familyChecks: readonly Check[] = [
       const changed = { name: ctx.unique('hook2'), endpointUrl: 'http://127.0.0.1:9/conformance/v2', eventTypes: ['payment.ach.cleared'] };
       expectStatus(await ctx.call('updateWebhookEndpoint', { path: { webhookId }, body: changed }), 200, 'updateWebhookEndpoint');
       readsBack(changed, await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 'the updated webhook');
-      const mine = await ctx.call('listWebhookEndpoints', { query: { pageSize: 100 } });
-      expectThat(itemsOf(mine).some((i) => i.id === webhookId), 'the owner lists it', mine);
-      const theirs = await ctx.call('listWebhookEndpoints', { as: 'B', query: { pageSize: 100 } });
-      expectThat(!itemsOf(theirs).some((i) => i.id === webhookId), "another merchant's list does not hold it", theirs);
+      // Paged through: a merchant that keeps data has more endpoints than a page holds.
+      const mine = await findListed(ctx, 'listWebhookEndpoints', {}, (i) => i.id === webhookId);
+      expectThat(mine.item !== undefined, 'the owner lists it', mine.exchange);
+      const theirs = await findListed(ctx, 'listWebhookEndpoints', { as: 'B' }, (i) => i.id === webhookId);
+      expectThat(theirs.item === undefined, "another merchant's list does not hold it", theirs.exchange);
       expectStatus(await ctx.call('getWebhookEndpoint', { as: 'B', path: { webhookId } }), 404, "another merchant reads the webhook");
       expectStatus(await ctx.call('deleteWebhookEndpoint', { path: { webhookId } }), 200, 'deleteWebhookEndpoint');
       expectStatus(await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 404, 'getWebhookEndpoint after delete');
@@ -84,8 +86,8 @@ export const familyChecks: readonly Check[] = [
       expectStatus(created, 200, 'createApiKey');
       const { clientId, clientSecret } = bodyOf(created) as { clientId?: string; clientSecret?: string };
       expectThat(typeof clientId === 'string' && typeof clientSecret === 'string' && clientSecret.length > 0, 'the new key shows its client id and secret once', created);
-      const listed = await ctx.call('listApiKeys', {});
-      const entry = itemsOf(listed).find((i) => i.clientId === clientId);
+      // Searched by its unique name and paged through: earlier runs' keys fill the first page of an unfiltered list.
+      const { item: entry, exchange: listed } = await findListed(ctx, 'listApiKeys', { query: { search: name } }, (i) => i.clientId === clientId);
       expectThat(entry?.name === name && !JSON.stringify(listed.response?.body ?? {}).includes(clientSecret), 'the list names the key and never shows a secret', listed);
       const issued = await token(ctx, clientId, clientSecret);
       expectStatus(issued, 200, "a token for the new key");
@@ -103,8 +105,8 @@ export const familyChecks: readonly Check[] = [
     async run(ctx) {
       const deviceId = randomUUID();
       expectStatus(await ctx.call('issueTapToPayToken', { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
-      const list = await ctx.call('listDevices', { query: { pageSize: 100 } });
-      expectThat(itemsOf(list).some((i) => i.deviceId === deviceId), 'listDevices holds the new device', list);
+      const list = await findListed(ctx, 'listDevices', {}, (i) => i.deviceId === deviceId);
+      expectThat(list.item !== undefined, 'listDevices holds the new device', list.exchange);
       expectStatus(await ctx.call('getDevice', { path: { deviceId } }), 200, 'getDevice');
       expectStatus(await ctx.call('getDevice', { as: 'B', path: { deviceId } }), 404, "another merchant reads the device");
       expectStatus(await ctx.call('activateTapToPayDevice', { path: { deviceId } }), 200, 'activateTapToPayDevice');

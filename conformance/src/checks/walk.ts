@@ -55,6 +55,12 @@ class Walk {
     const base = this.example(step.op);
     const extra = step.request ? await step.request(this) : {};
     const request: CallOptions = { ...base, ...extra, path: { ...base.path, ...extra.path } };
+    // A step of the partner's (the sandbox operations) without partner credentials is not called: the coverage
+    // table shows it NOT CALLED, rather than the whole run stopping for want of a token.
+    if (request.as !== undefined && request.as !== 'none' && !this.ctx.identities.includes(request.as)) {
+      this.called.set(step.op, -1);
+      return { operationId: step.op, request: { method: '', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 };
+    }
     const exchange = await this.ctx.call(step.op, request);
     const status = exchange.response?.status ?? 0;
     this.called.set(step.op, status);

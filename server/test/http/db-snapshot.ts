@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 
 /** Tables whose rows move without any request's doing (leases renewed by a timer). */
-const MOVING = new Set(['instance_leases', 'key_state_instances', 'knex_migrations', 'knex_migrations_lock']);
+/** auth_throttle (PostgreSQL): failed-credential counters per client id and address in wall-clock windows, no merchant's. */
+const MOVING = new Set(['instance_leases', 'key_state_instances', 'knex_migrations', 'knex_migrations_lock', 'auth_throttle']);
 
 export class Snapshot {
   constructor(readonly digests: ReadonlyMap<string, string>) {}
@@ -125,17 +126,31 @@ export async function merchantRowCounts(db: Knex, merchantId: string): Promise<R
   return counts;
 }
 
-/** A digest of every table's rows that do NOT belong to the merchant: what its reset or deletion must not touch. */
-export async function snapshotOthers(db: Knex, merchantId: string): Promise<Snapshot> {
+/** Digests of each table's rows that belong (or, with `mine` false, do not belong) to the merchant. */
+async function ownedDigests(db: Knex, merchantId: string, mine: boolean): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   for (const [table, select] of await ownership(db)) {
-    const rows = (await select(db(table), merchantId, false).select('*')) as Record<string, unknown>[];
+    const rows = (await select(db(table), merchantId, mine).select('*')) as Record<string, unknown>[];
     const lines = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value))).sort();
     digests.set(table, createHash('sha256').update(lines.join('\n')).digest('hex'));
   }
+  return digests;
+}
+
+/** A digest of every table's rows that do NOT belong to the merchant: what its reset or deletion must not touch. */
+export async function snapshotOthers(db: Knex, merchantId: string): Promise<Snapshot> {
+  const digests = await ownedDigests(db, merchantId, false);
   for (const table of ['partners', 'signing_keys']) {
     const rows = (await db(table).select('*')) as Record<string, unknown>[];
     digests.set(table, createHash('sha256').update(rows.map((r) => JSON.stringify(r)).sort().join('\n')).digest('hex'));
   }
   return new Snapshot(digests);
+}
+
+/**
+ * A digest of every table's rows that DO belong to the merchant (its clock included, on its merchants row): what a
+ * conformance run in clean-up or sandbox mode must leave as it found it.
+ */
+export async function snapshotMerchant(db: Knex, merchantId: string): Promise<Snapshot> {
+  return new Snapshot(await ownedDigests(db, merchantId, true));
 }
