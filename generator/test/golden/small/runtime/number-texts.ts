@@ -8,11 +8,6 @@ import { parse as parseLossless } from 'lossless-json';
 /** The texts of a request's numbers that their parsed values do not carry, by JSON pointer (`/body/amount`). */
 export class NumberTexts {
   constructor(readonly byPointer: ReadonlyMap<string, string>) {}
-
-  /** The same texts, under `prefix` (`/body`). */
-  under(prefix: string): NumberTexts {
-    return new NumberTexts(new Map([...this.byPointer].map(([at, text]) => [`${prefix}${at}`, text])));
-  }
 }
 
 /**
