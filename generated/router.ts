@@ -2,8 +2,8 @@
 // The Express router: routes, validation and dispatch to the handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouterFromRoutes } from './runtime/router-runtime.ts';
-import type { ApiRouter, OperationInput, OperationResult, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
-import type * as op from './operations.ts';
+import type { ApiRouter, Dispatch, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
+import type { HandlerTypes, OperationId } from './operations.ts';
 import { routes } from './operations.ts';
 import type { Handlers } from './handlers.ts';
 import { apiSpec } from './spec.ts';
@@ -12,7 +12,7 @@ export interface ApiRouterOptions<Ctx> {
   /** The implementation of every operation. */
   handlers: Handlers<Ctx>;
   /** Builds the handler context before the request is parsed and validated (authenticate here; throw to refuse). */
-  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>;
+  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition<OperationId>) => Ctx | Promise<Ctx>;
   /** Validate every response against the document (default true). */
   validateResponses?: boolean;
   /** Largest accepted request body (default `1mb`). */
@@ -28,94 +28,90 @@ export function requestContext(req: IncomingMessage, res: ServerResponse, route:
 /** or a Node request handler given a `next` (an unknown path reaches `next` as a 404 problem). */
 export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter {
   const h = options.handlers;
-  // Validation has checked each input against its operation before the handler sees it.
-  const dispatch = (operationId: string, input: OperationInput, context: Ctx): Promise<OperationResult> =>
-    {
-      switch (operationId) {
-        case 'requestToken': return h.authentication.requestToken(input as unknown as op.RequestTokenInput, context);
-        case 'requestCrmToken': return h.authentication.requestCrmToken(input as unknown as op.RequestCrmTokenInput, context);
-        case 'getTransactionStatus': return h.transactions.getTransactionStatus(input as unknown as op.GetTransactionStatusInput, context);
-        case 'createAchDebit': return h.achPayments.createAchDebit(input as unknown as op.CreateAchDebitInput, context);
-        case 'createAchCredit': return h.achPayments.createAchCredit(input as unknown as op.CreateAchCreditInput, context);
-        case 'holdAchTransaction': return h.achPayments.holdAchTransaction(input as unknown as op.HoldAchTransactionInput, context);
-        case 'unholdAchTransaction': return h.achPayments.unholdAchTransaction(input as unknown as op.UnholdAchTransactionInput, context);
-        case 'voidAchTransaction': return h.achPayments.voidAchTransaction(input as unknown as op.VoidAchTransactionInput, context);
-        case 'refundAchTransaction': return h.achPayments.refundAchTransaction(input as unknown as op.RefundAchTransactionInput, context);
-        case 'authorizeCard': return h.cardPayments.authorizeCard(input as unknown as op.AuthorizeCardInput, context);
-        case 'createCardSale': return h.cardPayments.createCardSale(input as unknown as op.CreateCardSaleInput, context);
-        case 'captureCardTransaction': return h.cardPayments.captureCardTransaction(input as unknown as op.CaptureCardTransactionInput, context);
-        case 'voidCardTransaction': return h.cardPayments.voidCardTransaction(input as unknown as op.VoidCardTransactionInput, context);
-        case 'refundCardTransaction': return h.cardPayments.refundCardTransaction(input as unknown as op.RefundCardTransactionInput, context);
-        case 'refundCardWithoutReference': return h.cardPayments.refundCardWithoutReference(input as unknown as op.RefundCardWithoutReferenceInput, context);
-        case 'searchCustomers': return h.customers.searchCustomers(input as unknown as op.SearchCustomersInput, context);
-        case 'createCustomer': return h.customers.createCustomer(input as unknown as op.CreateCustomerInput, context);
-        case 'getCustomer': return h.customers.getCustomer(input as unknown as op.GetCustomerInput, context);
-        case 'updateCustomer': return h.customers.updateCustomer(input as unknown as op.UpdateCustomerInput, context);
-        case 'deleteCustomer': return h.customers.deleteCustomer(input as unknown as op.DeleteCustomerInput, context);
-        case 'listPaymentMethods': return h.paymentMethods.listPaymentMethods(input as unknown as op.ListPaymentMethodsInput, context);
-        case 'addCardPaymentMethod': return h.paymentMethods.addCardPaymentMethod(input as unknown as op.AddCardPaymentMethodInput, context);
-        case 'addAchPaymentMethod': return h.paymentMethods.addAchPaymentMethod(input as unknown as op.AddAchPaymentMethodInput, context);
-        case 'updatePaymentMethod': return h.paymentMethods.updatePaymentMethod(input as unknown as op.UpdatePaymentMethodInput, context);
-        case 'deletePaymentMethod': return h.paymentMethods.deletePaymentMethod(input as unknown as op.DeletePaymentMethodInput, context);
-        case 'makeDefaultPaymentMethod': return h.paymentMethods.makeDefaultPaymentMethod(input as unknown as op.MakeDefaultPaymentMethodInput, context);
-        case 'getPaymentConfiguration': return h.configuration.getPaymentConfiguration(input as unknown as op.GetPaymentConfigurationInput, context);
-        case 'listContactInfos': return h.configuration.listContactInfos(input as unknown as op.ListContactInfosInput, context);
-        case 'issueTapToPayToken': return h.devices.issueTapToPayToken(input as unknown as op.IssueTapToPayTokenInput, context);
-        case 'activateTapToPayDevice': return h.devices.activateTapToPayDevice(input as unknown as op.ActivateTapToPayDeviceInput, context);
-        case 'listDevices': return h.devices.listDevices(input as unknown as op.ListDevicesInput, context);
-        case 'getDevice': return h.devices.getDevice(input as unknown as op.GetDeviceInput, context);
-        case 'listApiKeys': return h.apiKeys.listApiKeys(input as unknown as op.ListApiKeysInput, context);
-        case 'createApiKey': return h.apiKeys.createApiKey(input as unknown as op.CreateApiKeyInput, context);
-        case 'deleteApiKey': return h.apiKeys.deleteApiKey(input as unknown as op.DeleteApiKeyInput, context);
-        case 'listCountries': return h.lookups.listCountries(input as unknown as op.ListCountriesInput, context);
-        case 'listStates': return h.lookups.listStates(input as unknown as op.ListStatesInput, context);
-        case 'listEnumerations': return h.lookups.listEnumerations(input as unknown as op.ListEnumerationsInput, context);
-        case 'listCategories': return h.categories.listCategories(input as unknown as op.ListCategoriesInput, context);
-        case 'createCategory': return h.categories.createCategory(input as unknown as op.CreateCategoryInput, context);
-        case 'updateCategory': return h.categories.updateCategory(input as unknown as op.UpdateCategoryInput, context);
-        case 'deleteCategory': return h.categories.deleteCategory(input as unknown as op.DeleteCategoryInput, context);
-        case 'listLineItems': return h.lineItems.listLineItems(input as unknown as op.ListLineItemsInput, context);
-        case 'createLineItem': return h.lineItems.createLineItem(input as unknown as op.CreateLineItemInput, context);
-        case 'updateLineItem': return h.lineItems.updateLineItem(input as unknown as op.UpdateLineItemInput, context);
-        case 'deleteLineItem': return h.lineItems.deleteLineItem(input as unknown as op.DeleteLineItemInput, context);
-        case 'listUnitTypes': return h.lineItems.listUnitTypes(input as unknown as op.ListUnitTypesInput, context);
-        case 'listInvoices': return h.invoices.listInvoices(input as unknown as op.ListInvoicesInput, context);
-        case 'createInvoice': return h.invoices.createInvoice(input as unknown as op.CreateInvoiceInput, context);
-        case 'publishInvoice': return h.invoices.publishInvoice(input as unknown as op.PublishInvoiceInput, context);
-        case 'getInvoice': return h.invoices.getInvoice(input as unknown as op.GetInvoiceInput, context);
-        case 'updateInvoice': return h.invoices.updateInvoice(input as unknown as op.UpdateInvoiceInput, context);
-        case 'deleteInvoice': return h.invoices.deleteInvoice(input as unknown as op.DeleteInvoiceInput, context);
-        case 'submitInvoiceCardPayment': return h.invoices.submitInvoiceCardPayment(input as unknown as op.SubmitInvoiceCardPaymentInput, context);
-        case 'submitInvoiceAchPayment': return h.invoices.submitInvoiceAchPayment(input as unknown as op.SubmitInvoiceAchPaymentInput, context);
-        case 'getInvoiceCalculations': return h.invoices.getInvoiceCalculations(input as unknown as op.GetInvoiceCalculationsInput, context);
-        case 'cancelInvoice': return h.invoices.cancelInvoice(input as unknown as op.CancelInvoiceInput, context);
-        case 'markInvoiceAsPaid': return h.invoices.markInvoiceAsPaid(input as unknown as op.MarkInvoiceAsPaidInput, context);
-        case 'sendInvoiceEmailNotification': return h.invoices.sendInvoiceEmailNotification(input as unknown as op.SendInvoiceEmailNotificationInput, context);
-        case 'sendInvoiceSmsNotification': return h.invoices.sendInvoiceSmsNotification(input as unknown as op.SendInvoiceSmsNotificationInput, context);
-        case 'downloadInvoicePdf': return h.invoices.downloadInvoicePdf(input as unknown as op.DownloadInvoicePdfInput, context);
-        case 'getInvoiceSettings': return h.invoices.getInvoiceSettings(input as unknown as op.GetInvoiceSettingsInput, context);
-        case 'updateInvoiceSettings': return h.invoices.updateInvoiceSettings(input as unknown as op.UpdateInvoiceSettingsInput, context);
-        case 'listWebhookEventTypes': return h.webhooks.listWebhookEventTypes(input as unknown as op.ListWebhookEventTypesInput, context);
-        case 'listWebhookEndpoints': return h.webhooks.listWebhookEndpoints(input as unknown as op.ListWebhookEndpointsInput, context);
-        case 'createWebhookEndpoint': return h.webhooks.createWebhookEndpoint(input as unknown as op.CreateWebhookEndpointInput, context);
-        case 'getWebhookEndpoint': return h.webhooks.getWebhookEndpoint(input as unknown as op.GetWebhookEndpointInput, context);
-        case 'updateWebhookEndpoint': return h.webhooks.updateWebhookEndpoint(input as unknown as op.UpdateWebhookEndpointInput, context);
-        case 'deleteWebhookEndpoint': return h.webhooks.deleteWebhookEndpoint(input as unknown as op.DeleteWebhookEndpointInput, context);
-        case 'pingWebhookEndpoint': return h.webhooks.pingWebhookEndpoint(input as unknown as op.PingWebhookEndpointInput, context);
-        case 'listDeliveryLogs': return h.webhooks.listDeliveryLogs(input as unknown as op.ListDeliveryLogsInput, context);
-        case 'exportDeliveryLogs': return h.webhooks.exportDeliveryLogs(input as unknown as op.ExportDeliveryLogsInput, context);
-        case 'listWebhookDeliveryLogs': return h.webhooks.listWebhookDeliveryLogs(input as unknown as op.ListWebhookDeliveryLogsInput, context);
-        case 'retryDelivery': return h.webhooks.retryDelivery(input as unknown as op.RetryDeliveryInput, context);
-        case 'getSandboxClock': return h.sandbox.getSandboxClock(input as unknown as op.GetSandboxClockInput, context);
-        case 'advanceSandboxClock': return h.sandbox.advanceSandboxClock(input as unknown as op.AdvanceSandboxClockInput, context);
-        case 'simulateTransaction': return h.sandbox.simulateTransaction(input as unknown as op.SimulateTransactionInput, context);
-        case 'streamSandboxEvents': return h.sandbox.streamSandboxEvents(input as unknown as op.StreamSandboxEventsInput, context);
-        case 'listSandboxMerchants': return h.sandbox.listSandboxMerchants(input as unknown as op.ListSandboxMerchantsInput, context);
-        case 'createSandboxMerchant': return h.sandbox.createSandboxMerchant(input as unknown as op.CreateSandboxMerchantInput, context);
-        case 'deleteSandboxMerchant': return h.sandbox.deleteSandboxMerchant(input as unknown as op.DeleteSandboxMerchantInput, context);
-        case 'resetSandbox': return h.sandbox.resetSandbox(input as unknown as op.ResetSandboxInput, context);
-        default: return Promise.reject(new Error(`no operation ${operationId}`));
-      }
-    };
-  return createRouterFromRoutes({ ...options, apiSpec, routes, dispatch });
+  // Each operation's handler by operationId, typed by its own input and result (validation has checked the input).
+  const dispatch: Dispatch<HandlerTypes, Ctx> = {
+    requestToken: (input, context) => h.authentication.requestToken(input, context),
+    requestCrmToken: (input, context) => h.authentication.requestCrmToken(input, context),
+    getTransactionStatus: (input, context) => h.transactions.getTransactionStatus(input, context),
+    createAchDebit: (input, context) => h.achPayments.createAchDebit(input, context),
+    createAchCredit: (input, context) => h.achPayments.createAchCredit(input, context),
+    holdAchTransaction: (input, context) => h.achPayments.holdAchTransaction(input, context),
+    unholdAchTransaction: (input, context) => h.achPayments.unholdAchTransaction(input, context),
+    voidAchTransaction: (input, context) => h.achPayments.voidAchTransaction(input, context),
+    refundAchTransaction: (input, context) => h.achPayments.refundAchTransaction(input, context),
+    authorizeCard: (input, context) => h.cardPayments.authorizeCard(input, context),
+    createCardSale: (input, context) => h.cardPayments.createCardSale(input, context),
+    captureCardTransaction: (input, context) => h.cardPayments.captureCardTransaction(input, context),
+    voidCardTransaction: (input, context) => h.cardPayments.voidCardTransaction(input, context),
+    refundCardTransaction: (input, context) => h.cardPayments.refundCardTransaction(input, context),
+    refundCardWithoutReference: (input, context) => h.cardPayments.refundCardWithoutReference(input, context),
+    searchCustomers: (input, context) => h.customers.searchCustomers(input, context),
+    createCustomer: (input, context) => h.customers.createCustomer(input, context),
+    getCustomer: (input, context) => h.customers.getCustomer(input, context),
+    updateCustomer: (input, context) => h.customers.updateCustomer(input, context),
+    deleteCustomer: (input, context) => h.customers.deleteCustomer(input, context),
+    listPaymentMethods: (input, context) => h.paymentMethods.listPaymentMethods(input, context),
+    addCardPaymentMethod: (input, context) => h.paymentMethods.addCardPaymentMethod(input, context),
+    addAchPaymentMethod: (input, context) => h.paymentMethods.addAchPaymentMethod(input, context),
+    updatePaymentMethod: (input, context) => h.paymentMethods.updatePaymentMethod(input, context),
+    deletePaymentMethod: (input, context) => h.paymentMethods.deletePaymentMethod(input, context),
+    makeDefaultPaymentMethod: (input, context) => h.paymentMethods.makeDefaultPaymentMethod(input, context),
+    getPaymentConfiguration: (input, context) => h.configuration.getPaymentConfiguration(input, context),
+    listContactInfos: (input, context) => h.configuration.listContactInfos(input, context),
+    issueTapToPayToken: (input, context) => h.devices.issueTapToPayToken(input, context),
+    activateTapToPayDevice: (input, context) => h.devices.activateTapToPayDevice(input, context),
+    listDevices: (input, context) => h.devices.listDevices(input, context),
+    getDevice: (input, context) => h.devices.getDevice(input, context),
+    listApiKeys: (input, context) => h.apiKeys.listApiKeys(input, context),
+    createApiKey: (input, context) => h.apiKeys.createApiKey(input, context),
+    deleteApiKey: (input, context) => h.apiKeys.deleteApiKey(input, context),
+    listCountries: (input, context) => h.lookups.listCountries(input, context),
+    listStates: (input, context) => h.lookups.listStates(input, context),
+    listEnumerations: (input, context) => h.lookups.listEnumerations(input, context),
+    listCategories: (input, context) => h.categories.listCategories(input, context),
+    createCategory: (input, context) => h.categories.createCategory(input, context),
+    updateCategory: (input, context) => h.categories.updateCategory(input, context),
+    deleteCategory: (input, context) => h.categories.deleteCategory(input, context),
+    listLineItems: (input, context) => h.lineItems.listLineItems(input, context),
+    createLineItem: (input, context) => h.lineItems.createLineItem(input, context),
+    updateLineItem: (input, context) => h.lineItems.updateLineItem(input, context),
+    deleteLineItem: (input, context) => h.lineItems.deleteLineItem(input, context),
+    listUnitTypes: (input, context) => h.lineItems.listUnitTypes(input, context),
+    listInvoices: (input, context) => h.invoices.listInvoices(input, context),
+    createInvoice: (input, context) => h.invoices.createInvoice(input, context),
+    publishInvoice: (input, context) => h.invoices.publishInvoice(input, context),
+    getInvoice: (input, context) => h.invoices.getInvoice(input, context),
+    updateInvoice: (input, context) => h.invoices.updateInvoice(input, context),
+    deleteInvoice: (input, context) => h.invoices.deleteInvoice(input, context),
+    submitInvoiceCardPayment: (input, context) => h.invoices.submitInvoiceCardPayment(input, context),
+    submitInvoiceAchPayment: (input, context) => h.invoices.submitInvoiceAchPayment(input, context),
+    getInvoiceCalculations: (input, context) => h.invoices.getInvoiceCalculations(input, context),
+    cancelInvoice: (input, context) => h.invoices.cancelInvoice(input, context),
+    markInvoiceAsPaid: (input, context) => h.invoices.markInvoiceAsPaid(input, context),
+    sendInvoiceEmailNotification: (input, context) => h.invoices.sendInvoiceEmailNotification(input, context),
+    sendInvoiceSmsNotification: (input, context) => h.invoices.sendInvoiceSmsNotification(input, context),
+    downloadInvoicePdf: (input, context) => h.invoices.downloadInvoicePdf(input, context),
+    getInvoiceSettings: (input, context) => h.invoices.getInvoiceSettings(input, context),
+    updateInvoiceSettings: (input, context) => h.invoices.updateInvoiceSettings(input, context),
+    listWebhookEventTypes: (input, context) => h.webhooks.listWebhookEventTypes(input, context),
+    listWebhookEndpoints: (input, context) => h.webhooks.listWebhookEndpoints(input, context),
+    createWebhookEndpoint: (input, context) => h.webhooks.createWebhookEndpoint(input, context),
+    getWebhookEndpoint: (input, context) => h.webhooks.getWebhookEndpoint(input, context),
+    updateWebhookEndpoint: (input, context) => h.webhooks.updateWebhookEndpoint(input, context),
+    deleteWebhookEndpoint: (input, context) => h.webhooks.deleteWebhookEndpoint(input, context),
+    pingWebhookEndpoint: (input, context) => h.webhooks.pingWebhookEndpoint(input, context),
+    listDeliveryLogs: (input, context) => h.webhooks.listDeliveryLogs(input, context),
+    exportDeliveryLogs: (input, context) => h.webhooks.exportDeliveryLogs(input, context),
+    listWebhookDeliveryLogs: (input, context) => h.webhooks.listWebhookDeliveryLogs(input, context),
+    retryDelivery: (input, context) => h.webhooks.retryDelivery(input, context),
+    getSandboxClock: (input, context) => h.sandbox.getSandboxClock(input, context),
+    advanceSandboxClock: (input, context) => h.sandbox.advanceSandboxClock(input, context),
+    simulateTransaction: (input, context) => h.sandbox.simulateTransaction(input, context),
+    streamSandboxEvents: (input, context) => h.sandbox.streamSandboxEvents(input, context),
+    listSandboxMerchants: (input, context) => h.sandbox.listSandboxMerchants(input, context),
+    createSandboxMerchant: (input, context) => h.sandbox.createSandboxMerchant(input, context),
+    deleteSandboxMerchant: (input, context) => h.sandbox.deleteSandboxMerchant(input, context),
+    resetSandbox: (input, context) => h.sandbox.resetSandbox(input, context),
+  };
+  return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });
 }

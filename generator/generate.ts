@@ -5,6 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Printer, textFile, type GeneratedFile } from './lib/ts.ts';
 import { readModel, type ApiModel, type JsonObject } from './model.ts';
 import { transformClient } from './transform/client.ts';
+import { transformEnums } from './transform/enums.ts';
+import { transformErrorCodes } from './transform/error-codes.ts';
+import { transformMagicValues } from './transform/magic-values.ts';
 import { transformOperations } from './transform/operation-object.ts';
 import { transformRouter } from './transform/router.ts';
 import { transformStateMachines } from './transform/state-machines.ts';
@@ -13,7 +16,7 @@ import { transformTypes } from './transform/types.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
 
 const templates = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
-const RUNTIME = ['router-runtime.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts', 'number-texts.ts'] as const;
+const RUNTIME = ['router-runtime.ts', 'router-types.ts', 'route-match.ts', 'request-body.ts', 'operation-checks.ts', 'response-writer.ts', 'router-problems.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts', 'number-texts.ts'] as const;
 
 function specModule(printer: Printer): GeneratedFile {
   return printer.file('spec.ts', 'The bundled document, as the router validates against it.', [
@@ -23,7 +26,10 @@ export const apiSpec: Record<string, unknown> = JSON.parse(readFileSync(new URL(
   ]);
 }
 
-function indexModule(printer: Printer, stateMachines: boolean): GeneratedFile {
+/** The optional modules (each generated only when the document holds its data) that index.ts re-exports. */
+interface Optional { enums: boolean; stateMachines: boolean; magicValues: boolean; errorCodes: boolean }
+
+function indexModule(printer: Printer, has: Optional): GeneratedFile {
   return printer.file('index.ts', 'Everything generated, from one module.', [
     `export type * from './types.ts';`,
     `export * from './operations.ts';`,
@@ -31,7 +37,10 @@ function indexModule(printer: Printer, stateMachines: boolean): GeneratedFile {
     `export * from './router.ts';`,
     `export * from './client.ts';`,
     `export * from './webhooks.ts';`,
-    ...(stateMachines ? [`export * from './state-machines.ts';`] : []),
+    ...(has.enums ? [`export * from './enums.ts';`] : []),
+    ...(has.stateMachines ? [`export * from './state-machines.ts';`] : []),
+    ...(has.magicValues ? [`export * from './magic-values.ts';`] : []),
+    ...(has.errorCodes ? [`export * from './error-codes.ts';`] : []),
     `export { apiSpec } from './spec.ts';`,
     `export { routerProblem, webhookEventProblems, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
     `export { requestPath, requestQuery } from './runtime/http-io.ts';`,
@@ -47,7 +56,10 @@ export interface Generation {
 export async function generate(doc: JsonObject): Promise<Generation> {
   const model = readModel(doc);
   const printer = new Printer();
+  const enums = transformEnums(doc, printer);
   const stateMachines = transformStateMachines(doc, printer);
+  const magicValues = transformMagicValues(doc, printer);
+  const errorCodes = transformErrorCodes(doc, printer);
   const files: GeneratedFile[] = [
     textFile('openapi.json', `${JSON.stringify(doc, null, 2)}\n`),
     await transformTypes(doc),
@@ -56,9 +68,12 @@ export async function generate(doc: JsonObject): Promise<Generation> {
     transformRouter(model, printer),
     transformClient(model, printer),
     transformWebhooks(model, printer),
+    ...(enums ? [enums] : []),
     ...(stateMachines ? [stateMachines] : []),
+    ...(magicValues ? [magicValues] : []),
+    ...(errorCodes ? [errorCodes] : []),
     specModule(printer),
-    indexModule(printer, stateMachines !== undefined),
+    indexModule(printer, { enums: enums !== undefined, stateMachines: stateMachines !== undefined, magicValues: magicValues !== undefined, errorCodes: errorCodes !== undefined }),
     ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),
   ];
   files.sort((a, b) => a.path.localeCompare(b.path));

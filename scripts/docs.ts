@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readStateMachines, type StateMachineModel } from '../generator/transform/state-machines.ts';
+import { readStateMachines, type StateMachineModel, type StatusId } from '../generator/transform/state-machines.ts';
 import { markDesigned } from './docs-marks.ts';
 import { root, runBin } from './lib/run.ts';
 
@@ -17,7 +17,9 @@ const cell = (text: string): string => text.replaceAll('|', '\\|');
 /** One machine's table rows as Markdown cells: from, trigger, to, response code, event, provenance (status names, not ids). */
 export function stateMachineRows(machine: StateMachineModel): string[][] {
   const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
-  const status = (id: number | null | 'removed'): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)' : `${names.get(id) ?? ''} (${String(id)})`);
+  // A string enumeration's status is its own name; an integer one's shows its name and id.
+  const status = (id: StatusId | null): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)'
+    : typeof id === 'string' ? id : `${names.get(id) ?? ''} (${String(id)})`);
   return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\``, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
     r.event === null ? '-' : `\`${r.event}\``, `${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`}`]);
 }

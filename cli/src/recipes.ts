@@ -1,15 +1,23 @@
 // `pgw trigger` recipes: each event type the server emits, made to happen for real through the public API
 // and the sandbox controls (simulate), printing the ids of what it created. The types no operation can
 // produce are listed with the reason.
+import { AccountHolderType, AccountType, PaymentProcessorType, SecCode } from '../../generated/enums.ts';
+import { sandboxCardFor } from '../../generated/magic-values.ts';
 import { webhookEvents, type WebhookEventName } from '../../generated/webhooks.ts';
 import { done, ok, type Session } from './api.ts';
 
 type Say = (text: string) => void;
 interface Recipe { does: string; run: (r: Runner) => Promise<void> }
 
-const CARD = { pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123', cardholderName: 'Jane Doe' };
-const DECLINING = '4000000000000002';
-const FAILING = '4000000000000119';
+/** The sandbox's magic card answering a response code (the contract's table). */
+function magicCard(responseCode: Parameters<typeof sandboxCardFor>[0]): string {
+  const pan = sandboxCardFor(responseCode);
+  if (pan === undefined) throw new Error(`the contract lists no sandbox card answering ${responseCode}`);
+  return pan;
+}
+const CARD = { pan: magicCard('000'), expirationMonth: 12, expirationYear: 2030, securityCode: '123', cardholderName: 'Jane Doe' };
+const DECLINING = magicCard('005');
+const FAILING = magicCard('096');
 
 /** The calls the recipes share, each printing what it made. */
 class Runner {
@@ -19,7 +27,7 @@ class Runner {
   private async ach(): Promise<string> {
     if (this.achProcessor) return this.achProcessor;
     const conf = await ok(this.s.config, 'reading the payment configuration', () => this.s.api.GET('/pay-api/v1/configurations/payments'));
-    const found = conf.availablePaymentProcessors.find((p) => p.typeId === 2);
+    const found = conf.availablePaymentProcessors.find((p) => p.typeId === PaymentProcessorType.Eft);
     if (!found) throw new Error('the merchant has no ACH (Eft) processor in its payment configuration');
     this.achProcessor = found.id;
     return found.id;
@@ -50,8 +58,8 @@ class Runner {
   async achDebit(): Promise<string> {
     const paymentProcessorId = await this.ach();
     const r = await ok(this.s.config, 'an ACH debit', () => this.s.api.POST('/pay-api/v1/transactions/ach/payment', { body: {
-      amount: 42.5, paymentProcessorId, secCode: 1, requesterIPaddress: '203.0.113.24', routingNumber: '021000021', accountNumber: '000123456789',
-      accountType: 1, accountHolderType: 2, billingAddress: { line1: '100 Congress Ave', city: 'Austin', stateId: 44, countryId: 1, postalCode: '78701' },
+      amount: 42.5, paymentProcessorId, secCode: SecCode.PPD, requesterIPaddress: '203.0.113.24', routingNumber: '021000021', accountNumber: '000123456789',
+      accountType: AccountType.Checking, accountHolderType: AccountHolderType.Personal, billingAddress: { line1: '100 Congress Ave', city: 'Austin', stateId: 44, countryId: 1, postalCode: '78701' },
       contactInfo: { firstName: 'Jane', lastName: 'Doe' },
     } }));
     this.say(`ACH debit ${r.transactionId}: ${r.status ?? ''}`);

@@ -1,5 +1,5 @@
 // What a check is, what it may do, and how it fails.
-import type { CallOptions, Exchange, Recorder } from './http.ts';
+import type { CallOptions, Exchange, Operation, Recorder } from './http.ts';
 import type { Spec } from './spec.ts';
 
 export type Group = 'auth' | 'errors' | 'resources' | 'pagination' | 'tenancy' | 'idempotency' | 'transitions' | 'fuzz';
@@ -32,8 +32,8 @@ export class CheckSkipped extends Error {}
 
 export interface CheckContext extends Recorder {
   readonly spec: Spec;
-  /** Calls an operation by operationId (as merchant A unless `as` says otherwise). */
-  call(operationId: string, options?: CallOptions): Promise<Exchange>;
+  /** Calls an operation, by its generated operationId or as the spec describes it (as merchant A unless `as` says otherwise). */
+  call(operation: Operation, options?: CallOptions): Promise<Exchange>;
   /** A request outside the spec's operations (unknown routes, raw token requests). */
   raw(method: string, url: string, options?: CallOptions): Promise<Exchange>;
   /** Identities: `A` and `B` (two merchants), `partner` when configured. */

@@ -2,7 +2,8 @@
 // it at the end. Created records are recorded from the 2xx answers of create operations; the matching delete
 // operation is derived from the spec (the DELETE at the create's path, or its parent's, plus `/{id}`), so a new
 // family of records is cleaned up without a line here. What cannot be undone is said, not hidden.
-import type { CallOptions, Exchange } from './http.ts';
+import { OperationId } from '../../generated/operations.ts';
+import type { CallOptions, Exchange, Operation } from './http.ts';
 import type { Spec } from './spec.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -25,7 +26,7 @@ interface Created {
 }
 
 /** The caller of an operation and the deletes it is owed. */
-export type Caller = (operationId: string, options: CallOptions) => Promise<Exchange>;
+export type Caller = (operation: Operation, options: CallOptions) => Promise<Exchange>;
 
 const paramsOf = (template: string): string[] => [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -121,7 +122,7 @@ export class CleanupLedger {
       return;
     }
     // An action on a record (capture, hold, ping) answers that record, named in its path: nothing new was made.
-    if (operationId === 'requestToken' || operationId === 'requestCrmToken') return;
+    if (operationId === OperationId.requestToken || operationId === OperationId.requestCrmToken) return;
     const id = typeof body.id === 'string' ? body.id : typeof body.transactionId === 'string' ? body.transactionId : undefined;
     if (id === undefined || Object.values(path).includes(id)) return;
     let ids = this.undeletable.get(operationId);
@@ -132,12 +133,12 @@ export class CleanupLedger {
   /** The customers the run's invoices and transactions link to that the run never named: the gateway made them. */
   private async generatedCustomers(call: Caller): Promise<Map<string, { as: string; headers: Record<string, string> }>> {
     const found = new Map<string, { as: string; headers: Record<string, string> }>();
-    const reads: [string, string, string, { as: string; headers: Record<string, string> }][] = [];
-    if (this.spec.operations.has('getInvoice')) {
-      for (const r of this.created.values()) if (r.rule.idParam === 'invoiceId' && r.path.invoiceId !== undefined) reads.push(['getInvoice', 'invoiceId', r.path.invoiceId, r]);
+    const reads: [OperationId, string, string, { as: string; headers: Record<string, string> }][] = [];
+    if (this.spec.operations.has(OperationId.getInvoice)) {
+      for (const r of this.created.values()) if (r.rule.idParam === 'invoiceId' && r.path.invoiceId !== undefined) reads.push([OperationId.getInvoice, 'invoiceId', r.path.invoiceId, r]);
     }
-    if (this.spec.operations.has('getTransactionStatus')) {
-      for (const ids of this.undeletable.values()) for (const [id, who] of ids) reads.push(['getTransactionStatus', 'transactionId', id, who]);
+    if (this.spec.operations.has(OperationId.getTransactionStatus)) {
+      for (const ids of this.undeletable.values()) for (const [id, who] of ids) reads.push([OperationId.getTransactionStatus, 'transactionId', id, who]);
     }
     const createdCustomers = new Set([...this.created.values()].filter((r) => r.rule.idParam === 'customerId').map((r) => r.path.customerId));
     for (const [op, param, id, who] of reads) {
@@ -169,7 +170,7 @@ export class CleanupLedger {
       this.settingsChanged.clear();
     }
     for (const record of [...this.created.values()].reverse()) {
-      const res = await call(record.rule.deleteOperation, { as: record.as, path: record.path, headers: record.headers });
+      const res = await call(this.spec.operation(record.rule.deleteOperation), { as: record.as, path: record.path, headers: record.headers });
       const status = res.response?.status;
       if (status !== undefined && status >= 200 && status < 300) deleted[record.createOperation] = (deleted[record.createOperation] ?? 0) + 1;
       else if (status !== 404) {
@@ -182,7 +183,7 @@ export class CleanupLedger {
     // Customers the gateway generated for the run's records (an ACH payment from account details, a paid invoice
     // without a customer): found on those records, deleted once nothing of the run refers to them any more.
     for (const [customerId, who] of await this.generatedCustomers(call)) {
-      const res = await call('deleteCustomer', { as: who.as, headers: who.headers, path: { customerId } });
+      const res = await call(OperationId.deleteCustomer, { as: who.as, headers: who.headers, path: { customerId } });
       const status = res.response?.status ?? 0;
       if (status >= 200 && status < 300) deleted.generatedCustomer = (deleted.generatedCustomer ?? 0) + 1;
       else if (status !== 404) notUndone.push(`deleteCustomer refused a customer the gateway generated for the run (${String(status)})`);

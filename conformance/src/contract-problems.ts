@@ -5,7 +5,7 @@ import type { Spec } from './spec.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function contractProblems(spec: Spec, operationId: string | undefined, status: number, headers: Headers, body: unknown): string[] {
+export function contractProblems(spec: Spec, operationId: string | undefined, status: number, headers: Pick<Headers, 'get'>, body: unknown): string[] {
   const problems: string[] = [];
   // The standard error body repeats the status (spec/schemas/common.yaml ErrorResponse): a client reading only the body must not be told otherwise.
   if (status >= 400 && isObject(body) && 'statusCode' in body && body.statusCode !== status) {

@@ -1,6 +1,9 @@
 // Real records for the path parameters of the negative cases: rules the server checks after finding the
 // record (a card number's Luhn check on a customer's card) need a record that exists, and "changes nothing"
 // can only be seen on one. Made once per target and identity, by the operations the spec names.
+import { OperationId } from '../../generated/operations.ts';
+import { PaymentProcessorType } from '../../generated/enums.ts';
+import { sandboxCardFor } from '../../generated/magic-values.ts';
 import { bodyOf, type CheckContext } from './check.ts';
 
 /**
@@ -9,20 +12,23 @@ import { bodyOf, type CheckContext } from './check.ts';
  */
 const made = new WeakMap<object, Promise<Record<string, string>>>();
 
-/** A card that approves (the spec's magic-value table: any Luhn-valid number of a network not listed there). */
-export const testCard = (pan = '4111111111111111'): { pan: string; expirationMonth: number; expirationYear: number; securityCode: string } =>
+const approving = sandboxCardFor('000');
+if (approving === undefined) throw new Error('the contract lists no sandbox card that approves (spec/data/magic-values.yaml)');
+/** A card that approves (the first approving number of the contract's magic-value table). */
+export const approvingCard: string = approving;
+export const testCard = (pan = approvingCard): { pan: string; expirationMonth: number; expirationYear: number; securityCode: string } =>
   ({ pan, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' });
 const card = { name: 'Fixture card', ...testCard() };
 
 /** The caller's card and ACH (Eft) processor ids, from its payment configuration ('' when it has none). */
 export async function paymentProcessors(ctx: CheckContext): Promise<{ card: string; ach: string }> {
-  const config = bodyOf(await ctx.call('getPaymentConfiguration', {}));
+  const config = bodyOf(await ctx.call(OperationId.getPaymentConfiguration, {}));
   const listed = Array.isArray(config.availablePaymentProcessors) ? (config.availablePaymentProcessors as { id?: unknown; typeId?: unknown }[]) : [];
   const first = (typeId: number): string => {
     const id = listed.find((p) => p.typeId === typeId)?.id;
     return typeof id === 'string' ? id : '';
   };
-  return { card: first(1), ach: first(2) };
+  return { card: first(PaymentProcessorType.CardProcessor), ach: first(PaymentProcessorType.Eft) };
 }
 
 async function make(ctx: CheckContext): Promise<Record<string, string>> {
@@ -30,24 +36,24 @@ async function make(ctx: CheckContext): Promise<Record<string, string>> {
   const keep = (name: string, value: unknown): void => { if (typeof value === 'string' && value !== '') ids[name] = value; };
   // Expiring three years after the target's business now: a sandbox clock moved ahead (a fuzz run) must not expire it.
   const expirationYear = Math.min(2099, new Date(ctx.daysAhead(0)).getUTCFullYear() + 3);
-  const customer = bodyOf(await ctx.call('createCustomer', { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [{ ...card, expirationYear }] } }));
+  const customer = bodyOf(await ctx.call(OperationId.createCustomer, { body: { firstName: 'Fixture', lastName: ctx.unique('fixture'), paymentMethodsCards: [{ ...card, expirationYear }] } }));
   keep('customerId', customer.id);
   if (ids.customerId !== undefined) {
-    const read = bodyOf(await ctx.call('getCustomer', { path: { customerId: ids.customerId } }));
+    const read = bodyOf(await ctx.call(OperationId.getCustomer, { path: { customerId: ids.customerId } }));
     keep('merchantId', read.merchantId);
-    const methods = bodyOf(await ctx.call('listPaymentMethods', { path: { customerId: ids.customerId } }));
+    const methods = bodyOf(await ctx.call(OperationId.listPaymentMethods, { path: { customerId: ids.customerId } }));
     keep('paymentMethodId', (Array.isArray(methods.items) ? (methods.items as { id?: unknown }[]) : [])[0]?.id);
   }
-  const invoice = bodyOf(await ctx.call('publishInvoice', {
+  const invoice = bodyOf(await ctx.call(OperationId.publishInvoice, {
     body: { id: null, dueDate: ctx.daysAhead(30), customer: { firstName: 'Fixture', lastName: 'Invoice', email: 'fixture@example.com' },
       lineItems: [{ lineItemId: null, productName: 'Fixture', unitTypeId: 1, unitPrice: 10, quantity: 1 }] },
   }));
   keep('invoiceId', invoice.id);
-  const hook = bodyOf(await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('fixture-hook'), endpointUrl: 'http://127.0.0.1:9/fixture', eventTypes: ['invoice.paid'] } }));
+  const hook = bodyOf(await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('fixture-hook'), endpointUrl: 'http://127.0.0.1:9/fixture', eventTypes: ['invoice.paid'] } }));
   keep('webhookId', hook.id);
-  const category = bodyOf(await ctx.call('createCategory', { body: { name: ctx.unique('fixture-cat'), defaultUnitTypeId: 1 } }));
+  const category = bodyOf(await ctx.call(OperationId.createCategory, { body: { name: ctx.unique('fixture-cat'), defaultUnitTypeId: 1 } }));
   keep('categoryId', category.id);
-  const item = bodyOf(await ctx.call('createLineItem', { body: { productName: ctx.unique('fixture-item'), unitPrice: 5, unitTypeId: 1 } }));
+  const item = bodyOf(await ctx.call(OperationId.createLineItem, { body: { productName: ctx.unique('fixture-item'), unitPrice: 5, unitTypeId: 1 } }));
   keep('lineItemId', item.id);
   return ids;
 }

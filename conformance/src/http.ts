@@ -1,9 +1,11 @@
 // HTTP for the checks: calls by operationId, each exchange recorded, checked against the spec, and
 // reproducible as a `curl` line that pastes into a shell, the run's real secrets replaced by variables.
+import type { OperationId } from '../../generated/operations.ts';
 import { contractProblems } from './contract-problems.ts';
 import { describeNetworkError } from './network-errors.ts';
 import { registerHandedOut } from './reproduce.ts';
-import type { Spec } from './spec.ts';
+import type { OperationInfo, Spec } from './spec.ts';
+import { send } from './transport.ts';
 
 export interface ExchangeRequest {
   method: string;
@@ -43,33 +45,20 @@ export interface CallOptions {
   as?: string;
 }
 
+/**
+ * An operation to call: named in the code by its generated operationId (a misspelt one does not compile), or
+ * as the spec describes one the suite found by reading the document (every operation, whatever its name).
+ */
+export type Operation = OperationId | OperationInfo;
+
+/** The operationId of an operation to call, however it was given. */
+export const operationIdOf = (operation: Operation): string => (typeof operation === 'string' ? operation : operation.operationId);
+
 export interface Recorder {
   record(exchange: Exchange): void;
 }
 
 export { curlOf, redactBody, registerSecret, setupOf, variablesOf } from './reproduce.ts';
-
-/** The text of a server-sent event stream up to its first blank line (the end of a message), at most 3 s of it. */
-async function firstEvents(res: Response): Promise<string> {
-  const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) return '';
-  // Cancelling the reader ends the read in progress (done) and closes the connection.
-  const timer = setTimeout(() => { void reader.cancel().catch(() => undefined); }, 3000);
-  let text = '';
-  try {
-    while (!text.includes('\n\n')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-  } catch {
-    // Cut off after 3 s: what came is the body.
-  } finally {
-    clearTimeout(timer);
-    await reader.cancel().catch(() => undefined);
-  }
-  return text;
-}
 
 export class Http {
   constructor(
@@ -109,18 +98,19 @@ export class Http {
     const started = performance.now();
     try {
       const payload = bytes ?? body;
-      const res = await fetch(url, { method: method.toUpperCase(), headers, ...(payload === undefined ? {} : { body: payload }), redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
-      // An event stream never ends: its first message (or what came in the first seconds) stands for the body.
-      const text = /^text\/event-stream/.test(res.headers.get('content-type') ?? '') ? await firstEvents(res) : await res.text();
+      // An event stream's first message (or what came in its first seconds) stands for its body (transport.ts).
+      const res = await send({ method: method.toUpperCase(), url, headers, ...(payload === undefined ? {} : { body: payload }), timeoutMs: this.timeoutMs });
+      const { text } = res;
+      const contentType = res.headers['content-type'] ?? null;
       let parsed: unknown = text === '' ? undefined : text;
-      if (/json/.test(res.headers.get('content-type') ?? '')) {
+      if (/json/.test(contentType ?? '')) {
         try { parsed = JSON.parse(text) as unknown; } catch { exchange.problems.push('content_type_conformance: the body is not valid JSON'); }
       }
-      exchange.response = { status: res.status, headers: Object.fromEntries(res.headers), body: parsed, text };
+      exchange.response = { status: res.status, headers: res.headers, body: parsed, text };
       registerHandedOut(parsed);
       if (res.status >= 500) exchange.problems.push(`not_a_server_error: ${String(res.status)}`);
-      if (operationId !== undefined) exchange.problems.push(...this.spec.responseProblems(operationId, res.status, res.headers.get('content-type'), parsed));
-      exchange.problems.push(...contractProblems(this.spec, operationId, res.status, res.headers, parsed));
+      if (operationId !== undefined) exchange.problems.push(...this.spec.responseProblems(operationId, res.status, contentType, parsed));
+      exchange.problems.push(...contractProblems(this.spec, operationId, res.status, { get: (name) => res.headers[name.toLowerCase()] ?? null }, parsed));
     } catch (error) {
       exchange.error = describeNetworkError(error, this.timeoutMs);
       exchange.problems.push(`the request failed: ${exchange.error}`);
@@ -132,13 +122,13 @@ export class Http {
     return exchange;
   }
 
-  /** Calls an operation of the spec by its operationId. */
-  call(recorder: Recorder, operationId: string, options: CallOptions = {}): Promise<Exchange> {
-    const op = this.spec.operation(operationId);
+  /** Calls an operation of the spec. */
+  call(recorder: Recorder, operation: Operation, options: CallOptions = {}): Promise<Exchange> {
+    const op = typeof operation === 'string' ? this.spec.operation(operation) : operation;
     const path = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(options.path?.[name] ?? ''));
     const query = new URLSearchParams();
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query.set(k, String(v));
     const qs = query.toString();
-    return this.request(recorder, operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
+    return this.request(recorder, op.operationId, op.method, `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, options);
   }
 }

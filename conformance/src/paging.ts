@@ -1,5 +1,6 @@
 // Finding a record in a list without assuming where it sits: a target that keeps data (a staging gateway, the
 // hundredth run against one server) holds more than a page of anything, so a check pages through to its own.
+import type { OperationId } from '../../generated/operations.ts';
 import { bodyOf, type CheckContext } from './check.ts';
 import type { CallOptions, Exchange } from './http.ts';
 
@@ -19,7 +20,7 @@ const MAX_PAGES = 1000;
  * Pages through a list operation (every page, `pageSize` 100) until an item matches; the item and the exchange
  * of the page that held it, or of the last page read when none did. A page past the end is empty, which ends it.
  */
-export async function findListed(ctx: CheckContext, operationId: string, options: CallOptions, matches: (item: JsonObject) => boolean): Promise<{ item: JsonObject | undefined; exchange: Exchange }> {
+export async function findListed(ctx: CheckContext, operationId: OperationId, options: CallOptions, matches: (item: JsonObject) => boolean): Promise<{ item: JsonObject | undefined; exchange: Exchange }> {
   let last: Exchange | undefined;
   let seen = 0;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -38,7 +39,7 @@ export async function findListed(ctx: CheckContext, operationId: string, options
 }
 
 /** Every item of a list operation, over all its pages (bounded as findListed is). */
-export async function allListed(ctx: CheckContext, operationId: string, options: CallOptions = {}): Promise<JsonObject[]> {
+export async function allListed(ctx: CheckContext, operationId: OperationId, options: CallOptions = {}): Promise<JsonObject[]> {
   const found: JsonObject[] = [];
   await findListed(ctx, operationId, options, (item) => { found.push(item); return false; });
   return found;

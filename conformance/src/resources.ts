@@ -1,16 +1,17 @@
 // The records the checks create, per resource family of the spec: which operations create, read, update,
 // delete and list them, how to make a valid body (with a marker the checks can search for), and which
 // field is required and which is a number (for the error checks).
+import { OperationId } from '../../generated/operations.ts';
 import type { CheckContext } from './check.ts';
 
 export interface Resource {
   readonly name: string;
   readonly tag: string;
-  readonly create: string;
-  readonly read?: string;
-  readonly update?: string;
-  readonly delete?: string;
-  readonly list?: { operation: string; searchable: string; orderBy: string; orderField: string };
+  readonly create: OperationId;
+  readonly read?: OperationId;
+  readonly update?: OperationId;
+  readonly delete?: OperationId;
+  readonly list?: { operation: OperationId; searchable: string; orderBy: string; orderField: string };
   /** The path parameter that addresses one record. */
   readonly idParam: string;
   /** A valid create (and update) body carrying `marker` in a searchable field. */
@@ -25,8 +26,8 @@ const address = { addressLine1: '1 Main St', addressLine2: 'Suite 2', city: 'Spr
 
 export const resources: readonly Resource[] = [
   {
-    name: 'customer', tag: 'Customers', create: 'createCustomer', read: 'getCustomer', update: 'updateCustomer', delete: 'deleteCustomer',
-    list: { operation: 'searchCustomers', searchable: 'lastName', orderBy: 'lastName', orderField: 'lastName' },
+    name: 'customer', tag: 'Customers', create: OperationId.createCustomer, read: OperationId.getCustomer, update: OperationId.updateCustomer, delete: OperationId.deleteCustomer,
+    list: { operation: OperationId.searchCustomers, searchable: 'lastName', orderBy: 'lastName', orderField: 'lastName' },
     idParam: 'customerId', requiredField: 'lastName',
     body: (ctx, marker) => ({
       firstName: 'Conformance', lastName: marker, companyName: 'Check Co', email: `${ctx.unique('c').toLowerCase()}@example.com`,
@@ -35,14 +36,14 @@ export const resources: readonly Resource[] = [
     }),
   },
   {
-    name: 'category', tag: 'Categories', create: 'createCategory', update: 'updateCategory', delete: 'deleteCategory',
-    list: { operation: 'listCategories', searchable: 'name', orderBy: 'name', orderField: 'name' },
+    name: 'category', tag: 'Categories', create: OperationId.createCategory, update: OperationId.updateCategory, delete: OperationId.deleteCategory,
+    list: { operation: OperationId.listCategories, searchable: 'name', orderBy: 'name', orderField: 'name' },
     idParam: 'categoryId', requiredField: 'name', numberField: 'defaultUnitTypeId',
     body: (_ctx, marker) => ({ name: marker, defaultUnitTypeId: 1 }),
   },
   {
-    name: 'line item', tag: 'Line Items', create: 'createLineItem', update: 'updateLineItem', delete: 'deleteLineItem',
-    list: { operation: 'listLineItems', searchable: 'productName', orderBy: 'productName', orderField: 'productName' },
+    name: 'line item', tag: 'Line Items', create: OperationId.createLineItem, update: OperationId.updateLineItem, delete: OperationId.deleteLineItem,
+    list: { operation: OperationId.listLineItems, searchable: 'productName', orderBy: 'productName', orderField: 'productName' },
     idParam: 'lineItemId', requiredField: 'unitPrice', numberField: 'unitPrice',
     body: (ctx, marker) => ({ productName: marker, description: 'A conformance item', sku: ctx.unique('SKU'), unitPrice: 12.5, unitTypeId: 1, categoryId: null, taxRate: 0 }),
   },

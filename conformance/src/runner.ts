@@ -1,5 +1,6 @@
 // Runs the selected checks against a target, one after another, recording every exchange.
 import { createHash, randomBytes } from 'node:crypto';
+import { OperationId } from '../../generated/operations.ts';
 import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.ts';
 import { authChecks } from './checks/auth.ts';
 import { resourceChecks } from './checks/resources.ts';
@@ -201,9 +202,9 @@ export class Runner {
     await probeBaseUrl(this.spec, this.target, this.timeoutMs);
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
     // A sandbox whose clock earlier runs moved ahead: dates the checks send are counted from its business time.
-    if (this.spec.operations.has('getSandboxClock')) {
+    if (this.spec.operations.has(OperationId.getSandboxClock)) {
       for (const who of Object.keys(this.target.credentials)) {
-        const read = await this.http.call({ record: () => undefined }, 'getSandboxClock', { as: who });
+        const read = await this.http.call({ record: () => undefined }, OperationId.getSandboxClock, { as: who });
         const now = isObject(read.response?.body) ? read.response.body.now : undefined;
         if (read.response?.status === 200 && typeof now === 'string' && Number.isFinite(Date.parse(now))) this.clockAheadMs = Math.max(this.clockAheadMs, Date.parse(now) - Date.now());
         const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
@@ -223,7 +224,7 @@ export class Runner {
     const outcome = await this.ledger.undo((operationId, options) => this.http.call(recorder, operationId, options), this.options.cleanup === 'partner' ? (as) => as === 'partner' : undefined);
     if (this.options.cleanup === 'partner') return outcome;
     for (const [who, before] of this.clockAtStart) {
-      const read = await this.http.call(recorder, 'getSandboxClock', { as: who });
+      const read = await this.http.call(recorder, OperationId.getSandboxClock, { as: who });
       const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
       const moved = typeof offset === 'number' ? clockMoved(who, offset - before) : undefined;
       if (moved !== undefined) outcome.notUndone.unshift(moved);
@@ -240,7 +241,7 @@ export class Runner {
       record: recorder.record,
       call: (operationId, options = {}) => {
         // --no-clock: a check that would move a business clock stops here, reported as skipped.
-        if (this.options.noClock && operationId === 'advanceSandboxClock') return Promise.reject(new CheckSkipped('--no-clock: the check moves a business clock'));
+        if (this.options.noClock && operationId === OperationId.advanceSandboxClock) return Promise.reject(new CheckSkipped('--no-clock: the check moves a business clock'));
         return this.http.call(recorder, operationId, { as: 'A', ...options });
       },
       // A raw request to an operation of the spec (the token services, say) is checked against it too.

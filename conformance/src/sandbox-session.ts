@@ -1,6 +1,7 @@
 // Sandbox mode: the run creates its own two merchants (A and B) as the partner, runs every check inside them and
 // deletes them at the end, so a merchant the suite was given is never touched. The sandboxes also expire on
 // their own (an hour), so a run killed outright (SIGKILL) leaves nothing behind for long.
+import { OperationId } from '../../generated/operations.ts';
 import { describeNetworkError } from './network-errors.ts';
 import type { Target } from './runner.ts';
 import type { Spec } from './spec.ts';
@@ -59,8 +60,8 @@ const said = (answer: { status: number; body: unknown }): string =>
 export async function openSandboxes(spec: Spec, target: Target, timeoutMs: number, runName: string): Promise<SandboxSession> {
   const partner = target.credentials.partner;
   if (!partner) throw new SandboxUnavailable('no partner credentials (--partner-client-id/--partner-client-secret, or the credentials file)');
-  for (const op of ['createSandboxMerchant', 'deleteSandboxMerchant']) if (!spec.operations.has(op)) throw new SandboxUnavailable(`the spec has no ${op}`);
-  const path = spec.operation('createSandboxMerchant').path;
+  for (const op of [OperationId.createSandboxMerchant, OperationId.deleteSandboxMerchant]) if (!spec.operations.has(op)) throw new SandboxUnavailable(`the spec has no ${op}`);
+  const path = spec.operation(OperationId.createSandboxMerchant).path;
   let token: string;
   try {
     token = await partnerToken(target, partner, timeoutMs);
@@ -82,7 +83,7 @@ export async function openSandboxes(spec: Spec, target: Target, timeoutMs: numbe
       const answer = await send(target, timeoutMs, 'POST', path, token, { name: `${runName} ${who}`, expiresInSeconds: SANDBOX_TTL_SECONDS });
       const body = isObject(answer.body) ? answer.body : {};
       if (answer.status < 200 || answer.status > 299 || typeof body.merchantId !== 'string' || typeof body.clientId !== 'string' || typeof body.clientSecret !== 'string') {
-        throw new SandboxUnavailable(`${spec.operation('createSandboxMerchant').method.toUpperCase()} ${path} answered ${said(answer)}`);
+        throw new SandboxUnavailable(`${spec.operation(OperationId.createSandboxMerchant).method.toUpperCase()} ${path} answered ${said(answer)}`);
       }
       made.push({ id: body.merchantId, pair: { clientId: body.clientId, clientSecret: body.clientSecret } });
     }

@@ -27,6 +27,9 @@ export interface OperationInfo {
 
 export const defaultSpecPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'generated', 'openapi.json');
 
+/** Specs loaded by file, with the text they were made from (a changed file is loaded anew). */
+const loaded = new Map<string, { text: string; spec: Spec }>();
+
 export class Spec {
   readonly operations = new Map<string, OperationInfo>();
   private readonly ajv: Ajv2020;
@@ -61,8 +64,18 @@ export class Spec {
     }
   }
 
+  /**
+   * The spec in a file. One instance per file text in a process: a Spec is never changed after it is made, and its
+   * compiled schema validators (most of a run's own CPU time) then serve every run in the process (the long-lived
+   * test runs the suite twenty times in one).
+   */
   static load(file = defaultSpecPath): Spec {
-    return new Spec(JSON.parse(readFileSync(file, 'utf8')) as JsonObject);
+    const text = readFileSync(file, 'utf8');
+    const cached = loaded.get(file);
+    if (cached?.text === text) return cached.spec;
+    const spec = new Spec(JSON.parse(text) as JsonObject);
+    loaded.set(file, { text, spec });
+    return spec;
   }
 
   private deref(node: unknown): unknown {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snapshotMerchant, type Snapshot } from '../../server/test/http/db-snapshot.ts';
+import { snapshotMerchant, type Snapshot } from '../../scripts/lib/db-snapshot.ts';
 import { main } from '../src/cli.ts';
 import { freshSchema } from './fresh-schema.ts';
 import { openDatabase, seedMerchant } from './seed.ts';
@@ -16,11 +16,13 @@ import { startBundledServer, type BundledServer } from './target.ts';
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING the PostgreSQL runs of long-lived.test.ts: PGW_TEST_DATABASE_URL is not set (.ci/run sets it) ***\n');
 
-/** Runs in clean-up mode; the first, the middle and the last run the whole suite, the others skip the three
- * slowest families (hostile input and negative cases: refused requests, which create nothing; and the state
- * machines, which never read a list), to keep CI time. */
-const RUNS = Number(process.env.PGW_LONG_LIVED_RUNS ?? '20');
-const FULL = new Set([1, Math.ceil(RUNS / 2), RUNS]);
+/**
+ * Runs in clean-up mode, each the whole suite: 20 on SQLite; on PostgreSQL, where a run costs about twice the CPU time,
+ * as many as fit CI's time (PG_RUNS). PGW_LONG_LIVED_RUNS sets the number on both engines (20 for issue 22's
+ * "Done when" on PostgreSQL too).
+ */
+const PG_RUNS = 10;
+const runsOn = (engine: string): number => Number(process.env.PGW_LONG_LIVED_RUNS ?? (engine === 'postgres' ? PG_RUNS : 20));
 const SANDBOX_RUNS = 2;
 const SEED = { customers: 10_000, invoices: 2_000, apiKeys: 50, webhookEndpoints: 20 };
 
@@ -48,7 +50,8 @@ async function activeRows(db: Knex, table: string, merchantId: string, omit: rea
 
 const engines = [['sqlite', undefined], ...(postgresUrl ? [['postgres', postgresUrl] as const] : [])] as const;
 
-describe.each(engines)('the suite on a long-lived server (%s)', (_engine, url) => {
+describe.each(engines)('the suite on a long-lived server (%s)', (engine, url) => {
+  const RUNS = runsOn(engine);
   let server: BundledServer;
   let schema: Awaited<ReturnType<typeof freshSchema>> | undefined;
   let dir: string;
@@ -93,13 +96,18 @@ describe.each(engines)('the suite on a long-lived server (%s)', (_engine, url) =
   it(`${String(RUNS)} runs in clean-up mode are green, and leave every record table of A and B as it was`, async () => {
     const before = await snapshots();
     const activeBefore = await Promise.all(merchants.map(async (m) => Promise.all(Object.entries(DEACTIVATED).map(([t, { omit }]) => activeRows(db, t, m.merchantId, omit)))));
+    const seconds: number[] = [];
     for (let i = 1; i <= RUNS; i++) {
-      const { code, output } = await run(['--no-sandbox', ...(FULL.has(i) ? [] : ['--skip', 'hostile,negative,machines'])]);
+      const started = performance.now();
+      const { code, output } = await run(['--no-sandbox']);
+      seconds.push((performance.now() - started) / 1000);
       expect(code, `run ${String(i)} of ${String(RUNS)}:\n${output}`).toBe(0);
       expect(output).toMatch(/^mode: clean-up \(--no-sandbox\)/m);
       expect(output).toMatch(/^clean-up: deleted \d+ records the run created/m);
       if (i === 1) expect(output, 'the run says how far it moved the clock').toMatch(/moved merchant A's business clock by/);
     }
+    // For CI's time budget: what the runs took, each the whole suite.
+    console.info(`long-lived (${engine}): ${String(RUNS)} clean-up runs in ${seconds.reduce((a, b) => a + b, 0).toFixed(0)} s (${seconds.map((t) => t.toFixed(1)).join(', ')})`);
     const after = await snapshots();
     after.forEach((snapshot, i) => {
       const changed = snapshot.changedSince(before[i] as Snapshot);
@@ -108,7 +116,7 @@ describe.each(engines)('the suite on a long-lived server (%s)', (_engine, url) =
     });
     const activeAfter = await Promise.all(merchants.map(async (m) => Promise.all(Object.entries(DEACTIVATED).map(([t, { omit }]) => activeRows(db, t, m.merchantId, omit)))));
     expect(activeAfter, 'the active API keys and webhook endpoints of A and B').toEqual(activeBefore);
-  }, 600_000);
+  }, 120_000 + RUNS * 60_000);
 
   it(`${String(SANDBOX_RUNS)} runs in sandbox mode are green, touch no row or clock of A and B, and leave no sandbox`, async () => {
     const before = await snapshots();

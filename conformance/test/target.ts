@@ -37,11 +37,15 @@ export async function startBundledServer(options: { databaseUrl?: string; env?: 
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let buffer = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       buffer += chunk.toString('utf8');
       const match = /"baseUrl":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(buffer);
-      if (match?.[1]) resolve(match[1]);
-    });
+      if (!match?.[1]) return;
+      // Found: the log that follows (a line per request, for as long as the server runs) is not kept nor searched.
+      child.stdout?.off('data', onData);
+      resolve(match[1]);
+    };
+    child.stdout?.on('data', onData);
     child.once('exit', (code) => { reject(new Error(`the server exited with ${String(code)}`)); });
   });
   child.stdout?.resume();

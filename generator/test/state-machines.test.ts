@@ -98,7 +98,9 @@ describe('transformStateMachines', () => {
   it('writes each machine as typed data, with its status and trigger unions', () => {
     const file = transformStateMachines(machineDoc([good, goes]), new Printer());
     expect(file?.path).toBe('state-machines.ts');
-    expect(file?.content).toContain('export type ThingStatus = 1 | 2 | 3;');
+    // The status type is the enumeration's own (enums.ts), named like the machine's: no alias of it here.
+    expect(file?.content).toContain("import type { ThingStatus } from './enums.ts';");
+    expect(file?.content).not.toContain('export type ThingStatus');
     expect(file?.content).toContain("export type ThingTrigger = 'stopThing' | 'network.go';");
     expect(file?.content).toContain("export type TransactionResponseCode = components['schemas']['TransactionResponseCode'];");
     expect(file?.content).toContain('} as const satisfies StateMachine<ThingStatus, ThingTrigger, TransactionResponseCode, WebhookEventName>;');

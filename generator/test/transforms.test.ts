@@ -107,7 +107,19 @@ const cases: [string, Case][] = [
   }],
   ['the router dispatches each operationId to its handler', {
     given: doc({ paths: { '/k': { get: { operationId: 'listKeys', tags: ['Keys'], responses: { '204': { description: 'x' } } } } } }),
-    want: { file: 'router.ts', contains: ["case 'listKeys': return h.keys.listKeys(input as unknown as op.ListKeysInput, context);"] },
+    want: { file: 'router.ts', contains: ['listKeys: (input, context) => h.keys.listKeys(input, context),'] },
+  }],
+  ['every operationId is a value, a union member and a key of the handler types', {
+    given: doc({ paths: { '/k': { get: { operationId: 'listKeys', tags: ['Keys'], responses: { '204': { description: 'x' } } } } } }),
+    want: {
+      file: 'operations.ts',
+      contains: [
+        "listKeys: 'listKeys',",
+        'export type OperationId = (typeof OperationId)[keyof typeof OperationId];',
+        'listKeys: { input: ListKeysInput; result: ListKeysResult };',
+        'export const routes: readonly RouteDefinition<OperationId>[] = [',
+      ],
+    },
   }],
   ['an empty security requirement makes an operation public', {
     given: doc({ paths: { '/p': { get: { operationId: 'pub', security: [{}, { key: [] }], responses: { '204': { description: 'x' } } } } } }),

@@ -1,4 +1,5 @@
-// Operation objects -> operations.ts: each operation's handler input and result types, and the route table.
+// Operation objects -> operations.ts: each operation's handler input and result types, the operationIds, and
+// the route table.
 import { StructureKind, VariableDeclarationKind, type StatementStructures, type WriterFunction } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { typeImport } from '../lib/ts.ts';
@@ -75,6 +76,50 @@ function routeLiteral(op: OperationModel): WriterFunction {
   };
 }
 
+/**
+ * The operations by operationId: `OperationId` as a value (`OperationId.getCustomer`, so a misspelt name does
+ * not compile and a rename is found) and as the union of every operationId, and `HandlerTypes`, each
+ * operation's handler input and result, over which the router's dispatch table is typed.
+ */
+function operationIndex(model: ApiModel): StatementStructures[] {
+  return [
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: ['Every operationId of the document, each by its own name: `OperationId.getCustomer`.'],
+      declarations: [
+        {
+          name: 'OperationId',
+          initializer: (writer) => {
+            writer.write('{').indent(() => {
+              for (const op of model.operations) writer.writeLine(`${propertyKey(op.operationId)}: ${literal(op.operationId)},`);
+            });
+            writer.write('} as const');
+          },
+        },
+      ],
+    },
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'OperationId',
+      isExported: true,
+      docs: ['The operationId of an operation of the document.'],
+      type: '(typeof OperationId)[keyof typeof OperationId]',
+    },
+    {
+      kind: StructureKind.Interface,
+      name: 'HandlerTypes',
+      isExported: true,
+      docs: ['Each operation\'s handler input and result, by operationId.'],
+      properties: model.operations.map((op) => ({
+        name: propertyKey(op.operationId),
+        type: `{ input: ${op.typeName}Input; result: ${op.typeName}Result }`,
+      })),
+    },
+  ];
+}
+
 export function transformOperations(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: StatementStructures[] = [
     typeImport('./types.ts', ['operations']),
@@ -103,6 +148,7 @@ export function transformOperations(model: ApiModel, printer: Printer): Generate
       },
     });
   }
+  statements.push(...operationIndex(model));
   statements.push({
     kind: StructureKind.VariableStatement,
     isExported: true,
@@ -111,7 +157,7 @@ export function transformOperations(model: ApiModel, printer: Printer): Generate
     declarations: [
       {
         name: 'routes',
-        type: 'readonly RouteDefinition[]',
+        type: 'readonly RouteDefinition<OperationId>[]',
         initializer: (writer) => {
           writer.write('[').indent(() => {
             for (const op of model.operations) {
@@ -124,5 +170,5 @@ export function transformOperations(model: ApiModel, printer: Printer): Generate
       },
     ],
   });
-  return printer.file('operations.ts', 'Handler input and result types of every operation, and the route table.', statements);
+  return printer.file('operations.ts', 'Handler input and result types of every operation, the operationIds, and the route table.', statements);
 }

@@ -1,16 +1,17 @@
-// Router wiring -> router.ts: binds every operationId to its handler, type-checked, over the runtime router.
+// Router wiring -> router.ts: binds every operationId to its handler in a dispatch table typed by the
+// operations' own input and result types (no casts), over the runtime router.
 import { StructureKind, type StatementStructures } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { typeImport, valueImport } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
-import { literal } from '../names.ts';
+import { propertyKey } from '../names.ts';
 
 export function transformRouter(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: (StatementStructures | string)[] = [
     typeImport('node:http', ['IncomingMessage', 'ServerResponse']),
     valueImport('./runtime/router-runtime.ts', ['createRouterFromRoutes']),
-    typeImport('./runtime/router-runtime.ts', ['ApiRouter', 'OperationInput', 'OperationResult', 'RequestContext', 'RouteDefinition']),
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './operations.ts', namespaceImport: 'op' },
+    typeImport('./runtime/router-runtime.ts', ['ApiRouter', 'Dispatch', 'RequestContext', 'RouteDefinition']),
+    typeImport('./operations.ts', ['HandlerTypes', 'OperationId']),
     valueImport('./operations.ts', ['routes']),
     typeImport('./handlers.ts', ['Handlers']),
     valueImport('./spec.ts', ['apiSpec']),
@@ -23,7 +24,7 @@ export function transformRouter(model: ApiModel, printer: Printer): GeneratedFil
         { name: 'handlers', type: 'Handlers<Ctx>', docs: ['The implementation of every operation.'] },
         {
           name: 'context',
-          type: '(req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>',
+          type: '(req: IncomingMessage, res: ServerResponse, route: RouteDefinition<OperationId>) => Ctx | Promise<Ctx>',
           docs: ['Builds the handler context before the request is parsed and validated (authenticate here; throw to refuse).'],
         },
         { name: 'validateResponses', hasQuestionToken: true, type: 'boolean', docs: ['Validate every response against the document (default true).'] },
@@ -52,24 +53,14 @@ export function transformRouter(model: ApiModel, printer: Printer): GeneratedFil
       returnType: 'ApiRouter',
       statements: (writer) => {
         writer.writeLine('const h = options.handlers;');
-        writer.writeLine('// Validation has checked each input against its operation before the handler sees it.');
-        writer.write('const dispatch = (operationId: string, input: OperationInput, context: Ctx): Promise<OperationResult> =>').indent(() => {
-          writer.write('{').newLine();
-          writer.indent(() => {
-            writer.write('switch (operationId) {').newLine();
-            writer.indent(() => {
-              for (const op of model.operations) {
-                writer.writeLine(
-                  `case ${literal(op.operationId)}: return h.${op.group}.${op.operationId}(input as unknown as op.${op.typeName}Input, context);`,
-                );
-              }
-              writer.writeLine('default: return Promise.reject(new Error(`no operation ${operationId}`));');
-            });
-            writer.write('}').newLine();
-          });
-          writer.write('};').newLine();
+        writer.writeLine("// Each operation's handler by operationId, typed by its own input and result (validation has checked the input).");
+        writer.write('const dispatch: Dispatch<HandlerTypes, Ctx> = {').indent(() => {
+          for (const op of model.operations) {
+            writer.writeLine(`${propertyKey(op.operationId)}: (input, context) => h.${op.group}.${op.operationId}(input, context),`);
+          }
         });
-        writer.writeLine('return createRouterFromRoutes({ ...options, apiSpec, routes, dispatch });');
+        writer.write('};').newLine();
+        writer.writeLine('return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });');
       },
     },
   ];

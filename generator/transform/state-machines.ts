@@ -14,10 +14,14 @@ const RESPONSE_CODES = 'TransactionResponseCode';
 /** The integer enumeration whose names a row's `types` lists. */
 const TRANSACTION_TYPES = 'TransactionType';
 
+/** A status id: an integer enumeration's (x-enum-varnames name it) or a string enumeration's value (its own name). */
+export type StatusId = number | string;
+
 export interface StateRow {
-  from: number | null;
+  from: StatusId | null;
   trigger: string;
-  to: number | 'removed';
+  /** A status id, or 'removed' when the record is deleted. */
+  to: StatusId;
   responseCodes: string[];
   event: string | null;
   types: number[] | null;
@@ -33,7 +37,7 @@ export interface StateMachineModel {
   /** The status schema that declares it. */
   schema: string;
   name: string;
-  statuses: [string, number][];
+  statuses: [string, StatusId][];
   refusal: StateRefusalModel;
   triggers: [string, string][];
   rows: StateRow[];
@@ -46,6 +50,15 @@ function namedEnum(schemas: JsonObject, name: string): Map<string, number> {
   const names = asArray(schema['x-enum-varnames']);
   return new Map(names.map((n, i) => [String(n), Number(ids[i])]));
 }
+
+/** Names -> ids of a status enumeration: an integer one's x-enum-varnames, or a string one's values (each its own name). */
+function statusEnum(schemas: JsonObject, name: string): Map<string, StatusId> {
+  const schema = asObject(schemas[name]);
+  if (schema.type === 'string') return new Map(asArray(schema.enum).map((v) => [String(v), String(v)]));
+  return namedEnum(schemas, name);
+}
+
+const idText = (id: StatusId): string => (typeof id === 'number' ? String(id) : literal(id));
 
 function operationIds(doc: JsonObject): Set<string> {
   const ids = new Set<string>();
@@ -67,9 +80,9 @@ interface Vocabulary {
 }
 
 /** One entry of `transitions`, expanded into a row per from status; `fail` names the entry. */
-function expandEntry(entry: unknown, statuses: ReadonlyMap<string, number>, declared: ReadonlySet<string>, known: Vocabulary, fail: (message: string) => never): StateRow[] {
+function expandEntry(entry: unknown, statuses: ReadonlyMap<string, StatusId>, declared: ReadonlySet<string>, known: Vocabulary, fail: (message: string) => never): StateRow[] {
   const t = asObject(entry);
-  const statusId = (name: unknown): number => statuses.get(String(name)) ?? fail(`names no status ${String(name)}`);
+  const statusId = (name: unknown): StatusId => statuses.get(String(name)) ?? fail(`names no status ${String(name)}`);
   const trigger = typeof t.trigger === 'string' ? t.trigger : fail('has no trigger');
   if (!known.operations.has(trigger) && !declared.has(trigger)) fail(`trigger ${trigger} is neither an operationId of the document nor declared under triggers`);
   const event = typeof t.event === 'string' ? t.event : null;
@@ -84,7 +97,7 @@ function expandEntry(entry: unknown, statuses: ReadonlyMap<string, number>, decl
   if (froms.length === 0) fail('has no from status');
   return froms.map((from): StateRow => {
     const fromId = from === 'initial' ? null : statusId(from);
-    let to: number | 'removed';
+    let to: StatusId;
     if (t.to === 'removed') to = 'removed';
     else if (t.to === 'same') to = fromId ?? fail('a creation (from initial) cannot stay the same');
     else to = statusId(t.to);
@@ -130,7 +143,7 @@ export function readStateMachines(doc: JsonObject): StateMachineModel[] {
     if (!/^[a-z][A-Za-z0-9]*$/.test(name)) failMachine(`name ${name} must be a camelCase identifier (it names ${name}StateMachine)`);
     const other = machines.find((m) => m.name === name);
     if (other) failMachine(`name ${name} is taken by the state machine of ${other.schema}`);
-    const statuses = namedEnum(schemas, schemaName);
+    const statuses = statusEnum(schemas, schemaName);
     const triggers = Object.entries(asObject(machine.triggers)).map(([k, v]) => [k, String(v)] as [string, string]);
     const declaredTriggers = new Set(triggers.map(([k]) => k));
     const rows = asArray(machine.transitions).flatMap((entry, index) =>
@@ -161,16 +174,26 @@ function valueText(value: unknown): string {
 }
 
 function rowText(row: StateRow): string {
-  return `{ from: ${row.from === null ? 'null' : String(row.from)}, trigger: ${literal(row.trigger)}, to: ${typeof row.to === 'number' ? String(row.to) : literal(row.to)}, ` +
+  return `{ from: ${row.from === null ? 'null' : idText(row.from)}, trigger: ${literal(row.trigger)}, to: ${row.to === 'removed' ? literal(row.to) : idText(row.to)}, ` +
     `responseCodes: [${row.responseCodes.map(literal).join(', ')}], event: ${row.event === null ? 'null' : literal(row.event)}, ` +
     `types: ${row.types === null ? 'null' : `[${row.types.join(', ')}]`}, provenance: ${literal(row.provenance)}, note: ${row.note === null ? 'null' : literal(row.note)} }`;
 }
 
+/** Whether the machine's statuses are an integer enumeration, which enums.ts generates as a constant. */
+const fromEnums = (machine: StateMachineModel): boolean => machine.statuses.every(([, id]) => typeof id === 'number');
+
 function machineText(machine: StateMachineModel): string {
   const stem = typeStem(machine);
-  return `/** The status ids of the ${machine.name} state machine (${machine.schema}). */
-export type ${stem}Status = ${union(machine.statuses.map(([, id]) => String(id)))};
-/** The triggers of the ${machine.name} state machine: operationIds, and the network and time events under \`triggers\`. */
+  // An integer status type is the enumeration's (enums.ts), aliased only where the machine's name differs from
+  // it; a string enumeration (webhook deliveries) has no constant there and is spelled out.
+  const status = !fromEnums(machine)
+    ? `/** The status ids of the ${machine.name} state machine (${machine.schema}). */
+export type ${stem}Status = ${union(machine.statuses.map(([, id]) => idText(id)))};
+`
+    : `${stem}Status` === machine.schema ? '' : `/** The status ids of the ${machine.name} state machine (${machine.schema}). */
+export type ${stem}Status = ${machine.schema};
+`;
+  return `${status}/** The triggers of the ${machine.name} state machine: operationIds, and the network and time events under \`triggers\`. */
 export type ${stem}Trigger = ${union(triggerNames(machine).map(literal))};
 /** The ${machine.name} state machine (${machine.schema}). A trigger with no row for a status is forbidden there. */
 export const ${constName(machine)} = {
@@ -196,6 +219,7 @@ export function transformStateMachines(doc: JsonObject, printer: Printer): Gener
   const hasCodes = RESPONSE_CODES in asObject(asObject(doc.components).schemas);
   const statements: string[] = [
     hasCodes ? `import type { components } from './types.ts';` : '',
+    machines.some(fromEnums) ? `import type { ${machines.filter(fromEnums).map((m) => m.schema).join(', ')} } from './enums.ts';` : '',
     `import type { WebhookEventName } from './webhooks.ts';`,
     `/** The response codes a row may answer with (the document's ${RESPONSE_CODES}). */
 export type ${RESPONSE_CODES} = ${hasCodes ? `components['schemas']['${RESPONSE_CODES}']` : 'never'};`,
@@ -204,7 +228,7 @@ export type ${RESPONSE_CODES} = ${hasCodes ? `components['schemas']['${RESPONSE_
  * (an operationId or a network or time event) leads to \`to\`. The parameters narrow it to one machine; the
  * defaults describe a row of any.
  */
-export interface StateTransition<Status extends number = number, Trigger extends string = string, Code extends string = string, Event extends string = string> {
+export interface StateTransition<Status extends number | string = number, Trigger extends string = string, Code extends string = string, Event extends string = string> {
   readonly from: Status | null;
   readonly trigger: Trigger;
   /** The status after; 'removed' when the record is deleted. */
@@ -223,7 +247,7 @@ export type StateRefusal<Trigger extends string = string, Code extends string = 
   | { readonly kind: 'responseCode'; readonly responseCode: Code }
   | { readonly kind: 'errorCode'; readonly errorCodes: { readonly [T in Trigger]?: string } };`,
     `/** A state machine of the document: its statuses, what a forbidden trigger answers, its non-operation triggers and its rows. */
-export interface StateMachine<Status extends number = number, Trigger extends string = string, Code extends string = string, Event extends string = string> {
+export interface StateMachine<Status extends number | string = number, Trigger extends string = string, Code extends string = string, Event extends string = string> {
   readonly name: string;
   /** The status schema that declares it (x-state-machine). */
   readonly schema: string;

@@ -23,7 +23,9 @@ import { failures, measure, mixedLua, requireWrk, runWrk, wrkVersion, type Figur
 // Settings: BENCH_SECONDS (8), BENCH_CONNECTIONS (10), BENCH_MIXED_CONNECTIONS (50), BENCH_WARMUP (1 s),
 // BENCH_CUSTOMERS (100000), BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL (a PostgreSQL server to create a
 // throwaway database on), BENCH_GATEWAY_ROOT (the checkout whose server is "gateway", e.g. a worktree of an
-// older commit), BENCH_PG_LIST=0 (skip the list on PostgreSQL), BENCH_CLOCK=1 (also time a clock advance).
+// older commit), BENCH_BEFORE_ROOT (a checkout of the version to compare with: its gateways are measured in
+// the same run, each row beside the current one, with the ratio of their x-hello figures), BENCH_PG_LIST=0
+// (skip the list on PostgreSQL), BENCH_CLOCK=1 (also time a clock advance).
 
 function setting(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -38,6 +40,7 @@ const warmup = setting('BENCH_WARMUP', 1);
 const customerCount = setting('BENCH_CUSTOMERS', 100_000);
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.PGW_TEST_DATABASE_URL;
 const gatewayRoot = path.resolve(process.env.BENCH_GATEWAY_ROOT ?? root);
+const beforeRoot = process.env.BENCH_BEFORE_ROOT ? path.resolve(process.env.BENCH_BEFORE_ROOT) : undefined;
 const load = { connections, seconds, warmup };
 
 /** A gateway with the customer its reads and clones use. */
@@ -63,22 +66,41 @@ function count(figures: Figures): Figures {
 
 const COMPARISON_COLUMNS = [
   { title: 'operation' }, { title: 'server' }, { title: 'req/s', right: true }, { title: 'p50 ms', right: true }, { title: 'p99 ms', right: true },
-  { title: 'x hello', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'gw/Prism', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'failures' },
+  { title: 'x hello', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'gw/Prism', right: true }, { title: 'goal' }, { title: 'verdict' },
+  { title: 'now/before', right: true }, { title: 'failures' },
 ];
 
-interface Target { kind: 'sqlite' | 'postgres' | 'prism'; label: string; server: Server; shape: RequestShape; goal?: number; skip?: string }
+interface Target {
+  kind: 'sqlite' | 'postgres' | 'prism';
+  label: string;
+  server: Server;
+  shape: RequestShape;
+  goal?: number;
+  skip?: string;
+  /** The same engine's gateway of BENCH_BEFORE_ROOT, measured right after this one. */
+  before?: boolean;
+}
+
+/** The gateways of one version: SQLite, and PostgreSQL when it is there. */
+interface Gateways { sqlite: Prepared; postgres: Prepared | undefined }
 
 /** Servers that stopped answering during the comparison: their later rows say so instead of failing the run. */
 const down = new Map<Server, string>();
 
-async function targetsOf(operation: Operation, sqlite: Prepared, postgres: Prepared | undefined, prism: Server | undefined): Promise<Target[]> {
+async function targetsOf(operation: Operation, now: Gateways, before: Gateways | undefined, prism: Server | undefined): Promise<Target[]> {
   const shapeOf = async (prepared: Prepared): Promise<RequestShape> => {
     const body = operation.body(prepared.gateway.merchant);
     return { method: operation.method, path: operation.path(prepared.customerId), headers: await prepared.gateway.headers(), ...(body === undefined ? {} : { body }) };
   };
-  const sqliteShape = await shapeOf(sqlite);
-  const targets: Target[] = [{ kind: 'sqlite', label: sqlite.gateway.label, server: sqlite.gateway, shape: sqliteShape, goal: operation.goal }];
-  if (postgres) targets.push({ kind: 'postgres', label: postgres.gateway.label, server: postgres.gateway, shape: await shapeOf(postgres), ...(operation.postgresGoal === undefined ? {} : { goal: operation.postgresGoal }) });
+  const sqliteShape = await shapeOf(now.sqlite);
+  const targets: Target[] = [];
+  const engine = async (kind: 'sqlite' | 'postgres', prepared: Prepared | undefined, beforePrepared: Prepared | undefined, goal: number | undefined): Promise<void> => {
+    if (!prepared) return;
+    targets.push({ kind, label: prepared.gateway.label, server: prepared.gateway, shape: await shapeOf(prepared), ...(goal === undefined ? {} : { goal }) });
+    if (beforePrepared) targets.push({ kind, label: beforePrepared.gateway.label, server: beforePrepared.gateway, shape: await shapeOf(beforePrepared), before: true });
+  };
+  await engine('sqlite', now.sqlite, before?.sqlite, operation.goal);
+  await engine('postgres', now.postgres, before?.postgres, operation.postgresGoal);
   if (prism) targets.push({ kind: 'prism', label: prism.label, server: prism, shape: sqliteShape });
   // One request first: a target that refuses the request shape is reported before it is loaded.
   for (const target of targets) {
@@ -96,19 +118,21 @@ async function targetsOf(operation: Operation, sqlite: Prepared, postgres: Prepa
   return targets;
 }
 
-async function comparison(hello: Server, sqlite: Prepared, postgres: Prepared | undefined, prism: Server | undefined): Promise<void> {
+async function comparison(hello: Server, now: Gateways, previous: Gateways | undefined, prism: Server | undefined): Promise<void> {
   const rows: string[][] = [];
   const notes: string[] = [];
   for (const operation of operations) {
-    const targets = await targetsOf(operation, sqlite, postgres, prism);
+    const targets = await targetsOf(operation, now, previous, prism);
     const helloShape: RequestShape = { ...(targets[0]?.shape ?? { method: operation.method, headers: {} }), path: '/hello' };
-    const helloRow = (f: Figures): string[] => ['', 'hello-world', rps(f.rps), ms(f.p50), ms(f.p99), '', '', '', '', '', '', failureCell(f)];
+    const helloRow = (f: Figures): string[] => ['', 'hello-world', rps(f.rps), ms(f.p50), ms(f.p99), '', '', '', '', '', '', '', failureCell(f)];
+    /** The x-hello ratio of the current version's row of the same engine, for its before row. */
+    let currentRatio: number | undefined;
     let before = count(await measure(`hello-world (${operation.label})`, hello.base, helloShape, load));
     rows.push([operation.label, ...helloRow(before).slice(1)]);
     let sqliteRps: number | undefined;
     for (const target of targets) {
       if (target.skip !== undefined) {
-        rows.push(['', target.label, '', '', '', '', '', '', '', '', '', target.skip]);
+        rows.push(['', target.label, '', '', '', '', '', '', '', '', '', '', target.skip]);
         continue;
       }
       let figures: Figures;
@@ -119,19 +143,25 @@ async function comparison(hello: Server, sqlite: Prepared, postgres: Prepared | 
         const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 120);
         down.set(target.server, `${target.label} stopped answering`);
         failedRuns += 1;
-        rows.push(['', target.label, '', '', '', '', '', 'FAILED', '', '', '', `<<< FAILED: ${message}`]);
+        rows.push(['', target.label, '', '', '', '', '', 'FAILED', '', '', '', '', `<<< FAILED: ${message}`]);
         continue;
       }
       const after = count(await measure(`hello-world (${operation.label})`, hello.base, helloShape, load));
       const baseline = (before.rps + after.rps) / 2;
       const ratio = figures.rps / baseline;
       const broken = failures(figures) > 0;
-      const row = ['', target.label, rps(figures.rps), ms(figures.p50), ms(figures.p99), ratio.toFixed(3), '', '', '', '', '', failureCell(figures)];
+      const row = ['', target.label, rps(figures.rps), ms(figures.p50), ms(figures.p99), ratio.toFixed(3), '', '', '', '', '', '', failureCell(figures)];
+      // The two versions are compared by their ratios to the hello-world runs around each, which cancels
+      // most of the machine's drift between the two rows.
+      if (target.before === true) {
+        if (currentRatio !== undefined && !broken) row[11] = (currentRatio / ratio).toFixed(3);
+        currentRatio = undefined;
+      } else currentRatio = broken ? undefined : ratio;
       if (target.goal !== undefined) {
         row[6] = `>= ${target.goal.toFixed(2)}`;
         row[7] = broken ? 'FAILED' : verdict(ratio >= target.goal);
       } else if (target.kind === 'postgres') row[6] = '(none)';
-      if (target.kind === 'sqlite' && !broken) sqliteRps = figures.rps;
+      if (target.kind === 'sqlite' && target.before !== true && !broken) sqliteRps = figures.rps;
       if (target.kind === 'prism') {
         row[9] = `>= ${String(PRISM_GOAL)}x`;
         if (sqliteRps === undefined || broken) row[10] = 'FAILED';
@@ -151,6 +181,7 @@ async function comparison(hello: Server, sqlite: Prepared, postgres: Prepared | 
   console.log(banner(`throughput beside an Express hello-world, ${String(connections)} connections`));
   console.log(renderTable(COMPARISON_COLUMNS, rows));
   console.log('x hello: req/s over the mean of the two hello-world runs of the same request just before and after the row; gw/Prism: gateway SQLite req/s over Prism req/s');
+  if (previous) console.log('now/before: on a row of BENCH_BEFORE_ROOT, the current gateway\'s x hello over this one\'s (above 1: the current version is faster)');
   console.log('goals: gateway SQLite >= 0.6 of hello-world (GET), >= 0.35 (POST customer), >= 0.3 (ACH, card); PostgreSQL >= 0.45 (GET), >= 0.3 (POST customer); gateway SQLite >= 4x Prism');
   for (const note of notes) console.log(`note: ${note}`);
 }
@@ -243,6 +274,7 @@ async function main(): Promise<void> {
     console.log(`HTTP benchmark, issue 13 (Performance), ${new Date().toISOString()}`);
     console.log(`${wrkVersion()}, 2 threads, ${String(connections)} connections (mixed ${String(mixedConnections)}), ${String(seconds)} s a run after ${String(warmup)} s of warm-up, loopback; node ${process.version}, ${String(cpus().length)} CPUs, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     console.log(`gateway: ${describeCheckout(gatewayRoot)}; hello-world and Prism: ${describeCheckout(root)}`);
+    if (beforeRoot) console.log(`before: ${describeCheckout(beforeRoot)}`);
     if (!postgresUrl) console.log('PostgreSQL: skipped (set BENCH_DATABASE_URL) <<<');
 
     progress('starting the hello-world, the gateway(s) and Prism');
@@ -258,6 +290,15 @@ async function main(): Promise<void> {
       }),
       postgresUrl ? startGateway('gateway PostgreSQL', { gatewayRoot, dir, slug: 'postgres', prepare: () => createBenchDatabase(postgresUrl) }) : Promise.resolve(undefined),
       startPrism(root, dir),
+      beforeRoot ? startGateway('before SQLite', {
+        gatewayRoot: beforeRoot, dir, slug: 'before-sqlite',
+        prepare: () => {
+          const file = path.join(dir, 'before.sqlite');
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+          return Promise.resolve(`sqlite:${file}`);
+        },
+      }) : Promise.resolve(undefined),
+      beforeRoot && postgresUrl ? startGateway('before PostgreSQL', { gatewayRoot: beforeRoot, dir, slug: 'before-postgres', prepare: () => createBenchDatabase(postgresUrl, 'before') }) : Promise.resolve(undefined),
     ]);
     const helloResult = outcome(started[0]);
     const sqliteResult = outcome(started[1]);
@@ -278,10 +319,25 @@ async function main(): Promise<void> {
       console.log(`Prism: FAILED to start <<< ${prismResult.message.split('\n')[0] ?? ''}`);
       problems.push(`Prism: ${prismResult.message}`);
     } else prism = prismResult;
+    let before: Gateways | undefined;
+    if (beforeRoot) {
+      const beforeSqlite = outcome(started[4]);
+      const beforePostgres = outcome(started[5]);
+      if (beforeSqlite instanceof Error || beforeSqlite === undefined) throw beforeSqlite ?? new Error('the before SQLite gateway did not start');
+      if (beforePostgres instanceof Error) throw beforePostgres;
+      before = {
+        sqlite: { gateway: beforeSqlite, customerId: await createOne(beforeSqlite, '/pay-api/v1/customers', customerBody) },
+        postgres: beforePostgres ? { gateway: beforePostgres, customerId: await createOne(beforePostgres, '/pay-api/v1/customers', customerBody) } : undefined,
+      };
+    }
 
-    await section('comparison', () => comparison(helloResult, sqlite, postgres, prism));
+    await section('comparison', () => comparison(helloResult, { sqlite, postgres }, before, prism));
     // Idle servers still take memory and timers; the rest of the run loads the gateways only.
     if (prism) await stop(prism.proc);
+    if (before) {
+      await stop(before.sqlite.gateway.proc);
+      if (before.postgres) await stop(before.postgres.gateway.proc);
+    }
     await section('mixed workload', () => mixed(sqlite, helloResult));
     await stop(helloResult.proc);
 

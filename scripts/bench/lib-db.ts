@@ -6,11 +6,12 @@ import pg from 'pg';
 import { onCleanup, progress } from './lib-procs.ts';
 
 /**
- * Creates `pgw_bench_<pid>` on the server of `adminUrl` and returns its URL; the database is dropped at
+ * Creates `pgw_bench_<pid>_<slug>` on the server of `adminUrl` and returns its URL; the database is dropped at
  * cleanup (with force: a gateway that has not let go yet must not keep it alive).
  */
-export async function createBenchDatabase(adminUrl: string): Promise<string> {
-  const name = `pgw_bench_${String(process.pid)}`;
+export async function createBenchDatabase(adminUrl: string, slug = 'gateway'): Promise<string> {
+  // One per gateway of the run (the current version's and BENCH_BEFORE_ROOT's start at the same time).
+  const name = `pgw_bench_${String(process.pid)}_${slug.replace(/[^a-z0-9_]/g, '_')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -9,12 +9,11 @@ import express from 'express';
 import { apiSpec, createApiRouter, isUnknownPath, requestPath } from '../../generated/index.ts';
 import type { ServerConfig } from './config.ts';
 import { isPostgres, type Database } from './db/knex.ts';
-import { KeyStateCache } from './platform/key-state.ts';
-import { channelOf, KeyStateListener } from './platform/key-state-pg.ts';
+import { createInstances, type Instances } from './instances.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
 import { dashboardPages } from './handlers/dashboard.ts';
-import { contextFactory, raceLost, type Principal, type Services } from './platform/context.ts';
+import { contextFactory, raceLost, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
@@ -23,10 +22,11 @@ import { accessLogger, type Logger } from './platform/log.ts';
 import type { HostResolver } from './platform/outbound-http.ts';
 import { addressBucket, clientAddress, trustedProxyList } from './platform/client-address.ts';
 import { databaseStore, memoryStore } from './repositories/auth-throttle.ts';
+import { ping } from './repositories/maintenance.ts';
 import { correlate } from './platform/request-context.ts';
 import { systemClock, type Clock } from './platform/time.ts';
-import { TokenService, newSigningKey } from './platform/tokens.ts';
-import { iso } from './platform/time.ts';
+import { TokenService } from './platform/tokens.ts';
+import { signingKey } from './services/signing-keys.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -37,15 +37,8 @@ export interface AppOptions {
   clock?: Clock;
   /** How webhook hosts are resolved (default: the system resolver); tests give their own answers. */
   resolveHost?: HostResolver;
-}
-
-/** The environment's signing key, made on first use and shared by every instance on the database. */
-export async function signingKey(db: Database, environment: string, clock: Clock): Promise<string> {
-  const existing = (await db('signing_keys').where({ environment }).first()) as { secret: string } | undefined;
-  if (existing) return existing.secret;
-  await db('signing_keys').insert({ environment, secret: newSigningKey(), created_on: iso(clock.now()) }).onConflict('environment').ignore();
-  const stored = (await db('signing_keys').where({ environment }).first()) as { secret: string };
-  return stored.secret;
+  /** What the server keeps from start to stop, shared with the worker (main.ts); made here when not given, and then stopped by `close`. */
+  instances?: Instances;
 }
 
 /** Writes the request's access line when its response has been sent. */
@@ -66,18 +59,11 @@ function logAccess(log: Logger, req: IncomingMessage, res: ServerResponse, corre
 export type App = ((req: IncomingMessage, res: ServerResponse) => void) & {
   listen: (port?: number, host?: string) => Server;
   close: () => Promise<void>;
+  /** What the app keeps from start to stop (the worker of the same process is given the same). */
+  instances: Instances;
   /** The Express application of what is not the API (pages, health, docs): its routes can be listed. */
   pages: express.Express;
 };
-
-/** The kept API-key states: on PostgreSQL, used while this instance listens for changes under a lease. */
-async function keyStates(db: Database, log: Logger): Promise<{ cache: KeyStateCache<Principal & { offsetMs: number }>; stop: () => Promise<void> }> {
-  if (!isPostgres(db)) return { cache: new KeyStateCache(db), stop: () => Promise.resolve() };
-  const cache: KeyStateCache<Principal & { offsetMs: number }> = new KeyStateCache(db, () => listener.usable());
-  const listener = new KeyStateListener(db, await channelOf(db), log, (change) => { cache.forget(change); });
-  await listener.start();
-  return { cache, stop: () => listener.stop() };
-}
 
 /** Paths under `/sandbox` (compared as Express compares routes, without letter case). */
 const isSandboxPath = (path: string): boolean => /^\/sandbox(\/|$)/i.test(path);
@@ -85,7 +71,7 @@ const isSandboxPath = (path: string): boolean => /^\/sandbox(\/|$)/i.test(path);
 export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   const key = await signingKey(options.db, options.config.environment, clock);
-  const states = await keyStates(options.db, options.log);
+  const instances = options.instances ?? (await createInstances({ db: options.db, config: options.config, log: options.log, wall: clock }));
   const proxies = trustedProxyList(options.config.trustProxy);
   const services: Services = {
     db: options.db,
@@ -94,7 +80,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     wall: clock,
     tokens: new TokenService(options.config.environment, key, () => clock.now().getTime()),
     hashKey: Buffer.from(hkdfSync('sha256', Buffer.from(key, 'base64'), Buffer.alloc(0), 'payment-gateway request hash', 32)),
-    keyStates: states.cache,
+    instances,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     throttleStore: isPostgres(options.db) ? databaseStore(options.db) : memoryStore(),
     addressOf: (req) => addressBucket(clientAddress(req, proxies)),
@@ -105,7 +91,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.set('etag', false);
   // X-Forwarded-Proto (and -For, -Host) only from the proxies PGW_TRUST_PROXY names: behind a TLS-terminating
   // one, req.protocol is https (the dashboard's cookies are Secure, its same-origin check expects https).
-  app.set('trust proxy', options.config.trustProxy.length > 0 ? [...options.config.trustProxy] : false);
+  app.set('trust proxy', proxies ?? false);
   // The root points to the documentation: a browser goes there; a program gets the links.
   app.get('/', (req, res) => {
     if (req.accepts(['json', 'html']) === 'html') {
@@ -115,7 +101,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     res.json({ service: 'payment-gateway', environment: options.config.environment, docs: '/docs', openapi: '/openapi.json', health: '/healthz' });
   });
   app.get('/healthz', (_req, res, next) => {
-    options.db.raw('select 1').then(() => res.json({ status: 'ok', environment: options.config.environment }), next);
+    ping(options.db).then(() => res.json({ status: 'ok', environment: options.config.environment }), next);
   });
   app.get('/openapi.json', (_req, res) => {
     res.json(apiSpec);
@@ -163,7 +149,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   return Object.assign(handle, {
     listen: (port?: number, host?: string): Server => createServer(handle).listen(port, host),
-    close: states.stop,
+    // Instances given by the caller are the caller's to stop.
+    close: options.instances ? () => Promise.resolve() : () => instances.stop(),
+    instances,
     pages: app,
   });
 }

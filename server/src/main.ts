@@ -4,13 +4,13 @@ import type { ServerResponse } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { MissingHandlersError } from '../../generated/index.ts';
 import { createApp } from './app.ts';
+import { createInstances } from './instances.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials } from './db/seed.ts';
 import { answerClientErrors } from './platform/client-errors.ts';
 import { createLogger, prettyDestination } from './platform/log.ts';
 import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
-import { endStreams } from './platform/streams.ts';
 import { systemClock } from './platform/time.ts';
 import { Worker } from './worker/worker.ts';
 
@@ -46,7 +46,10 @@ async function main(): Promise<void> {
   // PORT=0 asks for any free port: take one now, so every URL the server builds (invoice links) names it.
   const port = config.port === 0 ? await freePort(config.host) : config.port;
   const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
-  const app = await createApp({ config: { ...config, port, baseUrl }, db, log });
+  const serverConfig = { ...config, port, baseUrl };
+  // Made once: the app and the worker share them (a key revoked or a clock moved by either is forgotten by both).
+  const instances = await createInstances({ db, config: serverConfig, log, wall: systemClock });
+  const app = await createApp({ config: serverConfig, db, log, instances });
   const server = app.listen(port, config.host);
   answerClientErrors(server, log);
   await new Promise<void>((resolve, reject) => {
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
   if (config.logFormat === 'pretty') process.stdout.write(`${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`);
   else log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand; the docs are at docs');
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
-  const worker = new Worker({ db, config, wall: systemClock, log }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
+  const worker = new Worker({ db, config: serverConfig, wall: systemClock, log, instances }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
   if (config.workerIntervalMs > 0) worker.start();
   // SIGTERM: requests already on their way (sent, not yet read: a fast server answers the first of a burst
   // before it has read the others) are answered, not reset. For DRAIN_GRACE_MS the open connections are still
@@ -79,9 +82,9 @@ async function main(): Promise<void> {
     log.info('stopping: draining requests and the worker');
     setTimeout(() => {
       // Event streams never end by themselves, and server.close() waits for every response in flight.
-      endStreams();
+      instances.streams.end();
       server.close(() => {
-        void worker.stop().then(() => app.close()).then(() => db.destroy()).then(() => process.exit(0));
+        void worker.stop().then(() => app.close()).then(() => instances.stop()).then(() => db.destroy()).then(() => process.exit(0));
       });
     }, DRAIN_GRACE_MS);
   };

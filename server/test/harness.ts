@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { App } from '../src/app.ts';
+import type { Instances } from '../src/instances.ts';
 import request from 'supertest';
 import { createApp } from '../src/app.ts';
 import { loadConfig, type Environment, type ServerConfig } from '../src/config.ts';
@@ -56,6 +57,8 @@ export interface TestServer {
   merchantId(i: 0 | 1): string;
   /** Headers for merchant 0 or 1, or for the partner acting on merchant `acting` (x-merchant-id). */
   as(who: 0 | 1 | 'partner', acting?: 0 | 1): Promise<Record<string, string>>;
+  /** What the app keeps from start to stop (runDue({ ...s }) and a worker's deps pass it on). */
+  instances: Instances;
   /** The resolver of webhook hosts the app was given (runDue({ ...s }) passes it on). */
   resolveHost?: HostResolver;
   close(): Promise<void>;
@@ -115,7 +118,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     return m.merchantId;
   };
   return {
-    app, db, config, clock, secrets, logLines, token, auth, merchantId,
+    app, db, config, clock, secrets, logLines, token, auth, merchantId, instances: app.instances,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     async as(who, acting) {
       return { ...(await auth(who)), ...(acting === undefined ? {} : { 'x-merchant-id': merchantId(acting) }) };

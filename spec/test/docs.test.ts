@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMagicValues } from '../../generator/transform/magic-values.ts';
 import { readStateMachines } from '../../generator/transform/state-machines.ts';
 import { STAMP, specHash, stateMachineRows } from '../../scripts/docs.ts';
 import { markDesigned } from '../../scripts/docs-marks.ts';
@@ -101,10 +102,12 @@ describe.skipIf(!available)('the documentation page', () => {
   });
 
   it('publishes every sandbox magic value of the spec', async () => {
-    // The values are the code spans of the tables in the description's "Sandbox magic values" section.
-    const description = readFileSync(path.join(root, 'spec', 'description.md'), 'utf8');
-    const section = /^## Sandbox magic values[^\n]*\n([\s\S]*?)(?=^## )/m.exec(description)?.[1] ?? '';
-    const values = [...new Set(section.split('\n').filter((line) => line.startsWith('|')).flatMap((line) => [...line.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '')))];
+    // The values are the contract's data (spec/data/magic-values.yaml, as the bundled document carries it).
+    const model = readMagicValues(JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as Record<string, unknown>);
+    const values = model === undefined ? [] : [
+      ...model.cards.values.map((c) => c.number), ...model.amounts.values.map((a) => a.amount.toFixed(2)),
+      ...model.postalCodes.values.map((p) => p.postalCode), ...model.achAccounts.values.map((a) => a.accountNumber),
+    ];
     expect(values).toEqual(expect.arrayContaining(['4000000000000002', '90.05']));
     expect(values.length).toBeGreaterThan(20);
     const text = await renderedSection('section/sandbox-magic-values-(designed)', values);

@@ -43,11 +43,13 @@ function problems(doc: JsonObject): string[] {
   for (const machine of machines) {
     const tag = MACHINE_TAGS[machine.name];
     const triggers = new Set(machine.rows.map((r) => r.trigger));
-    for (const trigger of triggers) {
+    // A machine of a tag's resource takes every command of the tag; one without (webhook deliveries, whose tag
+    // also holds the webhooks' own operations) only checks that its triggers name operations of the document.
+    for (const trigger of tag === undefined ? [] : triggers) {
       const operationTag = tags.get(trigger)?.tag;
       if (operationTag !== undefined && operationTag !== tag) found.push(`${machine.name}: trigger ${trigger} is an operation of ${operationTag}, not ${String(tag)}`);
     }
-    for (const [operationId, operation] of tags) {
+    for (const [operationId, operation] of tag === undefined ? [] : tags) {
       if (operation.tag === tag && !isRead(operationId, operation.method) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
     }
     if (machine.refusal.kind === 'errorCode') {

@@ -1,6 +1,9 @@
 // The amount limits of every money command (capture, card refund, ACH refund) walked at, just above and just
 // below the limit, and every documented amount field of a partial approval: the state-machine walk only ever
 // sends an amount of 1, so a gateway accepting more than the transaction allows passed it unnoticed.
+import { OperationId } from '../../../generated/operations.ts';
+import { AccountHolderType, AccountType, CardTransactionStatus, SecCode } from '../../../generated/enums.ts';
+import { sandboxCardFor, sandboxMagicValues } from '../../../generated/magic-values.ts';
 import { CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';
@@ -11,9 +14,14 @@ const usd = (cents: number): number => Math.round(cents) / 100;
 /** Half away from zero, to the cent: the spec's rounding ("Amounts"). */
 const halfCents = (cents: number): number => Math.floor(cents / 2) + (cents % 2);
 
-const ACH_ACCOUNT = { routingNumber: '021000021', accountNumber: '000123456789', accountType: 1, accountHolderType: 2 };
+/** The sandbox's partially approving card and amount (the contract's magic values, response code 010). */
+const PARTIAL = '010';
+const partialCard = sandboxCardFor(PARTIAL);
+const partialAmount = sandboxMagicValues.amounts.values.find((a) => a.responseCode === PARTIAL);
+
+const ACH_ACCOUNT = { routingNumber: '021000021', accountNumber: '000123456789', accountType: AccountType.Checking, accountHolderType: AccountHolderType.Personal };
 const achDebit = (processor: string, amount: number): Record<string, unknown> => ({
-  amount, paymentProcessorId: processor, secCode: 1, requesterIPaddress: '203.0.113.24', ...ACH_ACCOUNT,
+  amount, paymentProcessorId: processor, secCode: SecCode.PPD, requesterIPaddress: '203.0.113.24', ...ACH_ACCOUNT,
   billingAddress: { city: 'Austin', countryId: 1, line1: '100 Congress Ave', line2: null, postalCode: '78701', stateName: 'Texas', stateId: 44 },
   shippingAddress: null, contactInfo: { firstName: 'Amount', lastName: 'Limits', companyName: '', email: 'limits@example.com', mobilePhoneNumber: '+15555550123', smsNotification: false },
   isFasterProcessing: false, taxId: null,
@@ -28,13 +36,13 @@ class Limits {
 
   /** The transaction's status and amounts as the status read gives them. */
   async details(transactionId: string): Promise<Record<string, unknown>> {
-    const read = await this.ctx.call('getTransactionStatus', { path: { transactionId } });
-    expectStatus(read, 200, 'getTransactionStatus');
+    const read = await this.ctx.call(OperationId.getTransactionStatus, { path: { transactionId } });
+    expectStatus(read, 200, OperationId.getTransactionStatus);
     return bodyOf(read);
   }
 
   /** A command over the limit: 103, nothing moved (its status and processed amount unchanged). */
-  async refused(op: string, transactionId: string, cents: number, limit: string): Promise<void> {
+  async refused(op: OperationId, transactionId: string, cents: number, limit: string): Promise<void> {
     const before = await this.details(transactionId);
     const sent = await this.ctx.call(op, { path: { transactionId }, body: { amount: usd(cents) } });
     expectStatus(sent, 200, op);
@@ -47,7 +55,7 @@ class Limits {
   }
 
   /** A command at or below the limit: 000, and it moved exactly the amount asked. */
-  async accepted(op: string, transactionId: string, cents: number, limit: string): Promise<void> {
+  async accepted(op: OperationId, transactionId: string, cents: number, limit: string): Promise<void> {
     const sent = await this.ctx.call(op, { path: { transactionId }, body: { amount: usd(cents) } });
     expectStatus(sent, 200, op);
     const body = bodyOf(sent);
@@ -64,8 +72,8 @@ const transactionIdOf = (exchange: Exchange, what: string, code = '000'): string
 };
 
 async function settle(ctx: CheckContext, transactionId: string): Promise<void> {
-  const simulated = await ctx.call('simulateTransaction', { path: { transactionId }, body: { outcome: 'settle' } });
-  if (simulated.response?.status === 404 && ctx.spec.operation('simulateTransaction').designed) throw new CheckSkipped('the target has no sandbox network simulation (designed): no settled transaction to refund');
+  const simulated = await ctx.call(OperationId.simulateTransaction, { path: { transactionId }, body: { outcome: 'settle' } });
+  if (simulated.response?.status === 404 && ctx.spec.operation(OperationId.simulateTransaction).designed) throw new CheckSkipped('the target has no sandbox network simulation (designed): no settled transaction to refund');
   expectStatus(simulated, 200, 'simulateTransaction settle');
 }
 
@@ -76,7 +84,7 @@ export const amountLimitChecks: readonly Check[] = [
     id: 'amounts/limits',
     group: 'transitions',
     title: 'capture, card refund and ACH refund at, just above and just below their limit: above answers 103 and moves nothing',
-    tags: ['Card Payments', 'ACH Payments', 'captureCardTransaction', 'refundCardTransaction', 'refundAchTransaction'],
+    tags: ['Card Payments', 'ACH Payments', OperationId.captureCardTransaction, OperationId.refundCardTransaction, OperationId.refundAchTransaction],
     designed: true,
     run: async (ctx) => {
       const processors = await paymentProcessors(ctx);
@@ -85,33 +93,33 @@ export const amountLimitChecks: readonly Check[] = [
       // Capture: at most the approved amount, of a full approval and of a partial one.
       const full = seededCents(ctx);
       for (const [label, take] of [['just below', full - 1], ['at', full]] as const) {
-        const auth = transactionIdOf(await ctx.call('authorizeCard', { body: cardBody(processors.card, full) }), 'authorizeCard');
-        await walk.refused('captureCardTransaction', auth, full + 1, `the approved amount ${String(usd(full))}`);
-        await walk.accepted('captureCardTransaction', auth, take, `${label} the approved amount ${String(usd(full))}`);
+        const auth = transactionIdOf(await ctx.call(OperationId.authorizeCard, { body: cardBody(processors.card, full) }), OperationId.authorizeCard);
+        await walk.refused(OperationId.captureCardTransaction, auth, full + 1, `the approved amount ${String(usd(full))}`);
+        await walk.accepted(OperationId.captureCardTransaction, auth, take, `${label} the approved amount ${String(usd(full))}`);
       }
-      const partial = transactionIdOf(await ctx.call('authorizeCard', { body: cardBody(processors.card, full, '4000000000000093') }), 'a partially approved authorizeCard', '010');
+      const partial = transactionIdOf(await ctx.call(OperationId.authorizeCard, { body: cardBody(processors.card, full, partialCard) }), 'a partially approved authorizeCard', PARTIAL);
       const approved = halfCents(full);
-      await walk.refused('captureCardTransaction', partial, approved + 1, `the partially approved amount ${String(usd(approved))}`);
-      await walk.accepted('captureCardTransaction', partial, approved, `at the partially approved amount ${String(usd(approved))}`);
+      await walk.refused(OperationId.captureCardTransaction, partial, approved + 1, `the partially approved amount ${String(usd(approved))}`);
+      await walk.accepted(OperationId.captureCardTransaction, partial, approved, `at the partially approved amount ${String(usd(approved))}`);
       // Card refund (one per transaction): at most the processed amount, above it refused; just below and at it
       // accepted, each on a settled sale of its own; and a capture below the approval caps the refund at what moved.
       for (const [label, take] of [['just below', full - 1], ['at', full]] as const) {
-        const sale = transactionIdOf(await ctx.call('createCardSale', { body: cardBody(processors.card, full) }), 'createCardSale');
+        const sale = transactionIdOf(await ctx.call(OperationId.createCardSale, { body: cardBody(processors.card, full) }), OperationId.createCardSale);
         await settle(ctx, sale);
-        await walk.refused('refundCardTransaction', sale, full + 1, `the processed amount ${String(usd(full))}`);
-        await walk.accepted('refundCardTransaction', sale, take, `${label} the processed amount ${String(usd(full))}`);
+        await walk.refused(OperationId.refundCardTransaction, sale, full + 1, `the processed amount ${String(usd(full))}`);
+        await walk.accepted(OperationId.refundCardTransaction, sale, take, `${label} the processed amount ${String(usd(full))}`);
       }
-      const captured = transactionIdOf(await ctx.call('authorizeCard', { body: cardBody(processors.card, full) }), 'authorizeCard');
-      await walk.accepted('captureCardTransaction', captured, full - 1, 'below the approved amount');
+      const captured = transactionIdOf(await ctx.call(OperationId.authorizeCard, { body: cardBody(processors.card, full) }), OperationId.authorizeCard);
+      await walk.accepted(OperationId.captureCardTransaction, captured, full - 1, 'below the approved amount');
       await settle(ctx, captured);
-      await walk.refused('refundCardTransaction', captured, full, `the captured amount ${String(usd(full - 1))} (at the approved amount)`);
+      await walk.refused(OperationId.refundCardTransaction, captured, full, `the captured amount ${String(usd(full - 1))} (at the approved amount)`);
       // ACH refund: the same over settled debits.
       if (processors.ach !== '') {
         for (const [label, take] of [['just below', full - 1], ['at', full]] as const) {
-          const debit = transactionIdOf(await ctx.call('createAchDebit', { body: achDebit(processors.ach, usd(full)) }), 'createAchDebit');
+          const debit = transactionIdOf(await ctx.call(OperationId.createAchDebit, { body: achDebit(processors.ach, usd(full)) }), OperationId.createAchDebit);
           await settle(ctx, debit);
-          await walk.refused('refundAchTransaction', debit, full + 1, `the processed amount ${String(usd(full))}`);
-          await walk.accepted('refundAchTransaction', debit, take, `${label} the processed amount ${String(usd(full))}`);
+          await walk.refused(OperationId.refundAchTransaction, debit, full + 1, `the processed amount ${String(usd(full))}`);
+          await walk.accepted(OperationId.refundAchTransaction, debit, take, `${label} the processed amount ${String(usd(full))}`);
         }
       }
       failWithAll(walk.failures);
@@ -121,31 +129,34 @@ export const amountLimitChecks: readonly Check[] = [
     id: 'amounts/partial_approval',
     group: 'transitions',
     title: "a partial approval (the sandbox's magic card and amount) reports the approved amount in every documented amount field",
-    tags: ['Card Payments', 'authorizeCard', 'createCardSale', 'getTransactionStatus'],
+    tags: ['Card Payments', OperationId.authorizeCard, OperationId.createCardSale, OperationId.getTransactionStatus],
     designed: true,
     run: async (ctx) => {
       const processors = await paymentProcessors(ctx);
       if (processors.card === '') throw new CheckSkipped('the merchant has no card processor');
       const failures: Failures = [];
       const requested = seededCents(ctx);
-      // The magic card halves any amount (rounded half away from zero); the magic amount 90.10 approves 45.05.
+      // The magic card halves any amount (rounded half away from zero); the magic amount (90.10) approves what its table says (45.05).
+      const { PartiallyAuthorized, Captured } = CardTransactionStatus;
       const cases = [
-        { op: 'authorizeCard', cents: requested, pan: '4000000000000093', approved: halfCents(requested), status: 2 },
-        { op: 'createCardSale', cents: requested, pan: '4000000000000093', approved: halfCents(requested), status: 3 },
-        { op: 'authorizeCard', cents: 9010, pan: undefined, approved: 4505, status: 2 },
-        { op: 'createCardSale', cents: 9010, pan: undefined, approved: 4505, status: 3 },
+        { op: OperationId.authorizeCard, cents: requested, pan: partialCard, approved: halfCents(requested), status: PartiallyAuthorized },
+        { op: OperationId.createCardSale, cents: requested, pan: partialCard, approved: halfCents(requested), status: Captured },
+        ...(partialAmount === undefined ? [] : [
+          { op: OperationId.authorizeCard, cents: partialAmount.cents, pan: undefined, approved: partialAmount.approvedCents, status: PartiallyAuthorized },
+          { op: OperationId.createCardSale, cents: partialAmount.cents, pan: undefined, approved: partialAmount.approvedCents, status: Captured },
+        ]),
       ];
       for (const c of cases) {
         const sent = await ctx.call(c.op, { body: cardBody(processors.card, c.cents, c.pan) });
         expectStatus(sent, 200, c.op);
         const body = bodyOf(sent);
         const what = `${c.op} of ${String(usd(c.cents))}${c.pan === undefined ? '' : ` with card ${c.pan}`}, partially approved`;
-        const processed = c.op === 'createCardSale' ? usd(c.approved) : 0;
-        const want: Record<string, unknown> = { responseCode: '010', statusId: c.status, requestedAmount: usd(c.cents), approvedAmount: usd(c.approved), processedAmount: processed };
+        const processed = c.op === OperationId.createCardSale ? usd(c.approved) : 0;
+        const want: Record<string, unknown> = { responseCode: PARTIAL, statusId: c.status, requestedAmount: usd(c.cents), approvedAmount: usd(c.approved), processedAmount: processed };
         for (const [field, value] of Object.entries(want)) if (body[field] !== value) failures.push([`${what}: ${field} is ${JSON.stringify(value)} (got ${JSON.stringify(body[field])})`, sent]);
         if (typeof body.transactionId !== 'string') continue;
-        const read = await ctx.call('getTransactionStatus', { path: { transactionId: body.transactionId } });
-        expectStatus(read, 200, 'getTransactionStatus');
+        const read = await ctx.call(OperationId.getTransactionStatus, { path: { transactionId: body.transactionId } });
+        expectStatus(read, 200, OperationId.getTransactionStatus);
         const details = bodyOf(read);
         const stored: Record<string, unknown> = { statusId: c.status, amount: usd(c.cents), approvedAmount: usd(c.approved), processedAmount: processed };
         for (const [field, value] of Object.entries(stored)) if (details[field] !== value) failures.push([`${what}: the status read's ${field} is ${JSON.stringify(value)} (got ${JSON.stringify(details[field])})`, read]);

@@ -1,6 +1,7 @@
 // Arithmetic and documents: an invoice's amounts recomputed from its lines by the rules the spec states
 // (InvoicePaymentTypeCalculation: cents, half away from zero at each step), the calculations endpoint equal to
 // the record, and the PDF a PDF. Seeded invoices, so each run tries other numbers and can be repeated.
+import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 /** A decimal number as exact digits and scale: 12.345 -> 12345n, 3 (from its shortest text). */
@@ -71,13 +72,13 @@ export const arithmeticChecks: readonly Check[] = [{
   id: 'arithmetic/invoice_totals',
   group: 'resources',
   title: "an invoice's amounts are its lines' amounts by the spec's formula, per payment type; the calculations endpoint agrees; the PDF is a PDF",
-  tags: ['Invoices', 'createInvoice', 'getInvoice', 'listInvoices', 'getInvoiceCalculations', 'downloadInvoicePdf'],
+  tags: ['Invoices', OperationId.createInvoice, OperationId.getInvoice, OperationId.listInvoices, OperationId.getInvoiceCalculations, OperationId.downloadInvoicePdf],
   designed: true,
   run: async (ctx) => {
     for (let round = 0; round < 3; round++) {
       const { lines, terms } = seededInvoice(ctx);
       const lastName = ctx.unique('sum');
-      const created = await ctx.call('publishInvoice', {
+      const created = await ctx.call(OperationId.publishInvoice, {
         body: {
           id: null, dueDate: ctx.daysAhead(30), ...terms,
           customer: { firstName: 'Arithmetic', lastName, email: 'sum@example.com' },
@@ -85,8 +86,8 @@ export const arithmeticChecks: readonly Check[] = [{
         },
       });
       const invoiceId = createdId(created, 'an invoice to recompute');
-      const read = await ctx.call('getInvoice', { path: { invoiceId } });
-      expectStatus(read, 200, 'getInvoice');
+      const read = await ctx.call(OperationId.getInvoice, { path: { invoiceId } });
+      expectStatus(read, 200, OperationId.getInvoice);
       const record = bodyOf(read);
       const calculations = record.invoiceCalculations as Record<string, Record<string, number>> | undefined;
       expectThat(calculations !== undefined, 'the invoice carries invoiceCalculations', read);
@@ -105,16 +106,16 @@ export const arithmeticChecks: readonly Check[] = [{
         if (record[field] !== value) throw new CheckFailure(`the unpaid invoice's ${field} is ${String(record[field])}, its lines give ${String(value)} ${where}`, read);
       }
       // The list shows the same total (found by a search on the invoice's unique customer name, not by position).
-      const listed = await ctx.call('listInvoices', { query: { search: lastName, pageSize: 100 } });
-      expectStatus(listed, 200, 'listInvoices');
+      const listed = await ctx.call(OperationId.listInvoices, { query: { search: lastName, pageSize: 100 } });
+      expectStatus(listed, 200, OperationId.listInvoices);
       const item = (Array.isArray(bodyOf(listed).items) ? (bodyOf(listed).items as { id?: unknown; totalAmount?: unknown }[]) : []).find((i) => i.id === invoiceId);
       expectThat(item !== undefined, `the invoice ${invoiceId} is found in the list by a search on its customer's unique last name ${lastName}`, listed);
       expectThat(item.totalAmount === top.totalAmount, `the list's totalAmount of the invoice is ${String(top.totalAmount)}, as the record's (got ${String(item.totalAmount)})`, listed);
       const lineTotals = (Array.isArray(record.lineItems) ? record.lineItems : []).map((l) => (l as { totalAmount?: unknown }).totalAmount);
       const wantLines = lines.map((l) => expectedAmounts([l], { discountPercentage: 0, taxPercentage: 0, feesPercentage: 0, shippingAmount: 0 }, 0, 0).subTotalAmount);
       expectThat(JSON.stringify(lineTotals) === JSON.stringify(wantLines), `the lines' totalAmount are ${JSON.stringify(wantLines)} (got ${JSON.stringify(lineTotals)}) ${where}`, read);
-      const endpoint = await ctx.call('getInvoiceCalculations', { path: { invoiceId } });
-      expectStatus(endpoint, 200, 'getInvoiceCalculations');
+      const endpoint = await ctx.call(OperationId.getInvoiceCalculations, { path: { invoiceId } });
+      expectStatus(endpoint, 200, OperationId.getInvoiceCalculations);
       // The endpoint is the credit card figures of the record (its surchargePercentage null where the record says 0).
       const credit = calculations.creditCard ?? {};
       for (const [field, value] of Object.entries(bodyOf(endpoint))) {
@@ -123,8 +124,8 @@ export const arithmeticChecks: readonly Check[] = [{
         expectThat(same, `getInvoiceCalculations.${field} (${JSON.stringify(value)}) equals the record's invoiceCalculations.creditCard.${field} (${String(credit[field])})`, endpoint);
       }
       if (round === 0) {
-        const pdf = await ctx.call('downloadInvoicePdf', { path: { invoiceId } });
-        expectStatus(pdf, 200, 'downloadInvoicePdf');
+        const pdf = await ctx.call(OperationId.downloadInvoicePdf, { path: { invoiceId } });
+        expectStatus(pdf, 200, OperationId.downloadInvoicePdf);
         // The interface sends the document as a base64 string in JSON; a raw application/pdf body is read as it is.
         const body = pdf.response?.body;
         const bytes = typeof body === 'string' && /json/.test(pdf.response?.headers['content-type'] ?? '') ? Buffer.from(body, 'base64').toString('latin1') : pdf.response?.text ?? '';

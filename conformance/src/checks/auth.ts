@@ -1,6 +1,7 @@
 // Authentication checks: the token service's grants and errors, refresh, and every API operation refusing a
 // request without a valid token.
 import { createHmac, randomBytes } from 'node:crypto';
+import { OperationId } from '../../../generated/operations.ts';
 import { bodyOf, CheckFailure, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 const uuid = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
@@ -17,7 +18,7 @@ async function everyOperationRefuses(ctx: CheckContext, authorization: string | 
   for (const op of ctx.spec.operations.values()) {
     if (!op.secured) continue;
     const path = Object.fromEntries([...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => [m[1] ?? '', uuid]));
-    const exchange = await ctx.call(op.operationId, {
+    const exchange = await ctx.call(op, {
       path, as: 'none', headers: authorization === undefined ? {} : { authorization },
       ...(['post', 'put', 'patch'].includes(op.method) ? { body: {} } : {}),
     });
@@ -78,7 +79,7 @@ export const authChecks: Check[] = [
       });
       expectStatus(refreshed, 200, 'refresh grant');
       const token = String(bodyOf(refreshed).access_token);
-      expectStatus(await ctx.call('getPaymentConfiguration', { as: 'none', headers: { authorization: `Bearer ${token}` } }), 200, 'the refreshed token on the API');
+      expectStatus(await ctx.call(OperationId.getPaymentConfiguration, { as: 'none', headers: { authorization: `Bearer ${token}` } }), 200, 'the refreshed token on the API');
     },
   },
   {

@@ -1,6 +1,7 @@
 // Events over time: the sandbox event stream message after message (its `event:` line is its payload's type,
 // its `id:` the event id), the retry schedule row after row (nextRetryAt = lastAttemptAt + the table's delay),
 // and one merchant's sandbox clock moving no other merchant's.
+import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';
@@ -61,8 +62,8 @@ async function readMessages(res: Response, count: number, timeoutMs: number, cou
 async function logEntry(ctx: CheckContext, webhookId: string, eventId: string, ready: (e: Record<string, unknown>) => boolean): Promise<{ log: Exchange; entry: Record<string, unknown> | undefined }> {
   const until = Date.now() + 20_000;
   for (;;) {
-    const log = await ctx.call('listWebhookDeliveryLogs', { path: { webhookId }, query: { pageSize: 100 } });
-    expectStatus(log, 200, 'listWebhookDeliveryLogs');
+    const log = await ctx.call(OperationId.listWebhookDeliveryLogs, { path: { webhookId }, query: { pageSize: 100 } });
+    expectStatus(log, 200, OperationId.listWebhookDeliveryLogs);
     const entry = (Array.isArray(bodyOf(log).items) ? (bodyOf(log).items as unknown[]) : []).filter(isObject).find((i) => i.eventId === eventId && i.triggerType !== 'Manual');
     if ((entry !== undefined && ready(entry)) || Date.now() > until) return { log, entry };
     await sleep(100);
@@ -74,13 +75,13 @@ export const eventTimingChecks: readonly Check[] = [
     id: 'webhooks/event_stream',
     group: 'resources',
     title: "every message of the sandbox event stream, not only the first, names its payload's type on its event: line and its id on its id: line",
-    tags: ['Sandbox', 'streamSandboxEvents'],
+    tags: ['Sandbox', OperationId.streamSandboxEvents],
     designed: true,
     run: async (ctx) => {
       const processor = (await paymentProcessors(ctx)).card;
       if (processor === '') throw new CheckSkipped('the merchant has no card processor');
       const token = await tokenOf(ctx, 'A');
-      const op = ctx.spec.operation('streamSandboxEvents');
+      const op = ctx.spec.operation(OperationId.streamSandboxEvents);
       const controller = new AbortController();
       // A stream's headers come at once; a proxy that buffers whole responses never relays them.
       const timer = setTimeout(() => { controller.abort(); }, 10_000);
@@ -94,13 +95,13 @@ export const eventTimingChecks: readonly Check[] = [
         const made: string[] = [];
         const mine = new Set<string>();
         for (let i = 0; i < 3; i++) {
-          const auth = await ctx.call('authorizeCard', { body: { amount: 7 + i, paymentProcessorId: processor, card: testCard() } });
-          expectStatus(auth, 200, 'authorizeCard');
+          const auth = await ctx.call(OperationId.authorizeCard, { body: { amount: 7 + i, paymentProcessorId: processor, card: testCard() } });
+          expectStatus(auth, 200, OperationId.authorizeCard);
           made.push('payment.card.authorized');
           const id = bodyOf(auth).transactionId;
           if (typeof id === 'string') {
             mine.add(id);
-            expectStatus(await ctx.call('voidCardTransaction', { path: { transactionId: id } }), 200, 'voidCardTransaction');
+            expectStatus(await ctx.call(OperationId.voidCardTransaction, { path: { transactionId: id } }), 200, OperationId.voidCardTransaction);
             made.push('payment.card.voided');
           }
         }
@@ -136,7 +137,7 @@ export const eventTimingChecks: readonly Check[] = [
     id: 'webhooks/retry_schedule',
     group: 'resources',
     title: "a delivery that keeps failing is retried on the spec's schedule (1 min, 5 min, 30 min, 2 h, 8 h, 24 h): nextRetryAt row by row, then Failed",
-    tags: ['Webhooks', 'Sandbox', 'listWebhookDeliveryLogs', 'advanceSandboxClock'],
+    tags: ['Webhooks', 'Sandbox', OperationId.listWebhookDeliveryLogs, OperationId.advanceSandboxClock],
     designed: true,
     run: async (ctx) => {
       const processor = (await paymentProcessors(ctx)).card;
@@ -147,9 +148,9 @@ export const eventTimingChecks: readonly Check[] = [
       try {
         const path = `/failing/${ctx.unique('r')}`;
         receiver.answer(path, 500);
-        const created = await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('retry-hook'), endpointUrl: receiver.url(path), eventTypes: ['payment.card.authorized'] } });
+        const created = await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('retry-hook'), endpointUrl: receiver.url(path), eventTypes: ['payment.card.authorized'] } });
         webhookId = createdId(created, 'a webhook endpoint that always fails');
-        expectStatus(await ctx.call('authorizeCard', { body: { amount: 11, paymentProcessorId: processor, card: testCard() } }), 200, 'authorizeCard');
+        expectStatus(await ctx.call(OperationId.authorizeCard, { body: { amount: 11, paymentProcessorId: processor, card: testCard() } }), 200, OperationId.authorizeCard);
         const first = (await receiver.waitFor(path, 1, 20_000))[0];
         if (first === undefined) throw new CheckFailure('the endpoint gets the authorized event (within 20 s)');
         const eventId = String(first.headers['webhook-id']);
@@ -163,9 +164,9 @@ export const eventTimingChecks: readonly Check[] = [
           const gap = (Date.parse(String(entry.nextRetryAt)) - Date.parse(String(entry.lastAttemptAt))) / 1000;
           // Exact to the second: one row off is minutes or hours off.
           if (!Number.isFinite(gap) || Math.abs(gap - delay) > 1) failures.push([`attempt ${String(attempt)} is due ${String(delay)} s after the failed attempt ${String(attempt - 1)} (nextRetryAt ${String(entry.nextRetryAt)} - lastAttemptAt ${String(entry.lastAttemptAt)} = ${String(gap)} s)`, log]);
-          const advanced = await ctx.call('advanceSandboxClock', { body: { seconds: delay + 1 } });
+          const advanced = await ctx.call(OperationId.advanceSandboxClock, { body: { seconds: delay + 1 } });
           if (advanced.response?.status === 404) throw new CheckSkipped('the target has no sandbox clock (designed): the schedule is not walked');
-          expectStatus(advanced, 200, 'advanceSandboxClock');
+          expectStatus(advanced, 200, OperationId.advanceSandboxClock);
           const got = await receiver.waitFor(path, attempt, 20_000);
           if (got.length < attempt) throw new CheckFailure(`attempt ${String(attempt)} is made once ${String(delay)} s of the sandbox clock passed (the receiver got ${String(got.length)} attempts)`, advanced);
         }
@@ -175,7 +176,7 @@ export const eventTimingChecks: readonly Check[] = [
         }
         failWithAll(failures);
       } finally {
-        if (webhookId !== undefined) await ctx.call('deleteWebhookEndpoint', { path: { webhookId } });
+        if (webhookId !== undefined) await ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId } });
         await receiver.stop();
       }
     },
@@ -184,12 +185,12 @@ export const eventTimingChecks: readonly Check[] = [
     id: 'tenancy/clock_isolation',
     group: 'tenancy',
     title: "advancing one merchant's sandbox clock moves that clock only: another merchant's stays where real time takes it",
-    tags: ['Sandbox', 'getSandboxClock', 'advanceSandboxClock'],
+    tags: ['Sandbox', OperationId.getSandboxClock, OperationId.advanceSandboxClock],
     designed: true,
     run: async (ctx) => {
       if (!ctx.identities.includes('B')) throw new CheckSkipped('a second merchant (B) is needed');
       const read = async (who: string): Promise<{ at: number; exchange: Exchange }> => {
-        const exchange = await ctx.call('getSandboxClock', { as: who });
+        const exchange = await ctx.call(OperationId.getSandboxClock, { as: who });
         if (exchange.response?.status === 404) throw new CheckSkipped('the target has no sandbox clock (designed)');
         expectStatus(exchange, 200, `getSandboxClock as ${who}`);
         return { at: Date.parse(String(bodyOf(exchange).now)), exchange };
@@ -201,7 +202,7 @@ export const eventTimingChecks: readonly Check[] = [
         const started = Date.now();
         const before = await read(other);
         const moverBefore = await read(mover);
-        const advanced = await ctx.call('advanceSandboxClock', { as: mover, body: { seconds } });
+        const advanced = await ctx.call(OperationId.advanceSandboxClock, { as: mover, body: { seconds } });
         expectStatus(advanced, 200, `advanceSandboxClock as ${mover}`);
         const moverAfter = await read(mover);
         const after = await read(other);

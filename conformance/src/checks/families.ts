@@ -2,6 +2,8 @@
 // made by a side effect, or credentials): what was written reads back field by field, an update reads back
 // changed, the caller's list holds it and another merchant's does not, a delete is gone.
 import { randomUUID } from 'node:crypto';
+import { OperationId } from '../../../generated/operations.ts';
+import { TapToPayStatus } from '../../../generated/enums.ts';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { findListed } from '../paging.ts';
@@ -30,88 +32,88 @@ async function token(ctx: CheckContext, clientId: string, clientSecret: string):
 export const familyChecks: readonly Check[] = [
   {
     id: 'families/webhook_endpoints', group: 'resources', designed: false,
-    tags: ['Webhooks', 'createWebhookEndpoint', 'getWebhookEndpoint', 'updateWebhookEndpoint', 'listWebhookEndpoints', 'deleteWebhookEndpoint'],
+    tags: ['Webhooks', OperationId.createWebhookEndpoint, OperationId.getWebhookEndpoint, OperationId.updateWebhookEndpoint, OperationId.listWebhookEndpoints, OperationId.deleteWebhookEndpoint],
     title: 'a webhook endpoint reads back as written and as updated, is listed for its owner only, and is gone once deleted',
     async run(ctx) {
       const written = { name: ctx.unique('hook'), endpointUrl: 'http://127.0.0.1:9/conformance', eventTypes: ['payment.card.authorized', 'invoice.paid'] };
-      const webhookId = createdId(await ctx.call('createWebhookEndpoint', { body: written }), 'a webhook endpoint');
-      const read = await ctx.call('getWebhookEndpoint', { path: { webhookId } });
-      expectStatus(read, 200, 'getWebhookEndpoint');
+      const webhookId = createdId(await ctx.call(OperationId.createWebhookEndpoint, { body: written }), 'a webhook endpoint');
+      const read = await ctx.call(OperationId.getWebhookEndpoint, { path: { webhookId } });
+      expectStatus(read, 200, OperationId.getWebhookEndpoint);
       readsBack(written, read, 'the webhook');
       expectThat(/^whsec_/.test(String(bodyOf(read).signingSecret)), 'the owner sees the signing secret (whsec_…)', read);
       const changed = { name: ctx.unique('hook2'), endpointUrl: 'http://127.0.0.1:9/conformance/v2', eventTypes: ['payment.ach.cleared'] };
-      expectStatus(await ctx.call('updateWebhookEndpoint', { path: { webhookId }, body: changed }), 200, 'updateWebhookEndpoint');
-      readsBack(changed, await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 'the updated webhook');
+      expectStatus(await ctx.call(OperationId.updateWebhookEndpoint, { path: { webhookId }, body: changed }), 200, OperationId.updateWebhookEndpoint);
+      readsBack(changed, await ctx.call(OperationId.getWebhookEndpoint, { path: { webhookId } }), 'the updated webhook');
       // Paged through: a merchant that keeps data has more endpoints than a page holds.
-      const mine = await findListed(ctx, 'listWebhookEndpoints', {}, (i) => i.id === webhookId);
+      const mine = await findListed(ctx, OperationId.listWebhookEndpoints, {}, (i) => i.id === webhookId);
       expectThat(mine.item !== undefined, 'the owner lists it', mine.exchange);
-      const theirs = await findListed(ctx, 'listWebhookEndpoints', { as: 'B' }, (i) => i.id === webhookId);
+      const theirs = await findListed(ctx, OperationId.listWebhookEndpoints, { as: 'B' }, (i) => i.id === webhookId);
       expectThat(theirs.item === undefined, "another merchant's list does not hold it", theirs.exchange);
-      expectStatus(await ctx.call('getWebhookEndpoint', { as: 'B', path: { webhookId } }), 404, "another merchant reads the webhook");
-      expectStatus(await ctx.call('deleteWebhookEndpoint', { path: { webhookId } }), 200, 'deleteWebhookEndpoint');
-      expectStatus(await ctx.call('getWebhookEndpoint', { path: { webhookId } }), 404, 'getWebhookEndpoint after delete');
+      expectStatus(await ctx.call(OperationId.getWebhookEndpoint, { as: 'B', path: { webhookId } }), 404, "another merchant reads the webhook");
+      expectStatus(await ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId } }), 200, OperationId.deleteWebhookEndpoint);
+      expectStatus(await ctx.call(OperationId.getWebhookEndpoint, { path: { webhookId } }), 404, 'getWebhookEndpoint after delete');
     },
   },
   {
     id: 'families/payment_methods', group: 'resources', designed: false,
-    tags: ['Payment Methods', 'addCardPaymentMethod', 'listPaymentMethods', 'updatePaymentMethod', 'makeDefaultPaymentMethod', 'deletePaymentMethod'],
+    tags: ['Payment Methods', OperationId.addCardPaymentMethod, OperationId.listPaymentMethods, OperationId.updatePaymentMethod, OperationId.makeDefaultPaymentMethod, OperationId.deletePaymentMethod],
     title: "a customer's card reads back in the list, an update reads back, it becomes the default, and a delete is gone",
     async run(ctx) {
-      const customerId = createdId(await ctx.call('createCustomer', { body: { firstName: 'Methods', lastName: ctx.unique('pm') } }), 'a customer');
+      const customerId = createdId(await ctx.call(OperationId.createCustomer, { body: { firstName: 'Methods', lastName: ctx.unique('pm') } }), 'a customer');
       const year = new Date().getUTCFullYear() + 4;
-      const added = await ctx.call('addCardPaymentMethod', { path: { customerId }, body: { name: 'Travel Visa', pan: '4111111111111111', expirationMonth: 7, expirationYear: year, securityCode: '123' } });
+      const added = await ctx.call(OperationId.addCardPaymentMethod, { path: { customerId }, body: { name: 'Travel Visa', pan: '4111111111111111', expirationMonth: 7, expirationYear: year, securityCode: '123' } });
       const paymentMethodId = createdId(added, 'a card payment method');
-      const find = async (): Promise<JsonObject | undefined> => itemsOf(await ctx.call('listPaymentMethods', { path: { customerId }, query: { pageSize: 100 } })).find((i) => i.id === paymentMethodId);
+      const find = async (): Promise<JsonObject | undefined> => itemsOf(await ctx.call(OperationId.listPaymentMethods, { path: { customerId }, query: { pageSize: 100 } })).find((i) => i.id === paymentMethodId);
       const listed = await find();
       expectThat(listed !== undefined, 'listPaymentMethods holds the card', added);
       expectThat(listed.name === 'Travel Visa' && listed.expirationMonth === 7 && listed.expirationYear === year && String(listed.panMask).endsWith('1111') && !String(listed.panMask).includes('41111111'),
         `the card reads back (name, expiry, a masked number ending 1111): ${JSON.stringify(listed)}`, added);
-      expectStatus(await ctx.call('updatePaymentMethod', { path: { customerId, paymentMethodId }, body: { name: 'Renamed Visa', expirationMonth: 9, expirationYear: year } }), 200, 'updatePaymentMethod');
+      expectStatus(await ctx.call(OperationId.updatePaymentMethod, { path: { customerId, paymentMethodId }, body: { name: 'Renamed Visa', expirationMonth: 9, expirationYear: year } }), 200, OperationId.updatePaymentMethod);
       const updated = await find();
       expectThat(updated?.name === 'Renamed Visa' && updated.expirationMonth === 9, `the update reads back: ${JSON.stringify(updated)}`);
-      expectStatus(await ctx.call('makeDefaultPaymentMethod', { path: { customerId, paymentMethodId } }), 200, 'makeDefaultPaymentMethod');
+      expectStatus(await ctx.call(OperationId.makeDefaultPaymentMethod, { path: { customerId, paymentMethodId } }), 200, OperationId.makeDefaultPaymentMethod);
       expectThat((await find())?.isDefault === true, 'the card is the default after make-default');
-      expectStatus(await ctx.call('listPaymentMethods', { as: 'B', path: { customerId } }), 404, "another merchant lists the customer's methods");
-      expectStatus(await ctx.call('deletePaymentMethod', { path: { customerId, paymentMethodId } }), 200, 'deletePaymentMethod');
+      expectStatus(await ctx.call(OperationId.listPaymentMethods, { as: 'B', path: { customerId } }), 404, "another merchant lists the customer's methods");
+      expectStatus(await ctx.call(OperationId.deletePaymentMethod, { path: { customerId, paymentMethodId } }), 200, OperationId.deletePaymentMethod);
       expectThat((await find()) === undefined, 'a deleted payment method is no longer listed');
     },
   },
   {
     id: 'families/api_keys', group: 'auth', designed: true,
-    tags: ['API Keys', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
+    tags: ['API Keys', OperationId.createApiKey, OperationId.listApiKeys, OperationId.deleteApiKey],
     title: "a new API key is listed without its secret and gets tokens; once deleted, its tokens stop working and it gets no new one",
     async run(ctx) {
       const name = ctx.unique('key');
-      const created = await ctx.call('createApiKey', { body: { name } });
-      expectStatus(created, 200, 'createApiKey');
+      const created = await ctx.call(OperationId.createApiKey, { body: { name } });
+      expectStatus(created, 200, OperationId.createApiKey);
       const { clientId, clientSecret } = bodyOf(created) as { clientId?: string; clientSecret?: string };
       expectThat(typeof clientId === 'string' && typeof clientSecret === 'string' && clientSecret.length > 0, 'the new key shows its client id and secret once', created);
       // Searched by its unique name and paged through: earlier runs' keys fill the first page of an unfiltered list.
-      const { item: entry, exchange: listed } = await findListed(ctx, 'listApiKeys', { query: { search: name } }, (i) => i.clientId === clientId);
+      const { item: entry, exchange: listed } = await findListed(ctx, OperationId.listApiKeys, { query: { search: name } }, (i) => i.clientId === clientId);
       expectThat(entry?.name === name && !JSON.stringify(listed.response?.body ?? {}).includes(clientSecret), 'the list names the key and never shows a secret', listed);
       const issued = await token(ctx, clientId, clientSecret);
       expectStatus(issued, 200, "a token for the new key");
       const bearer = String(bodyOf(issued).access_token);
-      expectStatus(await ctx.call('searchCustomers', { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 200, "the new key's token works");
-      expectStatus(await ctx.call('deleteApiKey', { path: { clientId } }), 200, 'deleteApiKey');
-      expectStatus(await ctx.call('searchCustomers', { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 401, "a deleted key's token");
+      expectStatus(await ctx.call(OperationId.searchCustomers, { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 200, "the new key's token works");
+      expectStatus(await ctx.call(OperationId.deleteApiKey, { path: { clientId } }), 200, OperationId.deleteApiKey);
+      expectStatus(await ctx.call(OperationId.searchCustomers, { as: 'none', headers: { authorization: `Bearer ${bearer}` } }), 401, "a deleted key's token");
       expectStatus(await token(ctx, clientId, clientSecret), 401, 'a token request with a deleted key');
     },
   },
   {
     id: 'families/devices', group: 'resources', designed: true,
-    tags: ['Devices', 'issueTapToPayToken', 'listDevices', 'getDevice', 'activateTapToPayDevice'],
+    tags: ['Devices', OperationId.issueTapToPayToken, OperationId.listDevices, OperationId.getDevice, OperationId.activateTapToPayDevice],
     title: 'a device registered by a tap-to-pay token is listed and read by its owner only, and activation makes it Active',
     async run(ctx) {
       const deviceId = randomUUID();
-      expectStatus(await ctx.call('issueTapToPayToken', { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
-      const list = await findListed(ctx, 'listDevices', {}, (i) => i.deviceId === deviceId);
+      expectStatus(await ctx.call(OperationId.issueTapToPayToken, { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
+      const list = await findListed(ctx, OperationId.listDevices, {}, (i) => i.deviceId === deviceId);
       expectThat(list.item !== undefined, 'listDevices holds the new device', list.exchange);
-      expectStatus(await ctx.call('getDevice', { path: { deviceId } }), 200, 'getDevice');
-      expectStatus(await ctx.call('getDevice', { as: 'B', path: { deviceId } }), 404, "another merchant reads the device");
-      expectStatus(await ctx.call('activateTapToPayDevice', { path: { deviceId } }), 200, 'activateTapToPayDevice');
-      const read = await ctx.call('getDevice', { path: { deviceId } });
-      expectThat(bodyOf(read).tapToPayStatusId === 2 && bodyOf(read).tapToPayEnabled === true, 'an activated device is Active (2) with tap-to-pay enabled', read);
+      expectStatus(await ctx.call(OperationId.getDevice, { path: { deviceId } }), 200, OperationId.getDevice);
+      expectStatus(await ctx.call(OperationId.getDevice, { as: 'B', path: { deviceId } }), 404, "another merchant reads the device");
+      expectStatus(await ctx.call(OperationId.activateTapToPayDevice, { path: { deviceId } }), 200, OperationId.activateTapToPayDevice);
+      const read = await ctx.call(OperationId.getDevice, { path: { deviceId } });
+      expectThat(bodyOf(read).tapToPayStatusId === TapToPayStatus.Active && bodyOf(read).tapToPayEnabled === true, 'an activated device is Active (2) with tap-to-pay enabled', read);
     },
   },
 ];

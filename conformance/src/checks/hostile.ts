@@ -58,7 +58,7 @@ export function hostileChecks(spec: Spec): Check[] {
         try {
           let before = await witness?.read();
           for (const c of cases) {
-            const exchange = await ctx.call(op.operationId, real(c.request));
+            const exchange = await ctx.call(op, real(c.request));
             const problem = hostileProblem(c, exchange);
             if (problem !== undefined) failures.push([problem, exchange]);
             const after = await witness?.read();

@@ -3,7 +3,9 @@
 // there, and a payment by ACH returned through the sandbox's simulation (Paid to Due again). A permitted one
 // succeeds, reaches its status (`same`: unchanged; `removed`: gone) and emits its event; a forbidden one answers
 // 400 with the errorCode the table names for it, changes nothing and emits nothing.
+import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
+import { approvingCard } from '../fixtures.ts';
 import type { CallOptions, Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
@@ -18,7 +20,7 @@ const PAYMENT_RETURNED = 'payment.returned';
 
 /** The merchant's business now (the sandbox clock) plus some seconds, as a date-time; undefined without a sandbox. */
 async function businessNowPlus(ctx: CheckContext, seconds: number): Promise<string | undefined> {
-  const clock = await ctx.call('getSandboxClock', {});
+  const clock = await ctx.call(OperationId.getSandboxClock, {});
   const now = bodyOf(clock).now;
   if (clock.response?.status !== 200 || typeof now !== 'string') return undefined;
   return new Date(Date.parse(now) + seconds * 1000).toISOString();
@@ -33,18 +35,18 @@ const content = (ctx: CheckContext): JsonObject => ({
 async function request(ctx: CheckContext, reader: SpecReader, command: string, invoiceId: string): Promise<CallOptions> {
   const path = { invoiceId };
   const calc = async (kind: 'creditCard' | 'ach'): Promise<number> => {
-    const calcs = bodyOf(await ctx.call('getInvoice', { path })).invoiceCalculations;
+    const calcs = bodyOf(await ctx.call(OperationId.getInvoice, { path })).invoiceCalculations;
     const part = isObject(calcs) ? calcs[kind] : undefined;
     return isObject(part) && typeof part.totalAmount === 'number' ? part.totalAmount : 0;
   };
   const found = reader.operation(command);
   const example = found ? reader.jsonBody(found.op)?.example : undefined;
   switch (command) {
-    case 'publishInvoice': return { body: { ...content(ctx), id: invoiceId } };
-    case 'updateInvoice': return { path, body: content(ctx) };
-    case 'submitInvoiceCardPayment':
-      return { path, body: { totalAmount: await calc('creditCard'), accountNumber: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123', billingCountryId: 1 } };
-    case 'submitInvoiceAchPayment':
+    case OperationId.publishInvoice: return { body: { ...content(ctx), id: invoiceId } };
+    case OperationId.updateInvoice: return { path, body: content(ctx) };
+    case OperationId.submitInvoiceCardPayment:
+      return { path, body: { totalAmount: await calc('creditCard'), accountNumber: approvingCard, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123', billingCountryId: 1 } };
+    case OperationId.submitInvoiceAchPayment:
       return { path, body: { ...(isObject(example) ? example : {}), totalAmount: await calc('ach'), authorizationConsentTimestamp: new Date().toISOString() } };
     default: return { path, ...(isObject(example) ? { body: example } : {}) };
   }
@@ -52,12 +54,12 @@ async function request(ctx: CheckContext, reader: SpecReader, command: string, i
 
 export function invoiceMachineChecks(spec: Spec): Check[] {
   const machine = machineOf(spec, 'InvoiceStatus');
-  if (!machine || !spec.operations.has('createInvoice')) return [];
+  if (!machine || !spec.operations.has(OperationId.createInvoice)) return [];
   return [{
     id: 'machines/InvoiceStatus:Invoice',
     group: 'transitions',
     title: "Invoice: from every status the operations reach, each command of InvoiceStatus's table answers, moves and emits as the table says",
-    tags: ['Invoices', 'createInvoice', 'transitions'],
+    tags: ['Invoices', OperationId.createInvoice, 'transitions'],
     designed: false,
     run: async (ctx) => {
       const reader = new SpecReader(ctx.spec.document);
@@ -78,9 +80,9 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
       }
       const commands = [...new Set(operationRows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger)).map((r) => r.trigger))];
       const status = async (invoiceId: string): Promise<string> => {
-        const read = await ctx.call('getInvoice', { path: { invoiceId } });
+        const read = await ctx.call(OperationId.getInvoice, { path: { invoiceId } });
         if (read.response?.status === 404) return 'removed';
-        expectStatus(read, 200, 'getInvoice');
+        expectStatus(read, 200, OperationId.getInvoice);
         return machine.names.get(Number(bodyOf(read).status)) ?? `unknown status ${String(bodyOf(read).status)}`;
       };
       /** A new invoice in `state`: create (or publish) one, then follow the route's commands. */
@@ -93,10 +95,10 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
         for (const step of route) {
           const body = { ...content(ctx), ...(dueSoon === undefined ? {} : { dueDate: dueSoon }) };
           const exchange = step.trigger === DUE_DATE_PASSED
-            ? await ctx.call('advanceSandboxClock', { body: { seconds: 180 } })
+            ? await ctx.call(OperationId.advanceSandboxClock, { body: { seconds: 180 } })
             : step.from.includes('initial')
-              ? await ctx.call(step.trigger, { body: step.trigger === 'publishInvoice' ? { ...body, id: null } : body })
-              : await ctx.call(step.trigger, await request(ctx, reader, step.trigger, invoiceId));
+              ? await ctx.call(ctx.spec.operation(step.trigger), { body: step.trigger === OperationId.publishInvoice ? { ...body, id: null } : body })
+              : await ctx.call(ctx.spec.operation(step.trigger), await request(ctx, reader, step.trigger, invoiceId));
           if (step.from.includes('initial')) invoiceId = createdId(exchange, `an invoice on the way to ${state}`);
           else expectStatus(exchange, [200, 204], `${step.trigger} on the way to ${state}`);
         }
@@ -114,7 +116,7 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
           const row = machine.rows.find((r) => r.trigger === command && r.from.includes(state));
           const watched = row?.event ?? undefined;
           const before = await events.total(watched);
-          const answer = await ctx.call(command, await request(ctx, reader, command, invoiceId));
+          const answer = await ctx.call(ctx.spec.operation(command), await request(ctx, reader, command, invoiceId));
           tried++;
           const now = await status(invoiceId);
           const code = answer.response?.status ?? 0;
@@ -138,15 +140,15 @@ export function invoiceMachineChecks(spec: Spec): Check[] {
           const start = paying?.from.find((f) => routes.has(f));
           if (!paying || start === undefined) continue;
           const invoiceId = await reach(from, [...(routes.get(start) ?? []), { ...paying, from: [start] }]);
-          const transactionId = bodyOf(await ctx.call('getInvoice', { path: { invoiceId } })).transactionId;
+          const transactionId = bodyOf(await ctx.call(OperationId.getInvoice, { path: { invoiceId } })).transactionId;
           if (typeof transactionId !== 'string') {
             failures.push([`an invoice paid by ${paying.trigger} names no transactionId`, undefined]);
             continue;
           }
           tried++;
           for (const outcome of [{ outcome: 'submit' }, { outcome: 'return', returnCode: 'R01' }]) {
-            const simulated = await ctx.call('simulateTransaction', { path: { transactionId }, body: outcome });
-            if (simulated.response?.status === 404 && ctx.spec.operation('simulateTransaction').designed) throw new CheckSkipped('the target has no sandbox network simulation (designed): a returned payment is not walked');
+            const simulated = await ctx.call(OperationId.simulateTransaction, { path: { transactionId }, body: outcome });
+            if (simulated.response?.status === 404 && ctx.spec.operation(OperationId.simulateTransaction).designed) throw new CheckSkipped('the target has no sandbox network simulation (designed): a returned payment is not walked');
             expectStatus(simulated, 200, `simulating ${outcome.outcome} of the debit that paid the invoice`);
           }
           const now = await status(invoiceId);

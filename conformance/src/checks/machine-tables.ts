@@ -1,6 +1,8 @@
 // The transaction state machines as the spec declares them (`x-state-machine` on the status schemas), and
 // how the walk reaches each status: the approving rows, the declining first rows (a magic card from the spec's
 // table, or an amount over maxTransactionAmount), the sandbox's network simulation and its clock.
+import { OperationId } from '../../../generated/operations.ts';
+import { sandboxMagicValues } from '../../../generated/magic-values.ts';
 import type { Spec } from '../spec.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -27,11 +29,11 @@ export const CLOCK: Record<string, number> = {
 };
 
 /** A kind of record: the machine, the record type its rows name, and the operation that creates it. */
-export interface Kind { machine: string; type: string; create: string }
+export interface Kind { machine: string; type: string; create: OperationId }
 export const KINDS: readonly Kind[] = [
-  { machine: 'AchTransactionStatus', type: 'AchDebit', create: 'createAchDebit' },
-  { machine: 'CardTransactionStatus', type: 'Authorization', create: 'authorizeCard' },
-  { machine: 'CardTransactionStatus', type: 'Sale', create: 'createCardSale' },
+  { machine: 'AchTransactionStatus', type: 'AchDebit', create: OperationId.createAchDebit },
+  { machine: 'CardTransactionStatus', type: 'Authorization', create: OperationId.authorizeCard },
+  { machine: 'CardTransactionStatus', type: 'Sale', create: OperationId.createCardSale },
 ];
 
 export function machineOf(spec: Spec, schemaName: string): Machine | undefined {
@@ -55,46 +57,25 @@ export const applies = (row: Row, kind: Kind): boolean => row.types === undefine
 export const approves = (row: Row): boolean => row.responseCodes === undefined || row.responseCodes.length === 0 || row.responseCodes.includes('000');
 
 /**
- * The sandbox's magic card numbers by the responseCode they produce, read from the spec's description (its
- * "Card number | Network | Outcome" table): how the walk reaches the statuses of a declining first row.
+ * The sandbox's magic card numbers by the responseCode they produce (the contract's table, generated from
+ * spec/data/magic-values.yaml): how the walk reaches the statuses of a declining first row.
  */
-function magicCards(spec: Spec): Map<string, string> {
-  const info = isObject(spec.document.info) ? spec.document.info : {};
-  const text = typeof info.description === 'string' ? info.description : '';
-  const cards = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const cells = line.split('|').map((c) => c.trim());
-    const pan = /`(\d{13,19})`/.exec(cells[1] ?? '')?.[1];
-    const code = /`(\d{3})`/.exec(cells[3] ?? '')?.[1];
-    if (pan !== undefined && code !== undefined && !cards.has(code)) cards.set(code, pan);
-  }
-  return cards;
-}
+const MAGIC_CARDS: ReadonlyMap<string, string> = new Map(sandboxMagicValues.cards.values.filter((c) => c.responseCode !== '000').map((c) => [c.responseCode, c.number]));
 
-/**
- * The response codes the spec's TransactionResponseCode table explains by the merchant's `maxTransactionAmount`:
- * a declining first row with one of them is reached by an amount above the target's configured limit.
- */
-function limitCodes(spec: Spec): Set<string> {
-  const schemas = isObject(spec.document.components) && isObject(spec.document.components.schemas) ? spec.document.components.schemas : {};
-  const codes = isObject(schemas.TransactionResponseCode) ? schemas.TransactionResponseCode : {};
-  const text = typeof codes.description === 'string' ? codes.description : '';
-  return new Set(text.split('\n').filter((line) => line.includes('maxTransactionAmount')).flatMap((line) => /^\|\s*`(\d{3})`/.exec(line)?.[1] ?? []));
-}
+/** The response code of an amount above the target's configured maxTransactionAmount. */
+const LIMIT_CODES: ReadonlySet<string> = new Set([sandboxMagicValues.limit.responseCode]);
 
 /** How a declining first row is produced: a magic card for one of its codes, else an amount above the limit. */
-function declining(row: Row, spec: Spec): Row | undefined {
-  const magic = magicCards(spec);
-  const pan = (row.responseCodes ?? []).map((code) => magic.get(code)).find((p) => p !== undefined);
+function declining(row: Row): Row | undefined {
+  const pan = (row.responseCodes ?? []).map((code) => MAGIC_CARDS.get(code)).find((p) => p !== undefined);
   if (pan !== undefined) return { ...row, magic: pan };
-  const limits = limitCodes(spec);
-  return (row.responseCodes ?? []).some((code) => limits.has(code)) ? { ...row, overLimit: true } : undefined;
+  return (row.responseCodes ?? []).some((code) => LIMIT_CODES.has(code)) ? { ...row, overLimit: true } : undefined;
 }
 
 /** The declining first rows of a kind (its create answered with a business error), each with how to produce it. */
-export function decliningFirstRows(machine: Machine, kind: Kind, spec: Spec, limited: boolean): Row[] {
+export function decliningFirstRows(machine: Machine, kind: Kind, limited: boolean): Row[] {
   return machine.rows.filter((r) => applies(r, kind) && r.from.includes('initial') && r.trigger === kind.create && !approves(r))
-    .flatMap((r) => declining(r, spec) ?? []).filter((r) => limited || r.overLimit !== true);
+    .flatMap((r) => declining(r) ?? []).filter((r) => limited || r.overLimit !== true);
 }
 
 /** The shortest way from `initial` to each status: approving rows, and declining first rows (magic card or limit). */
@@ -106,7 +87,7 @@ export function routes(machine: Machine, kind: Kind, spec: Spec, limited: boolea
   if (!start) return found;
   found.set(start.to, [start]);
   const queue = [start.to];
-  for (const row of decliningFirstRows(machine, kind, spec, limited)) {
+  for (const row of decliningFirstRows(machine, kind, limited)) {
     if (found.has(row.to)) continue;
     found.set(row.to, [row]);
     queue.push(row.to);
@@ -133,7 +114,7 @@ export function reachableStatuses(spec: Spec): Record<string, string[]> {
 export function decliningRoutes(spec: Spec): Record<string, string[]> {
   return Object.fromEntries(KINDS.flatMap((kind) => {
     const machine = machineOf(spec, kind.machine);
-    return machine ? [[`${kind.machine}:${kind.type}`, decliningFirstRows(machine, kind, spec, true)
+    return machine ? [[`${kind.machine}:${kind.type}`, decliningFirstRows(machine, kind, true)
       .map((r) => `${r.to} ${(r.responseCodes ?? []).join('/')} by ${r.magic === undefined ? 'an amount over the limit' : `card ${r.magic}`}`)]] : [];
   }));
 }

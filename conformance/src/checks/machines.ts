@@ -3,9 +3,10 @@
 // network simulation where the target serves it) and every command of the table tried there: a permitted one
 // answers its responseCode, reaches its status and emits its event; a forbidden one answers the machine's
 // refusal, changes nothing and emits nothing. A new row or status in the spec is a new case without new code.
+import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
-import { paymentProcessors, testCard } from '../fixtures.ts';
+import { approvingCard, paymentProcessors, testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
 import { CLOCK, KINDS, SIMULATED, applies, decliningFirstRows, machineOf, routes, type Kind, type Machine, type Row } from './machine-tables.ts';
@@ -26,7 +27,7 @@ class Records {
   private configured: Promise<number | undefined> | undefined;
   /** The target's maxTransactionAmount (payment configuration); undefined when it sets none. */
   limit(): Promise<number | undefined> {
-    this.configured ??= this.ctx.call('getPaymentConfiguration', {}).then((read) => {
+    this.configured ??= this.ctx.call(OperationId.getPaymentConfiguration, {}).then((read) => {
       const max = bodyOf(read).maxTransactionAmount;
       return typeof max === 'number' ? max : undefined;
     });
@@ -35,7 +36,7 @@ class Records {
 
   /** The request of a trigger on a record: its example, the record's id, a small amount (above the limit for `overLimit`). */
   async request(op: string, transactionId: string | undefined, how: Pick<Row, 'magic' | 'overLimit'> = {}): Promise<CallOptions> {
-    const pan = how.magic ?? '4111111111111111';
+    const pan = how.magic ?? approvingCard;
     const limit = how.overLimit === true ? await this.limit() : undefined;
     const amount = limit === undefined ? 20 : Math.floor(limit) + 1;
     const found = this.reader.operation(op);
@@ -43,9 +44,9 @@ class Records {
     const body: JsonObject = isObject(example) ? { ...example } : {};
     if ('amount' in body) body.amount = transactionId === undefined ? amount : 1;
     // Before settlement a card refund voids the whole transaction: no amount (the table's Captured to Voided row).
-    if (op === 'refundCardTransaction') delete body.amount;
+    if (op === OperationId.refundCardTransaction) delete body.amount;
     if ('paymentProcessorId' in body || transactionId === undefined) body.paymentProcessorId = await this.processor(op.includes('Ach') ? 'ach' : 'card');
-    if (op === 'authorizeCard' || op === 'createCardSale') {
+    if (op === OperationId.authorizeCard || op === OperationId.createCardSale) {
       // A card entered now: the examples name a customer and a stored card of the spec's example, not the target's.
       return { body: { amount, paymentProcessorId: await this.processor('card'), card: testCard(pan) } };
     }
@@ -53,8 +54,8 @@ class Records {
   }
 
   async status(transactionId: string, machine: Machine): Promise<string> {
-    const read = await this.ctx.call('getTransactionStatus', { path: { transactionId } });
-    expectStatus(read, 200, 'getTransactionStatus');
+    const read = await this.ctx.call(OperationId.getTransactionStatus, { path: { transactionId } });
+    expectStatus(read, 200, OperationId.getTransactionStatus);
     return machine.names.get(Number(bodyOf(read).statusId)) ?? `unknown status ${String(bodyOf(read).statusId)}`;
   }
 
@@ -74,13 +75,13 @@ class Records {
       const before = watched === undefined ? 0 : await events?.total(watched) ?? 0;
       let exchange: Exchange;
       if (this.ctx.spec.operations.has(row.trigger)) {
-        exchange = await this.ctx.call(row.trigger, await this.request(row.trigger, transactionId, row));
+        exchange = await this.ctx.call(this.ctx.spec.operation(row.trigger), await this.request(row.trigger, transactionId, row));
       } else if (row.trigger in CLOCK) {
-        exchange = await this.ctx.call('advanceSandboxClock', { body: { seconds: CLOCK[row.trigger] ?? 0 } });
-        if (exchange.response?.status === 404 && this.ctx.spec.operation('advanceSandboxClock').designed) return undefined;
+        exchange = await this.ctx.call(OperationId.advanceSandboxClock, { body: { seconds: CLOCK[row.trigger] ?? 0 } });
+        if (exchange.response?.status === 404 && this.ctx.spec.operation(OperationId.advanceSandboxClock).designed) return undefined;
       } else {
-        exchange = await this.ctx.call('simulateTransaction', { path: { transactionId: transactionId ?? '' }, body: SIMULATED[row.trigger] ?? {} });
-        if (exchange.response?.status === 404 && this.ctx.spec.operation('simulateTransaction').designed) return undefined;
+        exchange = await this.ctx.call(OperationId.simulateTransaction, { path: { transactionId: transactionId ?? '' }, body: SIMULATED[row.trigger] ?? {} });
+        if (exchange.response?.status === 404 && this.ctx.spec.operation(OperationId.simulateTransaction).designed) return undefined;
       }
       const goal = route[route.length - 1]?.to ?? '';
       expectStatus(exchange, 200, `${row.trigger} on the way to ${goal}`);
@@ -107,19 +108,19 @@ export class EventLog {
 
   static async open(ctx: CheckContext): Promise<EventLog | undefined> {
     const types = Object.keys(isObject(ctx.spec.document.webhooks) ? ctx.spec.document.webhooks : {});
-    const created = await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('machine-events'), endpointUrl: 'http://127.0.0.1:9/machine-events', eventTypes: types } });
+    const created = await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('machine-events'), endpointUrl: 'http://127.0.0.1:9/machine-events', eventTypes: types } });
     const id = bodyOf(created).id;
     return created.response?.status === 200 && typeof id === 'string' ? new EventLog(ctx, id) : undefined;
   }
 
   /** Entries of the log so far, of one event type or of all. */
   async total(eventType?: string): Promise<number> {
-    const page = await this.ctx.call('listWebhookDeliveryLogs', { path: { webhookId: this.webhookId }, query: { pageSize: 1, ...(eventType === undefined ? {} : { eventType }) } });
+    const page = await this.ctx.call(OperationId.listWebhookDeliveryLogs, { path: { webhookId: this.webhookId }, query: { pageSize: 1, ...(eventType === undefined ? {} : { eventType }) } });
     return Number(bodyOf(page).total);
   }
 
   async close(): Promise<void> {
-    await this.ctx.call('deleteWebhookEndpoint', { path: { webhookId: this.webhookId } });
+    await this.ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId: this.webhookId } });
   }
 }
 
@@ -156,7 +157,7 @@ export function machineChecks(spec: Spec): Check[] {
             // A permitted row's event appears once; a refused command emits nothing at all.
             const watched = row?.event ?? undefined;
             const before = await events.total(watched);
-            const answer = await ctx.call(command, await records.request(command, transactionId));
+            const answer = await ctx.call(ctx.spec.operation(command), await records.request(command, transactionId));
             tried++;
             const code = String(bodyOf(answer).responseCode);
             const now = await records.status(transactionId, machine);
@@ -177,7 +178,7 @@ export function machineChecks(spec: Spec): Check[] {
         const keyOf = (r: Row): string => `${r.trigger} ${r.to} ${r.from.join('|')} ${(r.responseCodes ?? []).join('|')}`;
         const followed = new Set([...reachable.values()].flat().map(keyOf));
         const alone = [
-          ...decliningFirstRows(machine, kind, ctx.spec, limit !== undefined),
+          ...decliningFirstRows(machine, kind, limit !== undefined),
           ...machine.rows.filter((r) => applies(r, kind) && (r.trigger in SIMULATED || r.trigger in CLOCK)),
         ].filter((r) => !followed.has(keyOf(r)));
         for (const row of alone) {

@@ -5,7 +5,7 @@ import { failWithAll, bodyOf, type Check, type CheckContext } from '../check.ts'
 import type { Exchange } from '../http.ts';
 import { fixtureIds } from '../fixtures.ts';
 import { PLACEHOLDER_ID, SpecReader, chooseCases, negativeCases, type NegativeCase } from '../negative-cases.ts';
-import type { Spec } from '../spec.ts';
+import type { OperationInfo, Spec } from '../spec.ts';
 
 /** Cases a check sends at most (beside the two media-type cases), chosen by the run's seed. The largest
  * operation has about 90 today, so every case runs; the bound keeps a run's length in hand as the spec grows. */
@@ -34,21 +34,21 @@ function problemOf(c: NegativeCase, exchange: Exchange): string | undefined {
 }
 
 /** The list operation of a create (GET on the same path answering `total`), to see that nothing was created. */
-export function listOf(spec: Spec, operationId: string): string | undefined {
+export function listOf(spec: Spec, operationId: string): OperationInfo | undefined {
   const op = spec.operation(operationId);
   if (op.method !== 'post') return undefined;
-  return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
+  return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path);
 }
 
 /** The read of a change (GET on the same path as a PUT or POST with path parameters), to see nothing changed. */
-export function readOf(spec: Spec, operationId: string): string | undefined {
+export function readOf(spec: Spec, operationId: string): OperationInfo | undefined {
   const op = spec.operation(operationId);
   if (op.method === 'get' || !op.path.includes('{')) return undefined;
-  return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path)?.operationId;
+  return [...spec.operations.values()].find((o) => o.method === 'get' && o.path === op.path);
 }
 
-async function totalOf(ctx: CheckContext, listId: string): Promise<number | undefined> {
-  const exchange = await ctx.call(listId, { query: { pageSize: 1 } });
+async function totalOf(ctx: CheckContext, list: OperationInfo): Promise<number | undefined> {
+  const exchange = await ctx.call(list, { query: { pageSize: 1 } });
   const total = bodyOf(exchange).total;
   return typeof total === 'number' ? total : undefined;
 }
@@ -83,16 +83,16 @@ export function negativeChecks(spec: Spec): Check[] {
         const recordBefore = await snapshot();
         const failures: [string, Exchange][] = [];
         for (const c of chosen) {
-          const exchange = await ctx.call(op.operationId, real(c.request));
+          const exchange = await ctx.call(op, real(c.request));
           const problem = problemOf(c, exchange);
           if (problem !== undefined) failures.push([problem, exchange]);
         }
         const recordAfter = await snapshot();
-        if (recordAfter !== recordBefore) failures.push([`refused requests changed the record ${read ?? ''} reads: ${String(recordBefore).slice(0, 200)} became ${String(recordAfter).slice(0, 200)}`, { operationId: read, request: { method: 'GET', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 }]);
+        if (recordAfter !== recordBefore) failures.push([`refused requests changed the record ${read?.operationId ?? ''} reads: ${String(recordBefore).slice(0, 200)} became ${String(recordAfter).slice(0, 200)}`, { operationId: read?.operationId, request: { method: 'GET', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 }]);
         if (list !== undefined && before !== undefined) {
           const after = await ctx.call(list, { query: { pageSize: 1 } });
           const total = bodyOf(after).total;
-          if (total !== before) failures.push([`refused requests changed ${list}: total ${String(before)} before, ${JSON.stringify(total)} after`, after]);
+          if (total !== before) failures.push([`refused requests changed ${list.operationId}: total ${String(before)} before, ${JSON.stringify(total)} after`, after]);
         }
         failWithAll(failures);
       },

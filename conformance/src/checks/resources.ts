@@ -91,14 +91,14 @@ export const resourceChecks: Check[] = [
       await expectFound(ctx, r, id, marker);
     },
   })),
-  ...perResource((r) => r.delete === undefined ? undefined : ({
+  ...perResource(({ delete: remove, ...r }) => remove === undefined ? undefined : ({
     id: `resources/use_after_free:${r.name}`, group: 'resources', tags: [r.tag], designed: false,
     title: `A deleted ${r.name} is gone`,
     async run(ctx) {
       const [marker = ''] = markers(ctx, 1);
       const id = await create(ctx, r, marker);
       await expectFound(ctx, r, id, marker);
-      expectStatus(await ctx.call(String(r.delete), { path: { [r.idParam]: id } }), 200, String(r.delete));
+      expectStatus(await ctx.call(remove, { path: { [r.idParam]: id } }), 200, remove);
       if (r.read) expectStatus(await ctx.call(r.read, { path: { [r.idParam]: id } }), 404, `${r.read} after delete`);
       if (r.list) {
         const res = await ctx.call(r.list.operation, { query: { search: marker } });

@@ -2,22 +2,25 @@
 // records (customers and their payment methods, invoices, invoice settings, API keys, devices), and A's
 // records are unchanged afterwards.
 import { randomUUID } from 'node:crypto';
+import { OperationId } from '../../../generated/operations.ts';
+import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
 import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
+import { approvingCard } from '../fixtures.ts';
 import type { CallOptions } from '../http.ts';
 
 interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string }
 
 async function recordsOfA(ctx: CheckContext): Promise<Records> {
-  const customer = await ctx.call('createCustomer', { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
+  const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
   const customerId = createdId(customer, 'customer');
-  const card = await ctx.call('addCardPaymentMethod', {
-    path: { customerId }, body: { name: 'Visa', pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' },
+  const card = await ctx.call(OperationId.addCardPaymentMethod, {
+    path: { customerId }, body: { name: 'Visa', pan: approvingCard, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123' },
   });
   const paymentMethodId = createdId(card, 'card payment method');
-  const read = await ctx.call('getCustomer', { path: { customerId } });
-  expectStatus(read, 200, 'getCustomer');
+  const read = await ctx.call(OperationId.getCustomer, { path: { customerId } });
+  expectStatus(read, 200, OperationId.getCustomer);
   const merchantId = String(bodyOf(read).merchantId);
-  const invoice = await ctx.call('publishInvoice', {
+  const invoice = await ctx.call(OperationId.publishInvoice, {
     body: {
       id: null, dueDate: ctx.daysAhead(30), customerId,
       customer: { firstName: 'Tenant', lastName: 'Check', email: 'tenant@example.com' },
@@ -25,42 +28,42 @@ async function recordsOfA(ctx: CheckContext): Promise<Records> {
     },
   });
   const invoiceId = createdId(invoice, 'invoice');
-  const key = await ctx.call('createApiKey', { body: { name: ctx.unique('tenant-key') } });
-  expectStatus(key, 200, 'createApiKey');
+  const key = await ctx.call(OperationId.createApiKey, { body: { name: ctx.unique('tenant-key') } });
+  expectStatus(key, 200, OperationId.createApiKey);
   const deviceId = randomUUID();
-  expectStatus(await ctx.call('issueTapToPayToken', { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
+  expectStatus(await ctx.call(OperationId.issueTapToPayToken, { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
   return { customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId };
 }
 
 /** Every operation that addresses one of A's records, as merchant B calls it. */
-function attempts(r: Records): [string, CallOptions][] {
+function attempts(r: Records): [OperationId, CallOptions][] {
   const customer = { customerId: r.customerId };
   const method = { ...customer, paymentMethodId: r.paymentMethodId };
   const invoice = { invoiceId: r.invoiceId };
   return [
-    ['getCustomer', { path: customer }],
-    ['updateCustomer', { path: customer, body: { firstName: 'Mallory', lastName: 'Mallory' } }],
-    ['listPaymentMethods', { path: customer }],
-    ['addCardPaymentMethod', { path: customer, body: { pan: '4111111111111111', expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3 } }],
-    ['addAchPaymentMethod', { path: customer, body: { accountNumber: '123456789', routingNumber: '021000021', accountType: 1, accountHolderType: 2 } }],
-    ['updatePaymentMethod', { path: method, body: { name: 'Mallory' } }],
-    ['makeDefaultPaymentMethod', { path: method }],
-    ['deletePaymentMethod', { path: method }],
-    ['getInvoice', { path: invoice }],
-    ['updateInvoice', { path: invoice, body: { customer: { firstName: 'M', lastName: 'M' }, lineItems: [{ lineItemId: null, productName: 'x', unitTypeId: 1, unitPrice: 1, quantity: 1 }] } }],
-    ['getInvoiceCalculations', { path: invoice }],
-    ['cancelInvoice', { path: invoice }],
-    ['markInvoiceAsPaid', { path: invoice, body: {} }],
-    ['sendInvoiceEmailNotification', { path: invoice, body: { phoneNumber: '+15555550123', customerConsent: true } }],
-    ['sendInvoiceSmsNotification', { path: invoice, body: { receiverEmail: 'm@example.com', customerConsent: true } }],
-    ['downloadInvoicePdf', { path: invoice }],
-    ['deleteInvoice', { path: invoice }],
-    ['getInvoiceSettings', { path: { merchantId: r.merchantId } }],
-    ['updateInvoiceSettings', { path: { merchantId: r.merchantId }, body: { notes: 'Mallory' } }],
-    ['deleteApiKey', { path: { clientId: r.clientId } }],
-    ['getDevice', { path: { deviceId: r.deviceId } }],
-    ['activateTapToPayDevice', { path: { deviceId: r.deviceId } }],
-    ['deleteCustomer', { path: customer }],
+    [OperationId.getCustomer, { path: customer }],
+    [OperationId.updateCustomer, { path: customer, body: { firstName: 'Mallory', lastName: 'Mallory' } }],
+    [OperationId.listPaymentMethods, { path: customer }],
+    [OperationId.addCardPaymentMethod, { path: customer, body: { pan: approvingCard, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3 } }],
+    [OperationId.addAchPaymentMethod, { path: customer, body: { accountNumber: '123456789', routingNumber: '021000021', accountType: AccountType.Checking, accountHolderType: AccountHolderType.Personal } }],
+    [OperationId.updatePaymentMethod, { path: method, body: { name: 'Mallory' } }],
+    [OperationId.makeDefaultPaymentMethod, { path: method }],
+    [OperationId.deletePaymentMethod, { path: method }],
+    [OperationId.getInvoice, { path: invoice }],
+    [OperationId.updateInvoice, { path: invoice, body: { customer: { firstName: 'M', lastName: 'M' }, lineItems: [{ lineItemId: null, productName: 'x', unitTypeId: 1, unitPrice: 1, quantity: 1 }] } }],
+    [OperationId.getInvoiceCalculations, { path: invoice }],
+    [OperationId.cancelInvoice, { path: invoice }],
+    [OperationId.markInvoiceAsPaid, { path: invoice, body: {} }],
+    [OperationId.sendInvoiceEmailNotification, { path: invoice, body: { phoneNumber: '+15555550123', customerConsent: true } }],
+    [OperationId.sendInvoiceSmsNotification, { path: invoice, body: { receiverEmail: 'm@example.com', customerConsent: true } }],
+    [OperationId.downloadInvoicePdf, { path: invoice }],
+    [OperationId.deleteInvoice, { path: invoice }],
+    [OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }],
+    [OperationId.updateInvoiceSettings, { path: { merchantId: r.merchantId }, body: { notes: 'Mallory' } }],
+    [OperationId.deleteApiKey, { path: { clientId: r.clientId } }],
+    [OperationId.getDevice, { path: { deviceId: r.deviceId } }],
+    [OperationId.activateTapToPayDevice, { path: { deviceId: r.deviceId } }],
+    [OperationId.deleteCustomer, { path: customer }],
   ];
 }
 
@@ -72,24 +75,24 @@ export const tenancyChecks: Check[] = [
     async run(ctx) {
       const r = await recordsOfA(ctx);
       const before = {
-        customer: JSON.stringify(bodyOf(await ctx.call('getCustomer', { path: { customerId: r.customerId } }))),
-        invoice: JSON.stringify({ ...bodyOf(await ctx.call('getInvoice', { path: { invoiceId: r.invoiceId } })), history: null }),
-        settings: JSON.stringify(bodyOf(await ctx.call('getInvoiceSettings', { path: { merchantId: r.merchantId } }))),
-        device: JSON.stringify(bodyOf(await ctx.call('getDevice', { path: { deviceId: r.deviceId } }))),
+        customer: JSON.stringify(bodyOf(await ctx.call(OperationId.getCustomer, { path: { customerId: r.customerId } }))),
+        invoice: JSON.stringify({ ...bodyOf(await ctx.call(OperationId.getInvoice, { path: { invoiceId: r.invoiceId } })), history: null }),
+        settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
+        device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
       };
       for (const [operationId, options] of attempts(r)) {
         expectStatus(await ctx.call(operationId, { ...options, as: 'B' }), 404, `${operationId} of merchant A's record with merchant B's token`);
       }
       const after = {
-        customer: JSON.stringify(bodyOf(await ctx.call('getCustomer', { path: { customerId: r.customerId } }))),
-        invoice: JSON.stringify({ ...bodyOf(await ctx.call('getInvoice', { path: { invoiceId: r.invoiceId } })), history: null }),
-        settings: JSON.stringify(bodyOf(await ctx.call('getInvoiceSettings', { path: { merchantId: r.merchantId } }))),
-        device: JSON.stringify(bodyOf(await ctx.call('getDevice', { path: { deviceId: r.deviceId } }))),
+        customer: JSON.stringify(bodyOf(await ctx.call(OperationId.getCustomer, { path: { customerId: r.customerId } }))),
+        invoice: JSON.stringify({ ...bodyOf(await ctx.call(OperationId.getInvoice, { path: { invoiceId: r.invoiceId } })), history: null }),
+        settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
+        device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
       };
       for (const key of Object.keys(before) as (keyof typeof before)[]) {
         expectThat(after[key] === before[key], `merchant A's ${key} is unchanged after merchant B's attempts`);
       }
-      const keys = await ctx.call('listApiKeys', { query: { search: r.clientId } });
+      const keys = await ctx.call(OperationId.listApiKeys, { query: { search: r.clientId } });
       expectThat(JSON.stringify(bodyOf(keys)).includes(`"clientId":"${r.clientId}","name"`) && !JSON.stringify(bodyOf(keys)).includes('"isActive":false'),
         'merchant A\'s API key is still active', keys);
     },

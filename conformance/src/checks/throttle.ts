@@ -8,6 +8,7 @@
 // address: a gateway whose limit locks every client of an address out (a denial of service anyone behind the
 // same NAT could cause) fails here. The check exists only when the spec documents 429 on a token service; a
 // user who does not want a gateway throttled skips it with `--skip auth/token_throttling`.
+import { OperationId } from '../../../generated/operations.ts';
 import { bodyOf, CheckFailure, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';
@@ -60,11 +61,11 @@ function throttledServices(spec: Spec): { operationId: string; form: Form; url: 
 
 /** A client id to throttle that is not the suite's: a fresh API key of merchant A, or one that does not exist. */
 async function throwawayClient(ctx: CheckContext): Promise<{ clientId: string; remove: () => Promise<void> }> {
-  if (ctx.spec.operations.has('createApiKey') && ctx.spec.operations.has('deleteApiKey')) {
-    const made = bodyOf(await ctx.call('createApiKey', { body: { name: ctx.unique('throttle') } }));
+  if (ctx.spec.operations.has(OperationId.createApiKey) && ctx.spec.operations.has(OperationId.deleteApiKey)) {
+    const made = bodyOf(await ctx.call(OperationId.createApiKey, { body: { name: ctx.unique('throttle') } }));
     if (typeof made.clientId === 'string') {
       const clientId = made.clientId;
-      return { clientId, remove: async () => { await ctx.call('deleteApiKey', { path: { clientId } }); } };
+      return { clientId, remove: async () => { await ctx.call(OperationId.deleteApiKey, { path: { clientId } }); } };
     }
   }
   return { clientId: ctx.unique('conformance-throttle-'), remove: () => Promise.resolve() };

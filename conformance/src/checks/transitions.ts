@@ -1,6 +1,7 @@
 // State machines: every permitted transition reaches its state; every forbidden one answers 400 with the
 // standard body and an errorCode, and changes nothing (read back). Invoices now; payments and webhooks when
 // their operations exist.
+import { OperationId } from '../../../generated/operations.ts';
 import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 /** InvoiceStatus of the spec (designed numbering): 1 Draft, 2 Due, 3 PastDue, 4 Paid, 5 Cancelled. */
@@ -19,18 +20,18 @@ function invoiceBody(ctx: CheckContext): Record<string, unknown> {
 }
 
 async function statusOf(ctx: CheckContext, id: string): Promise<number> {
-  const res = await ctx.call('getInvoice', { path: { invoiceId: id } });
-  expectStatus(res, 200, 'getInvoice');
+  const res = await ctx.call(OperationId.getInvoice, { path: { invoiceId: id } });
+  expectStatus(res, 200, OperationId.getInvoice);
   return Number(bodyOf(res).status);
 }
 
 /** An invoice in the given state: a draft, published (Due), cancelled or paid. */
 async function invoiceIn(ctx: CheckContext, state: 'draft' | 'due' | 'cancelled' | 'paid'): Promise<string> {
-  const id = createdId(await ctx.call('createInvoice', { body: invoiceBody(ctx) }), 'invoice');
+  const id = createdId(await ctx.call(OperationId.createInvoice, { body: invoiceBody(ctx) }), 'invoice');
   if (state === 'draft') return id;
-  expectStatus(await ctx.call('publishInvoice', { body: { ...invoiceBody(ctx), id } }), 200, 'publishInvoice of a draft');
-  if (state === 'cancelled') expectStatus(await ctx.call('cancelInvoice', { path: { invoiceId: id } }), 200, 'cancelInvoice of a Due invoice');
-  if (state === 'paid') expectStatus(await ctx.call('markInvoiceAsPaid', { path: { invoiceId: id }, body: { paymentMethodTypeId: null } }), 200, 'markInvoiceAsPaid of a Due invoice');
+  expectStatus(await ctx.call(OperationId.publishInvoice, { body: { ...invoiceBody(ctx), id } }), 200, 'publishInvoice of a draft');
+  if (state === 'cancelled') expectStatus(await ctx.call(OperationId.cancelInvoice, { path: { invoiceId: id } }), 200, 'cancelInvoice of a Due invoice');
+  if (state === 'paid') expectStatus(await ctx.call(OperationId.markInvoiceAsPaid, { path: { invoiceId: id }, body: { paymentMethodTypeId: null } }), 200, 'markInvoiceAsPaid of a Due invoice');
   return id;
 }
 
@@ -43,15 +44,15 @@ interface Forbidden {
 }
 
 const forbidden: Forbidden[] = [
-  { name: 'cancel a draft', seed: true, from: 'draft', send: (ctx, id) => ctx.call('cancelInvoice', { path: { invoiceId: id } }) },
-  { name: 'mark a draft as paid', seed: true, from: 'draft', send: (ctx, id) => ctx.call('markInvoiceAsPaid', { path: { invoiceId: id }, body: {} }) },
-  { name: 'delete a published invoice', seed: true, from: 'due', send: (ctx, id) => ctx.call('deleteInvoice', { path: { invoiceId: id } }) },
-  { name: 'publish a published invoice', seed: false, from: 'due', send: (ctx, id) => ctx.call('publishInvoice', { body: { ...invoiceBody(ctx), id } }) },
-  { name: 'cancel a cancelled invoice', seed: true, from: 'cancelled', send: (ctx, id) => ctx.call('cancelInvoice', { path: { invoiceId: id } }) },
-  { name: 'mark a cancelled invoice as paid', seed: true, from: 'cancelled', send: (ctx, id) => ctx.call('markInvoiceAsPaid', { path: { invoiceId: id }, body: {} }) },
-  { name: 'cancel a paid invoice', seed: true, from: 'paid', send: (ctx, id) => ctx.call('cancelInvoice', { path: { invoiceId: id } }) },
-  { name: 'mark a paid invoice as paid again', seed: true, from: 'paid', send: (ctx, id) => ctx.call('markInvoiceAsPaid', { path: { invoiceId: id }, body: {} }) },
-  { name: 'delete a paid invoice', seed: false, from: 'paid', send: (ctx, id) => ctx.call('deleteInvoice', { path: { invoiceId: id } }) },
+  { name: 'cancel a draft', seed: true, from: 'draft', send: (ctx, id) => ctx.call(OperationId.cancelInvoice, { path: { invoiceId: id } }) },
+  { name: 'mark a draft as paid', seed: true, from: 'draft', send: (ctx, id) => ctx.call(OperationId.markInvoiceAsPaid, { path: { invoiceId: id }, body: {} }) },
+  { name: 'delete a published invoice', seed: true, from: 'due', send: (ctx, id) => ctx.call(OperationId.deleteInvoice, { path: { invoiceId: id } }) },
+  { name: 'publish a published invoice', seed: false, from: 'due', send: (ctx, id) => ctx.call(OperationId.publishInvoice, { body: { ...invoiceBody(ctx), id } }) },
+  { name: 'cancel a cancelled invoice', seed: true, from: 'cancelled', send: (ctx, id) => ctx.call(OperationId.cancelInvoice, { path: { invoiceId: id } }) },
+  { name: 'mark a cancelled invoice as paid', seed: true, from: 'cancelled', send: (ctx, id) => ctx.call(OperationId.markInvoiceAsPaid, { path: { invoiceId: id }, body: {} }) },
+  { name: 'cancel a paid invoice', seed: true, from: 'paid', send: (ctx, id) => ctx.call(OperationId.cancelInvoice, { path: { invoiceId: id } }) },
+  { name: 'mark a paid invoice as paid again', seed: true, from: 'paid', send: (ctx, id) => ctx.call(OperationId.markInvoiceAsPaid, { path: { invoiceId: id }, body: {} }) },
+  { name: 'delete a paid invoice', seed: false, from: 'paid', send: (ctx, id) => ctx.call(OperationId.deleteInvoice, { path: { invoiceId: id } }) },
 ];
 
 const EXPECTED_STATUS = { draft: DRAFT, due: DUE, cancelled: CANCELLED, paid: PAID } as const;
@@ -67,8 +68,8 @@ export const transitionChecks: Check[] = [
         expectThat(status === EXPECTED_STATUS[state], `the invoice is ${state} (status ${String(EXPECTED_STATUS[state])}, got ${String(status)})`);
       }
       const draft = await invoiceIn(ctx, 'draft');
-      expectStatus(await ctx.call('deleteInvoice', { path: { invoiceId: draft } }), 200, 'deleteInvoice of a draft');
-      expectStatus(await ctx.call('getInvoice', { path: { invoiceId: draft } }), 404, 'getInvoice after delete');
+      expectStatus(await ctx.call(OperationId.deleteInvoice, { path: { invoiceId: draft } }), 200, 'deleteInvoice of a draft');
+      expectStatus(await ctx.call(OperationId.getInvoice, { path: { invoiceId: draft } }), 404, 'getInvoice after delete');
     },
   },
   ...forbidden.map((f): Check => ({
@@ -76,12 +77,12 @@ export const transitionChecks: Check[] = [
     title: `Trying to ${f.name} answers 400 with an errorCode and changes nothing`,
     async run(ctx) {
       const id = await invoiceIn(ctx, f.from);
-      const before = await ctx.call('getInvoice', { path: { invoiceId: id } });
+      const before = await ctx.call(OperationId.getInvoice, { path: { invoiceId: id } });
       const res = await f.send(ctx, id);
       expectStatus(res, 400, `trying to ${f.name}`);
       const body = bodyOf(res);
       expectThat(body.statusCode === 400 && typeof body.errorCode === 'string' && body.errorCode !== '', 'the standard body with an errorCode', res);
-      const after = await ctx.call('getInvoice', { path: { invoiceId: id } });
+      const after = await ctx.call(OperationId.getInvoice, { path: { invoiceId: id } });
       expectStatus(after, 200, 'the invoice still exists');
       // The history may record the refused attempt; the invoice itself must not change.
       const withoutHistory = (b: Record<string, unknown>): string => JSON.stringify({ ...b, history: null });

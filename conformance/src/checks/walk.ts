@@ -2,8 +2,10 @@
 // operation's own example with the ids of records the walk created, in an order that gives each operation the
 // state it needs. Operations the order does not name are called last the same way, so a new operation of the
 // spec is exercised without new code. Every response is checked against the spec by the runner.
+import { OperationId } from '../../../generated/operations.ts';
+import { AccountHolderType, AccountType, PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
 import { failWithAll, CheckSkipped, bodyOf, type Check, type CheckContext } from '../check.ts';
-import type { CallOptions, Exchange } from '../http.ts';
+import { operationIdOf, type CallOptions, type Exchange, type Operation } from '../http.ts';
 import { testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
 
@@ -20,7 +22,8 @@ function substitute(value: Json, ids: Readonly<Record<string, string>>): Json {
 }
 
 interface Step {
-  readonly op: string;
+  /** Named here by its generated operationId, or (after the order) found in the document. */
+  readonly op: Operation;
   /** The identity the step needs; without its credentials the run skips the step (its operation is not called). */
   readonly needs?: string;
   /** Changes to the example request; ids fill path parameters and id fields by name. */
@@ -52,27 +55,28 @@ class Walk {
 
   async step(step: Step): Promise<Exchange | undefined> {
     if (step.needs !== undefined && !this.ctx.identities.includes(step.needs)) return undefined;
-    const base = this.example(step.op);
+    const id = operationIdOf(step.op);
+    const base = this.example(id);
     const extra = step.request ? await step.request(this) : {};
     const request: CallOptions = { ...base, ...extra, path: { ...base.path, ...extra.path } };
     // A step of the partner's (the sandbox operations) without partner credentials is not called: the coverage
     // table shows it NOT CALLED, rather than the whole run stopping for want of a token.
     if (request.as !== undefined && request.as !== 'none' && !this.ctx.identities.includes(request.as)) {
-      this.called.set(step.op, -1);
-      return { operationId: step.op, request: { method: '', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 };
+      this.called.set(id, -1);
+      return { operationId: id, request: { method: '', url: '', headers: {} }, response: undefined, problems: [], durationMs: 0 };
     }
     const exchange = await this.ctx.call(step.op, request);
     const status = exchange.response?.status ?? 0;
-    this.called.set(step.op, status);
+    this.called.set(id, status);
     // A designed operation (the sandbox controls, say) that the target does not serve is not a failure.
-    if (status === 404 && this.ctx.spec.operation(step.op).designed) {
-      this.called.set(step.op, -404);
+    if (status === 404 && this.ctx.spec.operation(id).designed) {
+      this.called.set(id, -404);
       return exchange;
     }
     const ok = step.accept ? step.accept.includes(status) : status >= 200 && status < 300;
     if (!ok) {
       const said = exchange.response ? `${String(status)} ${exchange.response.text.slice(0, 160)}` : String(exchange.error);
-      this.failures.push([`${step.op}: expected ${step.accept ? step.accept.join(' or ') : 'a 2xx'} for a valid request, got ${said}`, exchange]);
+      this.failures.push([`${id}: expected ${step.accept ? step.accept.join(' or ') : 'a 2xx'} for a valid request, got ${said}`, exchange]);
     }
     else if (step.keep) step.keep(this, bodyOf(exchange));
     return exchange;
@@ -96,109 +100,109 @@ const manualLine = { lineItemId: null, productName: 'Walk', unitTypeId: 1, unitP
 
 /** Records an invoice to publish: a customer's invoice due in 30 days with one manual line. */
 const invoiceBody = (w: Walk): Partial<CallOptions> => ({ body: { id: null, dueDate: w.ctx.daysAhead(30), customerId: w.ids.customerId ?? null, lineItems: [manualLine] } });
-const publishAs = (name: string): Step => ({ op: 'publishInvoice', request: invoiceBody, keep: keepId(name) });
+const publishAs = (name: string): Step => ({ op: OperationId.publishInvoice, request: invoiceBody, keep: keepId(name) });
 const at = (name: string, key: string) => (w: Walk): Partial<CallOptions> => ({ path: { [key]: w.ids[name] ?? '' } });
 const total = async (w: Walk, invoice: string, kind: 'creditCard' | 'ach'): Promise<number> => {
-  const calc = bodyOf(await w.ctx.call('getInvoice', { path: { invoiceId: w.ids[invoice] ?? '' } })).invoiceCalculations;
+  const calc = bodyOf(await w.ctx.call(OperationId.getInvoice, { path: { invoiceId: w.ids[invoice] ?? '' } })).invoiceCalculations;
   const part = isRecord(calc) ? calc[kind] : undefined;
   return isRecord(part) && typeof part.totalAmount === 'number' ? part.totalAmount : 0;
 };
 
 /** The order: lookups and settings, then each family from creation to deletion. */
 const steps: readonly Step[] = [
-  { op: 'getPaymentConfiguration', keep: (w, b) => {
+  { op: OperationId.getPaymentConfiguration, keep: (w, b) => {
     for (const p of listOf(b.availablePaymentProcessors)) {
       if (!isRecord(p) || typeof p.id !== 'string') continue;
-      const kind = p.typeId === 1 || p.type === 'CardProcessor' ? 'cardPaymentProcessorId' : p.typeId === 2 || p.type === 'Eft' ? 'achPaymentProcessorId' : undefined;
+      const kind = p.typeId === PaymentProcessorType.CardProcessor || p.type === 'CardProcessor' ? 'cardPaymentProcessorId' : p.typeId === PaymentProcessorType.Eft || p.type === 'Eft' ? 'achPaymentProcessorId' : undefined;
       if (kind !== undefined && !(kind in w.ids)) w.ids[kind] = p.id;
     }
   } },
-  { op: 'listContactInfos', keep: (w, b) => { const first = firstOf(b.contactInfos); if (isRecord(first) && typeof first.id === 'string') w.ids.merchantContactInfoId = first.id; } },
-  { op: 'listCountries' }, { op: 'listStates' }, { op: 'listEnumerations' }, { op: 'listUnitTypes' },
-  { op: 'listApiKeys' }, { op: 'listDevices' }, { op: 'listWebhookEventTypes' },
+  { op: OperationId.listContactInfos, keep: (w, b) => { const first = firstOf(b.contactInfos); if (isRecord(first) && typeof first.id === 'string') w.ids.merchantContactInfoId = first.id; } },
+  { op: OperationId.listCountries }, { op: OperationId.listStates }, { op: OperationId.listEnumerations }, { op: OperationId.listUnitTypes },
+  { op: OperationId.listApiKeys }, { op: OperationId.listDevices }, { op: OperationId.listWebhookEventTypes },
   // Customers and their payment methods.
-  { op: 'createCustomer', request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk'), paymentMethodsCards: [{ name: 'Visa', ...card }], paymentMethodsAchAccounts: [{ accountNumber: '000123456789', routingNumber: '021000021', accountType: 1, accountHolderType: 2, name: 'Checking' }] } }), keep: keepId('customerId') },
-  { op: 'searchCustomers' },
-  { op: 'getCustomer', keep: (w, b) => { if (typeof b.merchantId === 'string') w.ids.merchantId = b.merchantId; } },
-  { op: 'updateCustomer', request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk-updated') } }) },
-  { op: 'listPaymentMethods' },
-  { op: 'addCardPaymentMethod', request: () => ({ body: { name: 'Second', ...card } }), keep: keepId('paymentMethodId') },
-  { op: 'addAchPaymentMethod', keep: keepId('achPaymentMethodId') },
-  { op: 'updatePaymentMethod', request: () => ({ body: { name: 'Renamed' } }) },
-  { op: 'makeDefaultPaymentMethod' },
-  { op: 'deletePaymentMethod', request: at('achPaymentMethodId', 'paymentMethodId') },
+  { op: OperationId.createCustomer, request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk'), paymentMethodsCards: [{ name: 'Visa', ...card }], paymentMethodsAchAccounts: [{ accountNumber: '000123456789', routingNumber: '021000021', accountType: AccountType.Checking, accountHolderType: AccountHolderType.Personal, name: 'Checking' }] } }), keep: keepId('customerId') },
+  { op: OperationId.searchCustomers },
+  { op: OperationId.getCustomer, keep: (w, b) => { if (typeof b.merchantId === 'string') w.ids.merchantId = b.merchantId; } },
+  { op: OperationId.updateCustomer, request: (w) => ({ body: { firstName: 'Walk', lastName: w.ctx.unique('walk-updated') } }) },
+  { op: OperationId.listPaymentMethods },
+  { op: OperationId.addCardPaymentMethod, request: () => ({ body: { name: 'Second', ...card } }), keep: keepId('paymentMethodId') },
+  { op: OperationId.addAchPaymentMethod, keep: keepId('achPaymentMethodId') },
+  { op: OperationId.updatePaymentMethod, request: () => ({ body: { name: 'Renamed' } }) },
+  { op: OperationId.makeDefaultPaymentMethod },
+  { op: OperationId.deletePaymentMethod, request: at('achPaymentMethodId', 'paymentMethodId') },
   // The catalogue.
-  { op: 'listCategories' },
-  { op: 'createCategory', request: (w) => ({ body: { name: w.ctx.unique('walk-cat'), defaultUnitTypeId: 1 } }), keep: keepId('categoryId') },
-  { op: 'updateCategory', request: (w) => ({ body: { name: w.ctx.unique('walk-cat2'), defaultUnitTypeId: 1 } }) },
-  { op: 'listLineItems' },
-  { op: 'createLineItem', request: (w) => ({ body: { productName: w.ctx.unique('walk-item'), unitPrice: 12.5, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }), keep: keepId('lineItemId') },
-  { op: 'updateLineItem', request: (w) => ({ body: { productName: w.ctx.unique('walk-item2'), unitPrice: 13, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }) },
+  { op: OperationId.listCategories },
+  { op: OperationId.createCategory, request: (w) => ({ body: { name: w.ctx.unique('walk-cat'), defaultUnitTypeId: 1 } }), keep: keepId('categoryId') },
+  { op: OperationId.updateCategory, request: (w) => ({ body: { name: w.ctx.unique('walk-cat2'), defaultUnitTypeId: 1 } }) },
+  { op: OperationId.listLineItems },
+  { op: OperationId.createLineItem, request: (w) => ({ body: { productName: w.ctx.unique('walk-item'), unitPrice: 12.5, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }), keep: keepId('lineItemId') },
+  { op: OperationId.updateLineItem, request: (w) => ({ body: { productName: w.ctx.unique('walk-item2'), unitPrice: 13, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }) },
   // Invoices.
-  { op: 'getInvoiceSettings', request: at('merchantId', 'merchantId'), keep: (w, b) => { w.ids.settings = JSON.stringify(b); } },
-  { op: 'updateInvoiceSettings', request: (w) => ({ path: { merchantId: w.ids.merchantId ?? '' }, body: JSON.parse(w.ids.settings ?? '{}') as Json }) },
-  { op: 'listInvoices' },
-  { op: 'createInvoice', request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [{ lineItemId: w.ids.lineItemId ?? null, quantity: 2 }] } }), keep: keepId('invoiceId') },
-  { op: 'getInvoice' },
-  { op: 'updateInvoice', request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [manualLine] } }) },
-  { op: 'getInvoiceCalculations' },
-  { op: 'deleteInvoice' },
+  { op: OperationId.getInvoiceSettings, request: at('merchantId', 'merchantId'), keep: (w, b) => { w.ids.settings = JSON.stringify(b); } },
+  { op: OperationId.updateInvoiceSettings, request: (w) => ({ path: { merchantId: w.ids.merchantId ?? '' }, body: JSON.parse(w.ids.settings ?? '{}') as Json }) },
+  { op: OperationId.listInvoices },
+  { op: OperationId.createInvoice, request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [{ lineItemId: w.ids.lineItemId ?? null, quantity: 2 }] } }), keep: keepId('invoiceId') },
+  { op: OperationId.getInvoice },
+  { op: OperationId.updateInvoice, request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [manualLine] } }) },
+  { op: OperationId.getInvoiceCalculations },
+  { op: OperationId.deleteInvoice },
   { ...publishAs('invoiceId') },
-  { op: 'downloadInvoicePdf' },
-  { op: 'sendInvoiceEmailNotification' },
-  { op: 'sendInvoiceSmsNotification' },
-  { op: 'submitInvoiceCardPayment', request: async (w) => ({ body: { totalAmount: await total(w, 'invoiceId', 'creditCard'), accountNumber: card.pan, expirationMonth: card.expirationMonth, expirationYear: card.expirationYear, securityCode: card.securityCode, billingCountryId: 1 } }) },
+  { op: OperationId.downloadInvoicePdf },
+  { op: OperationId.sendInvoiceEmailNotification },
+  { op: OperationId.sendInvoiceSmsNotification },
+  { op: OperationId.submitInvoiceCardPayment, request: async (w) => ({ body: { totalAmount: await total(w, 'invoiceId', 'creditCard'), accountNumber: card.pan, expirationMonth: card.expirationMonth, expirationYear: card.expirationYear, securityCode: card.securityCode, billingCountryId: 1 } }) },
   publishAs('achInvoiceId'),
-  { op: 'submitInvoiceAchPayment', request: async (w) => ({ path: { invoiceId: w.ids.achInvoiceId ?? '' }, body: { ...(w.example('submitInvoiceAchPayment').body as Record<string, Json>), totalAmount: await total(w, 'achInvoiceId', 'ach'), authorizationConsentTimestamp: new Date().toISOString() } }) },
+  { op: OperationId.submitInvoiceAchPayment, request: async (w) => ({ path: { invoiceId: w.ids.achInvoiceId ?? '' }, body: { ...(w.example(OperationId.submitInvoiceAchPayment).body as Record<string, Json>), totalAmount: await total(w, 'achInvoiceId', 'ach'), authorizationConsentTimestamp: new Date().toISOString() } }) },
   publishAs('cancelInvoiceId'),
-  { op: 'cancelInvoice', request: at('cancelInvoiceId', 'invoiceId') },
+  { op: OperationId.cancelInvoice, request: at('cancelInvoiceId', 'invoiceId') },
   publishAs('paidInvoiceId'),
-  { op: 'markInvoiceAsPaid', request: at('paidInvoiceId', 'invoiceId') },
+  { op: OperationId.markInvoiceAsPaid, request: at('paidInvoiceId', 'invoiceId') },
   // ACH.
-  { op: 'createAchDebit', request: (w) => ({ body: { ...(w.example('createAchDebit').body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '' } }), keep: keepId('transactionId', 'transactionId') },
-  { op: 'getTransactionStatus' },
-  { op: 'holdAchTransaction' }, { op: 'unholdAchTransaction' }, { op: 'voidAchTransaction' },
-  { op: 'createAchCredit', request: async (w) => {
-    const methods = bodyOf(await w.ctx.call('listPaymentMethods', { path: { customerId: w.ids.customerId ?? '' } }));
-    const ach = listOf(methods.items).find((m) => isRecord(m) && m.paymentMethodTypeId === 2);
-    return { body: { ...(w.example('createAchCredit').body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '', paymentMethodId: isRecord(ach) && typeof ach.id === 'string' ? ach.id : '', customerId: w.ids.customerId ?? null } };
+  { op: OperationId.createAchDebit, request: (w) => ({ body: { ...(w.example(OperationId.createAchDebit).body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '' } }), keep: keepId('transactionId', 'transactionId') },
+  { op: OperationId.getTransactionStatus },
+  { op: OperationId.holdAchTransaction }, { op: OperationId.unholdAchTransaction }, { op: OperationId.voidAchTransaction },
+  { op: OperationId.createAchCredit, request: async (w) => {
+    const methods = bodyOf(await w.ctx.call(OperationId.listPaymentMethods, { path: { customerId: w.ids.customerId ?? '' } }));
+    const ach = listOf(methods.items).find((m) => isRecord(m) && m.paymentMethodTypeId === PaymentMethodType.ElectronicCheck);
+    return { body: { ...(w.example(OperationId.createAchCredit).body as Record<string, Json>), paymentProcessorId: w.ids.achPaymentProcessorId ?? '', paymentMethodId: isRecord(ach) && typeof ach.id === 'string' ? ach.id : '', customerId: w.ids.customerId ?? null } };
   }, keep: keepId('creditId', 'transactionId') },
-  { op: 'simulateTransaction', request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { outcome: 'settle' } }) },
-  { op: 'refundAchTransaction', request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { amount: 1 } }) },
+  { op: OperationId.simulateTransaction, request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { outcome: 'settle' } }) },
+  { op: OperationId.refundAchTransaction, request: (w) => ({ path: { transactionId: w.ids.creditId ?? '' }, body: { amount: 1 } }) },
   // Webhooks: a receiver that does not answer (a closed port), so a delivery ends Failed for retryDelivery.
-  { op: 'listWebhookEndpoints' },
-  { op: 'createWebhookEndpoint', request: (w) => ({ body: { name: w.ctx.unique('walk-hook'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }), keep: keepId('webhookId') },
-  { op: 'getWebhookEndpoint' },
-  { op: 'updateWebhookEndpoint', request: (w) => ({ body: { name: w.ctx.unique('walk-hook2'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }) },
-  { op: 'pingWebhookEndpoint' },
-  { op: 'listDeliveryLogs' }, { op: 'exportDeliveryLogs' },
+  { op: OperationId.listWebhookEndpoints },
+  { op: OperationId.createWebhookEndpoint, request: (w) => ({ body: { name: w.ctx.unique('walk-hook'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }), keep: keepId('webhookId') },
+  { op: OperationId.getWebhookEndpoint },
+  { op: OperationId.updateWebhookEndpoint, request: (w) => ({ body: { name: w.ctx.unique('walk-hook2'), endpointUrl: 'http://127.0.0.1:9/walk', eventTypes: ['payment.card.authorized'] } }) },
+  { op: OperationId.pingWebhookEndpoint },
+  { op: OperationId.listDeliveryLogs }, { op: OperationId.exportDeliveryLogs },
   // Cards (the webhook above subscribes to payment.card.authorized).
-  { op: 'authorizeCard', request: (w) => ({ body: { amount: 20, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('authorizationId', 'transactionId') },
-  { op: 'captureCardTransaction', request: at('authorizationId', 'transactionId') },
-  { op: 'createCardSale', request: (w) => ({ body: { amount: 30, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('saleId', 'transactionId') },
-  { op: 'voidCardTransaction', request: at('saleId', 'transactionId') },
-  { op: 'createCardSale', request: (w) => ({ body: { amount: 40, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('settledSaleId', 'transactionId') },
-  { op: 'advanceSandboxClock', request: () => ({ body: { seconds: 2 * 86_400 } }) },
-  { op: 'refundCardTransaction', request: (w) => ({ path: { transactionId: w.ids.settledSaleId ?? '' }, body: { amount: 5 } }) },
-  { op: 'refundCardWithoutReference', request: (w) => ({ body: { amount: 5, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }) },
-  { op: 'getSandboxClock' },
+  { op: OperationId.authorizeCard, request: (w) => ({ body: { amount: 20, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('authorizationId', 'transactionId') },
+  { op: OperationId.captureCardTransaction, request: at('authorizationId', 'transactionId') },
+  { op: OperationId.createCardSale, request: (w) => ({ body: { amount: 30, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('saleId', 'transactionId') },
+  { op: OperationId.voidCardTransaction, request: at('saleId', 'transactionId') },
+  { op: OperationId.createCardSale, request: (w) => ({ body: { amount: 40, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }), keep: keepId('settledSaleId', 'transactionId') },
+  { op: OperationId.advanceSandboxClock, request: () => ({ body: { seconds: 2 * 86_400 } }) },
+  { op: OperationId.refundCardTransaction, request: (w) => ({ path: { transactionId: w.ids.settledSaleId ?? '' }, body: { amount: 5 } }) },
+  { op: OperationId.refundCardWithoutReference, request: (w) => ({ body: { amount: 5, paymentProcessorId: w.ids.cardPaymentProcessorId ?? '', card } }) },
+  { op: OperationId.getSandboxClock },
   // Disposable sandboxes (designed): the partner makes one, resets and deletes it; merchant A is never reset.
-  { op: 'createSandboxMerchant', needs: 'partner', request: (w) => ({ as: 'partner', body: { name: w.ctx.unique('walk-sandbox'), expiresInSeconds: 600 } }), keep: keepId('sandboxMerchantId', 'merchantId') },
-  { op: 'listSandboxMerchants', needs: 'partner', request: () => ({ as: 'partner' }) },
-  { op: 'resetSandbox', needs: 'partner', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
-  { op: 'deleteSandboxMerchant', needs: 'partner', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
+  { op: OperationId.createSandboxMerchant, needs: 'partner', request: (w) => ({ as: 'partner', body: { name: w.ctx.unique('walk-sandbox'), expiresInSeconds: 600 } }), keep: keepId('sandboxMerchantId', 'merchantId') },
+  { op: OperationId.listSandboxMerchants, needs: 'partner', request: () => ({ as: 'partner' }) },
+  { op: OperationId.resetSandbox, needs: 'partner', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
+  { op: OperationId.deleteSandboxMerchant, needs: 'partner', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
   // Devices and API keys.
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
-  { op: 'issueTapToPayToken', request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
-  { op: 'getDevice' }, { op: 'activateTapToPayDevice' },
-  { op: 'createApiKey', request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
-  { op: 'deleteApiKey' },
-  { op: 'listWebhookDeliveryLogs', keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },
+  { op: OperationId.issueTapToPayToken, request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
+  { op: OperationId.getDevice }, { op: OperationId.activateTapToPayDevice },
+  { op: OperationId.createApiKey, request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
+  { op: OperationId.deleteApiKey },
+  { op: OperationId.listWebhookDeliveryLogs, keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },
   // Only a Failed delivery may be retried; one still pending answers the documented 400.
-  { op: 'retryDelivery', accept: [200, 400] },
-  { op: 'deleteWebhookEndpoint' },
+  { op: OperationId.retryDelivery, accept: [200, 400] },
+  { op: OperationId.deleteWebhookEndpoint },
   // Deletions last.
-  { op: 'deleteLineItem' }, { op: 'deleteCategory' }, { op: 'deleteCustomer' },
+  { op: OperationId.deleteLineItem }, { op: OperationId.deleteCategory }, { op: OperationId.deleteCustomer },
 ];
 
 export const walkChecks: readonly Check[] = [{
@@ -213,9 +217,9 @@ export const walkChecks: readonly Check[] = [{
     for (const step of steps) await walk.step(step);
     // Operations the order does not name (a new one in the spec): their example, the walk's ids. Never a
     // destructive one (it would act on the merchant the suite was given), nor one the order skipped.
-    const named = new Set(steps.map((s) => s.op));
+    const named = new Set(steps.map((s) => operationIdOf(s.op)));
     for (const op of ctx.spec.operations.values()) {
-      if (!walk.called.has(op.operationId) && !named.has(op.operationId) && !op.destructive && !op.path.includes('oauth2')) await walk.step({ op: op.operationId });
+      if (!walk.called.has(op.operationId) && !named.has(op.operationId) && !op.destructive && !op.path.includes('oauth2')) await walk.step({ op });
     }
     failWithAll(walk.failures);
   },

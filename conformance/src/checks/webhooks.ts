@@ -5,6 +5,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as formats from 'ajv-formats';
 import { verifyWebhook } from '../../../generated/webhooks.ts';
+import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check } from '../check.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';
 import { Receiver, type Delivery, type ReceiverOptions } from '../receiver.ts';
@@ -60,7 +61,7 @@ export const webhookChecks: readonly Check[] = [{
   id: 'webhooks/deliveries',
   group: 'resources',
   title: 'deliveries are signed, carry the event id, match their schema, are retried after a failure, logged and exported; the ping is signed too',
-  tags: ['Webhooks', 'createWebhookEndpoint', 'pingWebhookEndpoint', 'listWebhookDeliveryLogs', 'exportDeliveryLogs'],
+  tags: ['Webhooks', OperationId.createWebhookEndpoint, OperationId.pingWebhookEndpoint, OperationId.listWebhookDeliveryLogs, OperationId.exportDeliveryLogs],
   designed: false,
   run: async (ctx) => {
     const validators = payloadValidators(ctx.spec.document);
@@ -72,7 +73,7 @@ export const webhookChecks: readonly Check[] = [{
       const flaky = `/flaky/${ctx.unique('w')}`;
       receiver.answer(flaky, 500, 204);
       const endpoint = async (path: string, eventTypes: string[]): Promise<{ id: string; secret: string }> => {
-        const created = await ctx.call('createWebhookEndpoint', { body: { name: ctx.unique('conf-hook'), endpointUrl: receiver.url(path), eventTypes } });
+        const created = await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('conf-hook'), endpointUrl: receiver.url(path), eventTypes } });
         const id = createdId(created, 'a webhook endpoint at the receiver');
         made.push(id);
         return { id, secret: String(bodyOf(created).signingSecret) };
@@ -80,10 +81,10 @@ export const webhookChecks: readonly Check[] = [{
       const first = await endpoint(plain, ['payment.card.authorized', 'payment.card.voided']);
       const second = await endpoint(flaky, ['payment.card.captured']);
       const processor = (await paymentProcessors(ctx)).card;
-      const auth = await ctx.call('authorizeCard', { body: { amount: 12, paymentProcessorId: processor, card } });
-      expectStatus(auth, 200, 'authorizeCard');
-      expectStatus(await ctx.call('voidCardTransaction', { path: { transactionId: String(bodyOf(auth).transactionId) } }), 200, 'voidCardTransaction');
-      expectStatus(await ctx.call('createCardSale', { body: { amount: 13, paymentProcessorId: processor, card } }), 200, 'createCardSale');
+      const auth = await ctx.call(OperationId.authorizeCard, { body: { amount: 12, paymentProcessorId: processor, card } });
+      expectStatus(auth, 200, OperationId.authorizeCard);
+      expectStatus(await ctx.call(OperationId.voidCardTransaction, { path: { transactionId: String(bodyOf(auth).transactionId) } }), 200, OperationId.voidCardTransaction);
+      expectStatus(await ctx.call(OperationId.createCardSale, { body: { amount: 13, paymentProcessorId: processor, card } }), 200, OperationId.createCardSale);
 
       const plainDeliveries = await receiver.waitFor(plain, 2, 20_000);
       expectThat(plainDeliveries.length >= 2, `the receiver got the authorized and voided events (got ${String(plainDeliveries.length)} deliveries in 20 s)`);
@@ -98,7 +99,7 @@ export const webhookChecks: readonly Check[] = [{
       const failed = await receiver.waitFor(flaky, 1, 20_000);
       const firstAttempt = failed[0];
       expectThat(firstAttempt !== undefined, 'the receiver got the captured event');
-      const advanced = await ctx.call('advanceSandboxClock', { body: { seconds: 65 } });
+      const advanced = await ctx.call(OperationId.advanceSandboxClock, { body: { seconds: 65 } });
       if (advanced.response?.status === 200) {
         const attempts = await receiver.waitFor(flaky, 2, 20_000);
         const retry = attempts[1];
@@ -110,8 +111,8 @@ export const webhookChecks: readonly Check[] = [{
         // The attempt is recorded once the receiver has answered it: the log is polled until it shows the retry
         // (a clock advance queues the attempts that fell due; the gateway makes and logs them afterwards).
         const logged = async (): Promise<{ log: Awaited<ReturnType<typeof ctx.call>>; entry: JsonObject | undefined }> => {
-          const log = await ctx.call('listWebhookDeliveryLogs', { path: { webhookId: second.id } });
-          expectStatus(log, 200, 'listWebhookDeliveryLogs');
+          const log = await ctx.call(OperationId.listWebhookDeliveryLogs, { path: { webhookId: second.id } });
+          expectStatus(log, 200, OperationId.listWebhookDeliveryLogs);
           const items = (Array.isArray(bodyOf(log).items) ? (bodyOf(log).items as unknown[]) : []).filter(isObject);
           return { log, entry: items.find((i) => i.eventId === firstAttempt.headers['webhook-id']) };
         };
@@ -122,13 +123,13 @@ export const webhookChecks: readonly Check[] = [{
         }
         expectThat(entry !== undefined && Number(entry.attemptNumber) >= 2 && entry.status === 'Succeeded',
           `the delivery log shows the retried delivery Succeeded with attemptNumber 2 or more (within 20 s): ${JSON.stringify(entry ?? null)}`, log);
-        const exported = await ctx.call('exportDeliveryLogs', { query: { format: 'json' } });
-        expectStatus(exported, 200, 'exportDeliveryLogs');
+        const exported = await ctx.call(OperationId.exportDeliveryLogs, { query: { format: 'json' } });
+        expectStatus(exported, 200, OperationId.exportDeliveryLogs);
         expectThat(exported.response?.text.includes(String(firstAttempt.headers['webhook-id'])) === true, 'the JSON export holds the delivery', exported);
       }
 
-      const ping = await ctx.call('pingWebhookEndpoint', { path: { webhookId: first.id } });
-      expectStatus(ping, 200, 'pingWebhookEndpoint');
+      const ping = await ctx.call(OperationId.pingWebhookEndpoint, { path: { webhookId: first.id } });
+      expectStatus(ping, 200, OperationId.pingWebhookEndpoint);
       expectThat(bodyOf(ping).success === true, 'the ping reached the receiver (success true)', ping);
       const pinged = receiver.at(plain).map((d) => ({ d, payload: JSON.parse(d.body) as { type?: string } })).find((x) => x.payload.type === 'webhook.ping');
       expectThat(pinged !== undefined, 'the receiver got the ping');
@@ -138,7 +139,7 @@ export const webhookChecks: readonly Check[] = [{
         throw new CheckFailure(`the ping does not verify: ${error instanceof Error ? error.message : String(error)}`);
       }
     } finally {
-      for (const id of made) await ctx.call('deleteWebhookEndpoint', { path: { webhookId: id } });
+      for (const id of made) await ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId: id } });
       await receiver.stop();
     }
   },

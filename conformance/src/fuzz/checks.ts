@@ -10,7 +10,7 @@ import { bodyOf, CheckFailure, type Check } from '../check.ts';
 import { fixtureIds, withFixtureIds } from '../fixtures.ts';
 import type { Exchange } from '../http.ts';
 import { PLACEHOLDER_ID, SpecReader } from '../negative-cases.ts';
-import type { Spec } from '../spec.ts';
+import type { OperationInfo, Spec } from '../spec.ts';
 import { witnessFor, type Witness } from '../witness.ts';
 import { operationPlans, type Plan } from './plans.ts';
 
@@ -52,12 +52,12 @@ export function fuzzVerdict(plan: Plan, exchange: Exchange): string | undefined 
  * a fuzz run removes each record it created, so that hundreds of webhook endpoints to made-up hosts (each
  * later delivery a DNS lookup) or API keys do not pile up on the target.
  */
-function deleteOf(spec: Spec, operationId: string): { operationId: string; param: string } | undefined {
+function deleteOf(spec: Spec, operationId: string): { operation: OperationInfo; param: string } | undefined {
   const op = spec.operation(operationId);
   if (op.method !== 'post') return undefined;
   for (const o of spec.operations.values()) {
     const param = new RegExp(`^${op.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\{([^}/]+)\\}$`).exec(o.path)?.[1];
-    if (o.method === 'delete' && param !== undefined) return { operationId: o.operationId, param };
+    if (o.method === 'delete' && param !== undefined) return { operation: o, param };
   }
   return undefined;
 }
@@ -93,12 +93,12 @@ export function fuzzChecks(spec: Spec, options: FuzzOptions): Check[] {
             const invalid = plan.breakage !== undefined;
             const before = invalid && witness ? known ?? await witness.read() : undefined;
             const request = plans.request(plan);
-            const exchange = await ctx.call(op.operationId, { ...request, path: real(request.path), ...(request.rawBody === undefined ? {} : { rawBody: withFixtureIds(request.rawBody, ids) }) });
+            const exchange = await ctx.call(op, { ...request, path: real(request.path), ...(request.rawBody === undefined ? {} : { rawBody: withFixtureIds(request.rawBody, ids) }) });
             const status = exchange.response?.status ?? 0;
             if (cleanup && status >= 200 && status < 300) {
               const made = bodyOf(exchange);
               const id = made[cleanup.param] ?? made.id;
-              if (typeof id === 'string') await ctx.call(cleanup.operationId, { path: { [cleanup.param]: id } });
+              if (typeof id === 'string') await ctx.call(cleanup.operation, { path: { [cleanup.param]: id } });
             }
             let message = fuzzVerdict(plan, exchange);
             known = undefined;

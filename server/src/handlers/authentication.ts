@@ -6,9 +6,8 @@ import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { OAuthError } from '../platform/oauth-errors.ts';
-import { iso } from '../platform/time.ts';
 import { InvalidTokenError, type Audience } from '../platform/tokens.ts';
-import { verifiedKey, verifiedUser, type VerifiedKey } from '../services/client-credentials.ts';
+import { recordKeyUse, verifiedKey, verifiedUser, type VerifiedKey } from '../services/client-credentials.ts';
 import { throttled, ThrottledError, type Attempt } from '../services/throttle.ts';
 
 type KeyRow = VerifiedKey;
@@ -39,7 +38,7 @@ async function authenticateClient(context: ServerContext, body: { client_id?: st
 
 async function tokenResponse(context: ServerContext, audience: Audience, key: KeyRow, subject: string) {
   const pair = await context.tokens.issue(audience, key.client_id, subject);
-  await context.db('api_keys').where({ client_id: key.client_id }).update({ last_used_at: iso(context.clock.now()) });
+  await recordKeyUse(context.db, key.client_id, context.clock.now());
   return {
     status: 200 as const,
     headers: NO_STORE,

@@ -7,7 +7,7 @@ import type { Services } from '../platform/context.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { offsetClock } from '../platform/time.ts';
-import { clockOffsetOf, findMerchant } from '../repositories/merchants.ts';
+import { clockOffset, merchantName } from '../services/merchants.ts';
 import * as dashboard from '../services/dashboard.ts';
 import { csrfMatches, csrfToken, newNonce, signIn, SignInError, signOut, ABSOLUTE_MS, type Session } from '../services/dashboard-sessions.ts';
 import { listInvoices } from '../services/invoices.ts';
@@ -30,8 +30,8 @@ const field = (req: Request, name: string): string => {
 
 /** The dependencies of the merchant's work: its business clock is its sandbox clock. */
 async function merchantDeps(services: Services, merchantId: string): Promise<Deps> {
-  const offset = await clockOffsetOf(services.db, merchantId);
-  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset) };
+  const offset = await clockOffset(services, merchantId);
+  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset), instances: services.instances };
 }
 
 /** `42 seconds`, `5 minutes`: how long to wait, for a person. */
@@ -64,9 +64,9 @@ export function dashboardPages(services: Services): Router {
         return;
       }
       const deps = await merchantDeps(services, session.merchantId);
-      const merchant = await findMerchant(services.db, session.merchantId);
+      const name = await merchantName(services, session.merchantId);
       const csrf = sessionCsrf(services, session);
-      const frame = (section: Section): Frame => ({ merchantName: merchant?.company_name ?? session.merchantId, clientId: session.clientId, csrf, section });
+      const frame = (section: Section): Frame => ({ merchantName: name ?? session.merchantId, clientId: session.clientId, csrf, section });
       try {
         await work(req, res, { session, deps, frame });
       } catch (error) {

@@ -1,9 +1,11 @@
 // The HTML of the invoice page: the invoice (the view model the PDF renders too, invoice-document.ts), the
 // amount to pay per payment type, and while it is open the card and bank-account forms. Every text is
 // escaped; the one script and the one style carry the response's CSP nonce.
+import { AccountHolderType, AccountType, InvoiceStatus, PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { enumerationItems, responseExample } from '../platform/spec-data.ts';
-import { invoiceDocument, usd } from '../services/invoice-document.ts';
+import { formatUsd, toCents, wireText } from '../platform/money.ts';
+import { invoiceDocument } from '../services/invoice-document.ts';
 
 type Invoice = components['schemas']['Invoice'];
 
@@ -61,11 +63,11 @@ function cardForm(invoice: Invoice, token: string): string {
   const months = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: String(i + 1).padStart(2, '0') }));
   return `<section aria-labelledby="card-h" class="pay">
 <h2 id="card-h">Pay by card</h2>
-<p>A credit card is charged ${e(usd(calc.creditCard.totalAmount))}, a debit card ${e(usd(calc.debitCard.totalAmount))}.</p>
+<p>A credit card is charged ${e(formatUsd(toCents(calc.creditCard.totalAmount)))}, a debit card ${e(formatUsd(toCents(calc.debitCard.totalAmount)))}.</p>
 <form method="post" action="/pay/invoices/${e(invoice.id)}/card" id="card-form" autocomplete="on">
 <input type="hidden" name="formToken" value="${e(token)}">
-<input type="hidden" name="creditTotal" value="${e(calc.creditCard.totalAmount.toFixed(2))}">
-<input type="hidden" name="debitTotal" value="${e(calc.debitCard.totalAmount.toFixed(2))}">
+<input type="hidden" name="creditTotal" value="${e(wireText(toCents(calc.creditCard.totalAmount)))}">
+<input type="hidden" name="debitTotal" value="${e(wireText(toCents(calc.debitCard.totalAmount)))}">
 ${field('card-number', 'accountNumber', 'Card number', 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" pattern="[0-9 \\-]{12,23}" spellcheck="false"')}
 <div class="row">
 ${select('card-exp-month', 'expirationMonth', 'Expiry month', `<option value="">Month</option>${options(months)}`, ' autocomplete="cc-exp-month" required')}
@@ -82,7 +84,7 @@ ${field('card-postal', 'billingPostalCode', 'Billing postal code', 'type="text" 
 }
 
 function achForm(invoice: Invoice, merchantName: string, token: string): string {
-  const amount = usd(invoice.invoiceCalculations.ach.totalAmount);
+  const amount = formatUsd(toCents(invoice.invoiceCalculations.ach.totalAmount));
   return `<section aria-labelledby="ach-h" class="pay">
 <h2 id="ach-h">Pay by bank account (ACH)</h2>
 <p>Your bank account is debited ${e(amount)}.</p>
@@ -93,8 +95,8 @@ ${field('ach-routing', 'routingNumber', 'Routing number', 'type="text" inputmode
 ${field('ach-account', 'accountNumber', 'Account number', 'type="text" inputmode="numeric" autocomplete="off" required maxlength="17" spellcheck="false"')}
 </div>
 <div class="row">
-${select('ach-type', 'accountType', 'Account type', options(enumerationItems('AccountType'), 1))}
-${select('ach-holder', 'accountHolderType', 'Account holder', options(enumerationItems('AccountHolderType'), 2))}
+${select('ach-type', 'accountType', 'Account type', options(enumerationItems('AccountType'), AccountType.Checking))}
+${select('ach-holder', 'accountHolderType', 'Account holder', options(enumerationItems('AccountHolderType'), AccountHolderType.Personal))}
 </div>
 <div class="row">
 ${field('ach-first', 'firstName', 'First name', 'type="text" autocomplete="given-name" required maxlength="100"')}
@@ -137,7 +139,7 @@ button:focus-visible,input:focus-visible,select:focus-visible{outline:3px solid 
 .consent{display:flex;gap:.6em;align-items:flex-start;margin:.8em 0}.consent input{margin-top:.3em}
 .alert{border:2px solid #c01c28;background:#fdeced;padding:.6em 1em;border-radius:6px}.paid{border:2px solid #26a269;background:#e9f7ef;padding:.6em 1em;border-radius:6px}`;
 
-const PAYMENT_METHOD: Record<number, string> = { 1: 'by card', 2: 'by bank account' };
+const PAYMENT_METHOD: Record<number, string> = { [PaymentMethodType.Card]: 'by card', [PaymentMethodType.ElectronicCheck]: 'by bank account' };
 
 /** The invoice page: the document, what each payment type costs, the message, and the forms while open. */
 export function invoicePageHtml(invoice: Invoice, merchantName: string, page: PageOptions): string {
@@ -149,7 +151,7 @@ export function invoicePageHtml(invoice: Invoice, merchantName: string, page: Pa
   const status = d.facts.find(([label]) => label === 'Status')?.[1] ?? '';
   const amountIds = ['amount-credit', 'amount-debit', 'amount-ach'];
   const toPay = d.toPay === null ? '' : `<h2>Amount to pay</h2><table>${d.toPay.map(([label, value], i) => `<tr><th scope="row">${e(label)}</th><td class="n" id="${amountIds[i] ?? ''}">${e(value)}</td></tr>`).join('\n')}</table>`;
-  const paid = invoice.status === 4
+  const paid = invoice.status === InvoiceStatus.Paid
     ? `<p class="paid" role="status" id="paid">Paid${invoice.paymentMethodTypeId === null ? '' : ` ${e(PAYMENT_METHOD[invoice.paymentMethodTypeId] ?? '')}`}${invoice.paymentDate === null ? '' : ` on ${e(invoice.paymentDate.slice(0, 10))}`}. Thank you.</p>`
     : '';
   const message = page.message === null ? ''

@@ -5,12 +5,13 @@
 // stand in for the bearer token a customer does not have.
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
+import { InvoiceStatus } from '../../../generated/enums.ts';
 import type { Services } from '../platform/context.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { FormTokens, type FormTokenProblem } from '../platform/form-tokens.ts';
 import { offsetClock } from '../platform/time.ts';
-import { clockOffsetOf } from '../repositories/merchants.ts';
+import { clockOffset } from '../services/merchants.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { payFromPage } from '../services/invoice-page-payments.ts';
 import * as service from '../services/invoices.ts';
@@ -23,8 +24,8 @@ import { sameOrigin } from './same-origin.ts';
  * clock is read from the invoice's merchant: its sandbox offset (none in production).
  */
 async function merchantDeps(services: Services, merchantId: string): Promise<Deps> {
-  const offset = services.config.environment === 'sandbox' ? await clockOffsetOf(services.db, merchantId) : 0;
-  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset) };
+  const offset = services.config.environment === 'sandbox' ? await clockOffset(services, merchantId) : 0;
+  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset), instances: services.instances };
 }
 
 /** The headers of every page answer: no caching, no framing, and only the response's own script and style. */
@@ -60,7 +61,7 @@ export function invoicePages(services: Services): Router {
     const invoice = (await service.findPublicInvoice(services, shown.id)) ?? shown;
     const nonce = pageHeaders(res);
     const found = await service.publicInvoice(await merchantDeps(services, invoice.merchantId), invoice);
-    const open = found.invoice.status === 2 || found.invoice.status === 3;
+    const open = found.invoice.status === InvoiceStatus.Due || found.invoice.status === InvoiceStatus.PastDue;
     const pageForms = open ? { cardToken: tokens.issue(subject(invoice.id, 'card')), achToken: tokens.issue(subject(invoice.id, 'ach')) } : null;
     res.status(status).type('html').send(invoicePageHtml(found.invoice, found.merchantName, { nonce, forms: pageForms, message }));
   }

@@ -4,7 +4,8 @@ import type { PaymentMethodsHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { components } from '../../../generated/types.ts';
 import type { ServerContext } from '../platform/context.ts';
-import { BANK_ACCOUNT, CARD, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import type { StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import { BANK_ACCOUNT, CARD } from '../services/payment-methods.ts';
 import { maskAccountNumber } from '../services/bank-accounts.ts';
 import * as service from '../services/payment-methods.ts';
 

@@ -6,7 +6,6 @@ import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
-import { trackStream } from '../platform/streams.ts';
 import { openEventStream, type StreamItem } from '../services/event-stream.ts';
 import * as sandbox from '../services/sandbox.ts';
 import * as sandboxes from '../services/sandboxes.ts';
@@ -55,7 +54,7 @@ export const sandboxHandlers = {
     return { status: 200, body: await sandbox.simulate(context, context.merchantId(), input.path.transactionId, input.body) };
   },
   async streamSandboxEvents(input: op.StreamSandboxEventsInput, context: ServerContext): Promise<op.StreamSandboxEventsResult> {
-    const tracked = trackStream(context.disconnected());
+    const tracked = context.instances.streams.track(context.disconnected());
     try {
       const items = await openEventStream(context, context.merchantId(), { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
       // The generated result types carry `body`; a stream carries `stream` (the router writes it as it comes).

@@ -10,18 +10,14 @@ import type { HostResolver } from './outbound-http.ts';
 import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
 import { offsetClock, type Clock } from './time.ts';
-import type { KeyStateCache } from './key-state.ts';
+import type { Instances } from '../instances.ts';
+import type { KeyState } from './key-state.ts';
 import type { ThrottleStore } from '../repositories/auth-throttle.ts';
+import { countLiveMerchants, findKeyRow, liveMerchantsOf } from '../repositories/principals.ts';
 import { InvalidTokenError, type TokenService } from './tokens.ts';
 
 /** Who calls: the API key behind the token. */
-export interface Principal {
-  readonly clientId: string;
-  readonly partnerId: string;
-  /** The merchant of a merchant's key; null for a partner's own key. */
-  readonly merchantId: string | null;
-  readonly keyName: string;
-}
+export type Principal = Omit<KeyState, 'offsetMs'>;
 
 export interface Services {
   readonly db: Database;
@@ -32,8 +28,8 @@ export interface Services {
   readonly tokens: TokenService;
   /** The key of the server's keyed hashes of request data (derived from the environment's signing key). */
   readonly hashKey: Buffer;
-  /** API-key states kept between requests (see key-state.ts; on PostgreSQL while this instance holds a lease). */
-  readonly keyStates?: KeyStateCache<Principal & { offsetMs: number }>;
+  /** What the server keeps from start to stop (the kept API-key states among it). */
+  readonly instances: Instances;
   /** How webhook hosts are resolved (the system resolver when absent). */
   readonly resolveHost?: HostResolver;
   /** The throttle's counters (repositories/auth-throttle.ts): the database's on PostgreSQL, in memory on SQLite. */
@@ -98,13 +94,8 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   }
 }
 
-interface KeyRow {
-  client_id: string; partner_id: string; merchant_id: string | null; name: string; is_active: boolean | number;
-  clock_offset_ms: number | string | null; deleting_on: string | null;
-}
-
 /** The caller, and the sandbox clock offset of a merchant key's merchant (read in the same query). */
-async function authenticate(services: Services, req: IncomingMessage): Promise<Principal & { offsetMs: number }> {
+async function authenticate(services: Services, req: IncomingMessage): Promise<KeyState> {
   const header = req.headers.authorization;
   if (header === undefined || header === '') throw unauthorized();
   const match = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/.exec(header);
@@ -116,15 +107,13 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<P
     if (error instanceof InvalidTokenError) throw unauthorized(error.message);
     throw error;
   }
-  const known = services.keyStates?.get(clientId);
+  const kept = services.instances.keyStates.cache;
+  const known = kept.get(clientId);
   if (known) return known;
-  const mark = services.keyStates?.mark() ?? 0;
-  const key = await services.db('api_keys')
-    .leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
-    // A key of the other environment is no key here (tokens are signed per environment too; this holds
-    // if a token of one were ever honoured by the other).
-    .where({ 'api_keys.client_id': clientId, 'api_keys.environment': services.config.environment })
-    .first<KeyRow | undefined>('api_keys.client_id', 'api_keys.partner_id', 'api_keys.merchant_id', 'api_keys.name', 'api_keys.is_active', 'merchants.clock_offset_ms', 'merchants.deleting_on');
+  const mark = kept.mark();
+  // A key of the other environment is no key here (tokens are signed per environment too; this holds if a
+  // token of one were ever honoured by the other).
+  const key = await findKeyRow(services.db, services.config.environment, clientId);
   // A deleted (revoked) key's tokens stop working at once (a kept state is forgotten when the key is revoked),
   // and so do a deleted sandbox merchant's (from the moment its deletion begins).
   if (!key || !key.is_active || key.deleting_on !== null) throw unauthorized('The API key of this token was revoked.');
@@ -132,19 +121,18 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<P
     clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name,
     offsetMs: Number(key.clock_offset_ms ?? 0),
   };
-  services.keyStates?.set(clientId, state, mark);
+  kept.set(clientId, state, mark);
   return state;
 }
 
 /** The merchants of the request: a merchant's own, or the partner's (one, if named in x-merchant-id). */
 async function tenancy(
-  services: Services, principal: Principal & { offsetMs: number }, req: IncomingMessage,
+  services: Services, principal: KeyState, req: IncomingMessage,
 ): Promise<{ scope: string[]; acting: string | null; offsetMs: number }> {
   if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId, offsetMs: principal.offsetMs };
   const named = req.headers['x-merchant-id'];
   // A sandbox merchant being deleted is no merchant of the partner any more.
-  const merchants = await services.db('merchants').where({ partner_id: principal.partnerId }).whereNull('deleting_on')
-    .select<{ id: string; clock_offset_ms: number | string }[]>('id', 'clock_offset_ms');
+  const merchants = await liveMerchantsOf(services.db, principal.partnerId);
   const ids = merchants.map((m) => m.id);
   if (typeof named === 'string' && named !== '') {
     const merchant = merchants.find((m) => m.id === named);
@@ -169,8 +157,7 @@ export async function raceLost(services: Pick<Services, 'db'>, req: IncomingMess
   const acting = actingOf.get(req);
   if (!acting || acting.merchantIds.length === 0) return undefined;
   if (error instanceof ApiError && (error.status === 401 || error.status === 404)) return undefined;
-  const live = await services.db('merchants').whereIn('id', [...acting.merchantIds]).whereNull('deleting_on').count({ n: '*' }).first<{ n: number | string } | undefined>();
-  if (Number(live?.n ?? 0) === acting.merchantIds.length) return undefined;
+  if ((await countLiveMerchants(services.db, acting.merchantIds)) === acting.merchantIds.length) return undefined;
   return acting.ownKey ? unauthorized('The API key of this token was revoked.') : new ApiError('not_found', { details: 'The merchant was deleted.' });
 }
 

@@ -13,6 +13,7 @@ import { routes, type OperationInput, type OperationResult } from '../../../gene
 import type { Handlers } from '../../../generated/handlers.ts';
 import type { ServerContext } from './context.ts';
 import { ApiError } from './errors.ts';
+import { claimKey, deleteExpiredKey, findKey, storeResponse, type KeyRow } from '../repositories/idempotency.ts';
 import { iso, type Clock } from './time.ts';
 import { transaction } from './transaction.ts';
 
@@ -36,15 +37,6 @@ export function storable(body: unknown): unknown {
   return Object.fromEntries(
     Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, NEVER_STORED.has(k) && typeof v === 'string' ? NEVER_STORED.get(k) : storable(v)]),
   );
-}
-
-interface KeyRow {
-  request_hash: string;
-  state: 'running' | 'done';
-  response_status: number | null;
-  response_headers: string | null;
-  response_body: string | null;
-  expires_on: string;
 }
 
 type Operation = (input: OperationInput, context: ServerContext) => Promise<OperationResult>;
@@ -80,29 +72,23 @@ export async function once(
   operation: (tx: Knex.Transaction) => Promise<OperationResult>,
 ): Promise<OperationResult> {
   // A done key answers without opening a write transaction (the common replay).
-  const known = (await deps.db('idempotency_keys').where(where).first()) as KeyRow | undefined;
+  const known = await findKey(deps.db, where);
   const now = iso(deps.wall.now());
   if (known && known.expires_on > now) return replay(known, hash);
   return transaction(deps.db, async (tx) => {
-    if (known) await tx('idempotency_keys').where(where).andWhere('expires_on', '<=', now).delete();
-    // The insert takes the key; a concurrent request with the same key waits here on PostgreSQL until this
+    if (known) await deleteExpiredKey(tx, where, now);
+    // Taking the key holds it: a concurrent request with the same key waits here on PostgreSQL until this
     // transaction ends, and then finds the done row (or, after a rollback, takes the key itself).
-    const inserted = (await tx('idempotency_keys')
-      .insert({ ...where, request_hash: hash, state: 'running', created_on: now, expires_on: iso(new Date(Date.parse(now) + KEEP_MS)) })
-      .onConflict(['tenant', 'key'])
-      .ignore()
-      .returning('key')) as unknown[];
-    if (inserted.length === 0) {
-      const existing = (await tx('idempotency_keys').where(where).first()) as KeyRow | undefined;
+    if (!(await claimKey(tx, where, hash, now, iso(new Date(Date.parse(now) + KEEP_MS))))) {
+      const existing = await findKey(tx, where);
       if (!existing) throw new ApiError('idempotency_in_progress');
       return replay(existing, hash);
     }
     const result = await operation(tx);
-    await tx('idempotency_keys').where(where).update({
-      state: 'done',
-      response_status: result.status,
-      response_headers: JSON.stringify(result.headers ?? {}),
-      response_body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
+    await storeResponse(tx, where, {
+      status: result.status,
+      headers: JSON.stringify(result.headers ?? {}),
+      body: result.body === undefined ? null : JSON.stringify(storable(result.body)),
     });
     return result;
   });

@@ -15,6 +15,9 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { KeyStateChange } from './key-state.ts';
 import type { Logger } from './log.ts';
+import { countBehind, dropLease, listen, nextSync, notify, notifyNow, poolClient, recordSynced, renewLease, takeLease, type PgClient } from '../repositories/key-state.ts';
+
+export { channelOf } from '../repositories/key-state.ts';
 
 /** A lease's length (database time). */
 export const LEASE_MS = 3000;
@@ -25,30 +28,15 @@ export const MARGIN_MS = 500;
 /** The longest a publisher waits for the instances (a lease ends sooner: past this, something is broken). */
 const SYNC_LIMIT_MS = 2 * LEASE_MS + 1000;
 
-/** The part of a pg client used here. */
-interface PgClient {
-  query: (sql: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+/** The part of a pg client used here: the listener's own connection. */
+interface Connection extends PgClient {
   on: (event: string, listener: (message: { channel?: string; payload?: string }) => void) => unknown;
   removeAllListeners: () => unknown;
 }
 
 interface RawConnections {
-  acquireRawConnection: () => Promise<PgClient>;
-  destroyRawConnection: (connection: PgClient) => Promise<void>;
-}
-
-/**
- * The notification channel of the connection's schema, in SQL (publishers and listeners compute it alike):
- * instances on other schemas of the same database (test suites) are not told.
- */
-const CHANNEL = "'pgw_key_state_' || substr(encode(sha256(convert_to(current_schema(), 'UTF8')), 'hex'), 1, 16)";
-
-/** The channel of the handle's schema. */
-export async function channelOf(db: Knex): Promise<string> {
-  const result = await db.raw<{ rows: { channel: string }[] }>(`select ${CHANNEL} as channel`);
-  const channel = result.rows[0]?.channel;
-  if (channel === undefined) throw new Error('API-key states: no notification channel');
-  return channel;
+  acquireRawConnection: () => Promise<Connection>;
+  destroyRawConnection: (connection: Connection) => Promise<void>;
 }
 
 type Message = { change: KeyStateChange } | { sync: string };
@@ -56,7 +44,7 @@ type Message = { change: KeyStateChange } | { sync: string };
 /** One instance's listening connection and lease. */
 export class KeyStateListener {
   private readonly id = randomUUID();
-  private connection: PgClient | undefined;
+  private connection: Connection | undefined;
   private validUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -70,6 +58,14 @@ export class KeyStateListener {
     /** Forgets states: called for each change, and with null when notifications may have been missed. */
     private readonly forget: (change: KeyStateChange | null) => void,
   ) {}
+
+  /**
+   * The connection a publisher waits for the instances on: the listener's own while it has one. The pool would
+   * put the wait behind every request queued for a connection (a reset under load answered ~11 s late so).
+   */
+  syncConnection(): PgClient {
+    return this.connection ?? poolClient(this.db);
+  }
 
   /** True while the kept states may be used. */
   usable(): boolean {
@@ -90,7 +86,7 @@ export class KeyStateListener {
     const connection = this.connection;
     this.connection = undefined;
     if (!connection) return;
-    await connection.query('delete from key_state_instances where id = $1', [this.id]).catch(() => undefined);
+    await dropLease(connection, this.id).catch(() => undefined);
     connection.removeAllListeners();
     await (this.db.client as RawConnections).destroyRawConnection(connection).catch(() => undefined);
   }
@@ -100,23 +96,19 @@ export class KeyStateListener {
     connection.on('error', (error) => { if (this.connection === connection) this.lost(error); });
     connection.on('end', () => { if (this.connection === connection) this.lost(new Error('the listening connection ended')); });
     connection.on('notification', (message) => { if (message.channel === this.channel) this.handle(connection, message.payload ?? ''); });
-    // Named, so that an operator (or a test) can tell the listening connections in pg_stat_activity.
-    await connection.query(`set application_name = '${this.channel}'`);
-    await connection.query(`listen ${this.channel}`);
+    await listen(connection, this.channel);
     // Whatever changed while this instance was not listening is unknown: start from nothing. That also
     // answers every sync number taken so far (its change committed before it was taken, so before now), and
     // any number taken from here on is notified to this connection.
     this.forget(null);
     this.connection = connection;
-    await this.lease(connection, `insert into key_state_instances (id, lease_until, synced_seq)
-      select $1, now() + $2 * interval '1 millisecond', case when is_called then last_value else 0 end from key_state_sync_seq
-      on conflict (id) do update set lease_until = excluded.lease_until, synced_seq = greatest(key_state_instances.synced_seq, excluded.synced_seq)`);
+    await this.lease(connection, takeLease);
     if (this.stopped) await this.stop();
   }
 
-  private async lease(connection: PgClient, sql: string): Promise<void> {
+  private async lease(connection: Connection, write: typeof takeLease): Promise<void> {
     const sent = performance.now();
-    await connection.query(sql, [this.id, LEASE_MS]);
+    await write(connection, this.id, LEASE_MS);
     if (this.connection === connection) this.validUntil = sent + LEASE_MS - MARGIN_MS;
   }
 
@@ -126,7 +118,7 @@ export class KeyStateListener {
     const connection = this.connection;
     try {
       if (!connection) await this.connect();
-      else await this.lease(connection, 'update key_state_instances set lease_until = now() + $2 * interval \'1 millisecond\' where id = $1');
+      else await this.lease(connection, renewLease);
     } catch (error) {
       this.lost(error);
     } finally {
@@ -134,7 +126,7 @@ export class KeyStateListener {
     }
   }
 
-  private handle(connection: PgClient, payload: string): void {
+  private handle(connection: Connection, payload: string): void {
     let message: Message;
     try {
       message = JSON.parse(payload) as Message;
@@ -146,7 +138,7 @@ export class KeyStateListener {
       return;
     }
     // Every change committed before the sync has been handled above (notifications come in commit order).
-    connection.query('update key_state_instances set synced_seq = greatest(synced_seq, $2) where id = $1', [this.id, message.sync])
+    recordSynced(connection, this.id, message.sync)
       .catch((error: unknown) => { this.lost(error); });
   }
 
@@ -167,19 +159,17 @@ export class KeyStateListener {
 
 /** Publishes a change in the transaction `db` (its notification is delivered when it commits). */
 export async function publishChange(db: Knex, change: KeyStateChange): Promise<void> {
-  await db.raw(`select pg_notify(${CHANNEL}, ?)`, [JSON.stringify({ change })]);
+  await notify(db, { change });
 }
 
 /** After a change committed: returns once every instance with a lease has forgotten what the change made stale. */
-export async function awaitInstances(db: Knex): Promise<void> {
-  const taken = await db.raw<{ rows: { seq: string }[] }>("select nextval('key_state_sync_seq') as seq");
-  const seq = taken.rows[0]?.seq ?? '0';
+export async function awaitInstances(connection: PgClient): Promise<void> {
+  const seq = await nextSync(connection);
   // Taken after the commit, notified after it: an instance that sees it has seen the change.
-  await db.raw(`select pg_notify(${CHANNEL}, ?)`, [JSON.stringify({ sync: seq })]);
+  await notifyNow(connection, { sync: seq });
   const started = Date.now();
   for (let pause = 1; ; pause = Math.min(pause * 2, 25)) {
-    const waiting = await db.raw<{ rows: { n: string }[] }>('select count(*) as n from key_state_instances where lease_until > now() and synced_seq < ?', [seq]);
-    if (Number(waiting.rows[0]?.n ?? 0) === 0) return;
+    if ((await countBehind(connection, seq)) === 0) return;
     if (Date.now() - started > SYNC_LIMIT_MS) throw new Error(`API-key states: instances did not confirm change ${seq} within ${String(SYNC_LIMIT_MS)} ms`);
     await new Promise((resolve) => setTimeout(resolve, pause));
   }

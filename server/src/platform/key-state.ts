@@ -1,36 +1,26 @@
 // The authentication's per-request read (an API key, its merchant's sandbox clock offset) kept in memory,
-// forgotten the moment a repository changes either: one query fewer per request.
+// forgotten when a service announces a change of either: one query fewer per request.
 // On SQLite the server is the database's only writer (one process, one connection: running several
 // instances is what PostgreSQL is for), so a change this process does not see cannot happen. On PostgreSQL
 // another instance may revoke a key: every instance listens for changes under a lease, and the request that
 // changes a state answers only once every instance has forgotten it (key-state-pg.ts).
 import type { Knex } from 'knex';
-import { clientConfigOf, isPostgres } from '../db/knex.ts';
-import { awaitInstances, publishChange } from './key-state-pg.ts';
+import { isPostgres } from '../db/knex.ts';
+import type { Logger } from './log.ts';
+import { awaitInstances, channelOf, KeyStateListener, publishChange } from './key-state-pg.ts';
 import { afterCommit } from './transaction.ts';
 
-/** What a repository changed: a key (revoked), or a merchant (its sandbox clock moved). */
+/** What a service changed: a key (revoked), or a merchant (its sandbox clock moved, its deletion began). */
 export type KeyStateChange = { clientId: string } | { merchantId: string };
 
-type Listener = (change: KeyStateChange) => void;
-
-/** Listeners by the database's client configuration (a transaction's is its database's). */
-const listeners = new WeakMap<object, Set<Listener>>();
-
-function listenersOf(db: Knex): Set<Listener> | undefined {
-  return listeners.get(clientConfigOf(db));
-}
-
-/**
- * Called by a repository with the handle it wrote through (in or out of a transaction). This process forgets
- * at once; on PostgreSQL the change is published with the transaction, and once it commits, the request waits
- * for every other instance to have forgotten it too.
- */
-export async function keyStateChanged(db: Knex, change: KeyStateChange): Promise<void> {
-  for (const listener of listenersOf(db) ?? []) listener(change);
-  if (!isPostgres(db)) return;
-  await publishChange(db, change);
-  await afterCommit(db, awaitInstances);
+/** The state of one authenticated key kept between requests: who calls, and its merchant's sandbox clock offset. */
+export interface KeyState {
+  readonly clientId: string;
+  readonly partnerId: string;
+  /** The merchant of a merchant's key; null for a partner's own key. */
+  readonly merchantId: string | null;
+  readonly keyName: string;
+  readonly offsetMs: number;
 }
 
 /** Entries kept at most (the oldest is dropped first). */
@@ -42,14 +32,7 @@ export class KeyStateCache<State extends { merchantId: string | null }> {
   private changes = 0;
 
   /** `usable`: whether kept states may be used now (on PostgreSQL: while the instance listens under a lease). */
-  constructor(db: Knex, private readonly usable: () => boolean = () => true) {
-    let set = listeners.get(clientConfigOf(db));
-    if (!set) {
-      set = new Set();
-      listeners.set(clientConfigOf(db), set);
-    }
-    set.add((change) => { this.forget(change); });
-  }
+  constructor(private readonly usable: () => boolean = () => true) {}
 
   /** Forgets what `change` makes stale; null forgets everything. Forgetting is always safe: the next request reads again. */
   forget(change: KeyStateChange | null): void {
@@ -76,5 +59,41 @@ export class KeyStateCache<State extends { merchantId: string | null }> {
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     this.entries.set(clientId, state);
+  }
+}
+
+/**
+ * This process's kept states and how a change of one is announced: made once at start (on PostgreSQL with its
+ * listener, which `stop` ends), shared by the app and the worker.
+ */
+export class KeyStates<State extends { merchantId: string | null }> {
+  private constructor(readonly cache: KeyStateCache<State>, private readonly listener: KeyStateListener | undefined) {}
+
+  /** The states of one database: on PostgreSQL, used while this instance listens for changes under a lease. */
+  static async start<State extends { merchantId: string | null }>(db: Knex, log: Logger): Promise<KeyStates<State>> {
+    if (!isPostgres(db)) return new KeyStates<State>(new KeyStateCache<State>(), undefined);
+    const cache: KeyStateCache<State> = new KeyStateCache<State>(() => listener.usable());
+    const listener = new KeyStateListener(db, await channelOf(db), log, (change) => { cache.forget(change); });
+    await listener.start();
+    return new KeyStates(cache, listener);
+  }
+
+  /**
+   * Announces a change the caller made in `tx`: on PostgreSQL it is published with the transaction (delivered
+   * when it commits, in commit order, to every instance). Once it has committed, this process forgets, and on
+   * PostgreSQL the caller waits until every other instance has too: the request that revoked a key answers
+   * only when no instance still honours it. A rolled-back change announces nothing.
+   */
+  async changed(tx: Knex, change: KeyStateChange): Promise<void> {
+    if (isPostgres(tx)) await publishChange(tx, change);
+    await afterCommit(tx, async () => {
+      this.cache.forget(change);
+      if (this.listener) await awaitInstances(this.listener.syncConnection());
+    });
+  }
+
+  /** Stops listening (before the database closes). */
+  async stop(): Promise<void> {
+    await this.listener?.stop();
   }
 }

@@ -51,19 +51,13 @@ export function createLogger(level: string, destination: pino.DestinationStream 
   );
 }
 
-const accessLoggers = new WeakMap<Logger, Logger>();
-
 /**
- * The logger of the access line (method, path, status, duration, correlation id: fields that never hold a
+ * A new logger of the access line (method, path, status, duration, correlation id: fields that never hold a
  * secret, and neither a body nor a query string), written to the same destination at the same level without
- * the redaction pass, which cost 3-5% of a request. Anything else goes through the redacting logger.
+ * the redaction pass, which cost 3-5% of a request. Anything else goes through the redacting logger. Made
+ * once, by the app at start.
  */
 export function accessLogger(log: Logger): Logger {
-  let found = accessLoggers.get(log);
-  if (!found) {
-    const destination = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as pino.DestinationStream;
-    found = pino({ level: log.level, base: { service: 'payment-gateway' }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
-    accessLoggers.set(log, found);
-  }
-  return found;
+  const destination = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as pino.DestinationStream;
+  return pino({ level: log.level, base: { service: 'payment-gateway' }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }

@@ -4,7 +4,7 @@
 // payload is the generated type of the event's `data`, so a wrong record for an event type does not compile.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { insertRow } from '../repositories/compiled.ts';
+import { findEventRows, insertEvent, insertEvents } from '../repositories/outbox.ts';
 import { apiSpec, webhookEventProblems } from '../../../generated/index.ts';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
 import { insertScheduled } from '../repositories/webhook-deliveries.ts';
@@ -58,7 +58,7 @@ async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
 
 export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: OutboxEvent<T>): Promise<string> {
   const row = rowOf(event);
-  await insertRow(trx, 'outbox_events', row);
+  await insertEvent(trx, row);
   await fanOut(trx, [row]);
   return row.id;
 }
@@ -66,7 +66,7 @@ export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: 
 /** Records many events, many rows a statement (a clock advance that settles thousands of transactions). */
 export async function recordEvents<T extends WebhookEventName>(trx: Knex, events: readonly OutboxEvent<T>[]): Promise<void> {
   const rows = events.map(rowOf);
-  for (let i = 0; i < rows.length; i += 200) await trx('outbox_events').insert(rows.slice(i, i + 200));
+  await insertEvents(trx, rows);
   await fanOut(trx, rows);
 }
 
@@ -74,6 +74,6 @@ export interface StoredEvent { id: string; merchantId: string; type: string; dat
 
 /** Events as recorded (what deliveries send), by id, in one query. */
 export async function findEvents(db: Knex, ids: readonly string[]): Promise<Map<string, StoredEvent>> {
-  const rows = await db('outbox_events').whereIn('id', [...new Set(ids)]).select<{ id: string; merchant_id: string; type: string; payload: string; occurred_on: string }[]>('*');
+  const rows = await findEventRows(db, ids);
   return new Map(rows.map((row) => [row.id, { id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on }]));
 }

@@ -1,12 +1,16 @@
 // Data that lives in the spec (enumeration names, lookup lists), read from the bundled document, so the
 // server never restates what the contract says.
+import type { enumerations } from '../../../generated/enums.ts';
 import { apiSpec } from '../../../generated/index.ts';
+
+/** The name of an integer enumeration of the spec (generated/enums.ts): a misspelt one does not compile. */
+export type EnumerationName = keyof typeof enumerations;
 
 type JsonObject = Record<string, unknown>;
 const asObject = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
 
 /** `id -> name` of an integer enumeration of the spec (`x-enum-varnames`). */
-export function enumeration(name: string, document: JsonObject = apiSpec): Map<number, string> {
+export function enumeration(name: EnumerationName, document: JsonObject = apiSpec): Map<number, string> {
   const schema = asObject(asObject(asObject(document.components).schemas)[name]);
   const ids = Array.isArray(schema.enum) ? (schema.enum as number[]) : [];
   const names = Array.isArray(schema['x-enum-varnames']) ? (schema['x-enum-varnames'] as string[]) : [];
@@ -14,7 +18,7 @@ export function enumeration(name: string, document: JsonObject = apiSpec): Map<n
   return new Map(ids.map((id, i) => [id, names[i] ?? String(id)]));
 }
 
-export const enumerationItems = (name: string): { id: number; name: string }[] =>
+export const enumerationItems = (name: EnumerationName): { id: number; name: string }[] =>
   [...enumeration(name)].map(([id, label]) => ({ id, name: label }));
 
 /** The value of the first example of an operation's 200 response: the data behind the lookups. */

@@ -120,13 +120,51 @@ export function withTransaction<T>(db: Knex, work: (tx: Knex.Transaction) => Pro
 }
 
 /**
- * Reads a row and locks it until the transaction ends: `SELECT … FOR NO KEY UPDATE` on PostgreSQL, which
- * excludes every other lockRow and change of the row but not the key-share locks that inserting a child row
- * takes (an event of the merchant while the merchant's clock advance holds it: FOR UPDATE would deadlock the
- * two). SQLite has one writer and this server keeps one connection, so a transaction there excludes every
- * other already; the plain read is the lock.
+ * A savepoint of the caller's transaction when `db` is one (a failure undoes only `work`, and the caller's
+ * transaction goes on), else a new transaction: a batch that may be refused and tried again, inside or outside
+ * an idempotent request. What `work` leaves to run after commit runs after the outer commit, and only when
+ * the savepoint was released.
  */
-export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: Record<string, string | number>): Promise<Row | undefined> {
-  const query = tx(table).where(where).first();
-  return (await (isPostgres(tx) ? query.forNoKeyUpdate() : query)) as Row | undefined;
+export async function inSavepoint<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return transaction(db, work);
+  const outer = committed.get(db);
+  if (!outer) throw new Error('inSavepoint: the transaction was not opened by platform/transaction.ts');
+  const tasks: Task[] = [];
+  const result = await (db as Knex.Transaction).transaction((savepoint) => {
+    committed.set(savepoint, tasks);
+    return work(savepoint);
+  });
+  outer.push(...tasks);
+  return result;
+}
+
+/**
+ * How a read locks the rows it reads until its transaction ends (PostgreSQL; SQLite has one writer and this
+ * server one connection, so a transaction there excludes every other already and the plain read is the lock).
+ * - `no key update` (the default): excludes every other lock and change of the rows but not the key-share
+ *   locks that inserting a child row takes (an event of the merchant while the merchant's clock advance holds
+ *   it: FOR UPDATE would deadlock the two).
+ * - `update`: excludes those inserts too (a removal batch that must not interleave with the merchant's
+ *   requests, a payment record the executor changes).
+ * - `skip`: rows another transaction holds are left out rather than waited for (a worker claiming due work:
+ *   two instances never take the same row and never wait on each other).
+ */
+export interface LockOptions {
+  readonly strength?: 'no key update' | 'update';
+  readonly skip?: boolean;
+}
+
+/**
+ * The query's rows, locked as `options` say until `tx` ends: every row lock of the server is taken here. On the
+ * pool (no transaction) the lock lasts for the one statement the query is part of (a subquery's rows).
+ */
+export function locked<Q extends Knex.QueryBuilder>(tx: Knex, query: Q, options: LockOptions = {}): Q {
+  if (!isPostgres(tx)) return query;
+  const lockedQuery = options.strength === 'update' ? query.forUpdate() : query.forNoKeyUpdate();
+  return (options.skip === true ? lockedQuery.skipLocked() : lockedQuery) as Q;
+}
+
+/** Reads a row and locks it until the transaction ends (see `locked`; FOR NO KEY UPDATE unless told). */
+export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: Record<string, string | number>, options: LockOptions = {}): Promise<Row | undefined> {
+  return (await locked(tx, tx(table).where(where).first(), options)) as Row | undefined;
 }

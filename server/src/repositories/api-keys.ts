@@ -2,8 +2,7 @@
 // key belongs to one environment (sandbox or production, migration 014): every read here is of one.
 import type { Knex } from 'knex';
 import type { Environment } from '../config.ts';
-import { keyStateChanged } from '../platform/key-state.ts';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { pageOf, type ListQuery } from './paging.ts';
 
 // A type literal, not an interface: it is also an event's data, whose generated type has an index signature.
 export type ApiKeyRecord = {
@@ -55,7 +54,6 @@ export async function countActiveKeys(db: Knex, environment: Environment, mercha
 
 export async function revokeApiKey(db: Knex, clientId: string, revokedOn: string): Promise<void> {
   await db('api_keys').where({ client_id: clientId }).update({ is_active: false, revoked_on: revokedOn });
-  await keyStateChanged(db, { clientId });
 }
 
 export async function partnerOf(db: Knex, merchantId: string): Promise<string> {

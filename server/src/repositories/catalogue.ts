@@ -1,7 +1,8 @@
 // The catalogue's categories and line items (Knex only). Prices stay in integer cents (`…Cents`): the
 // responses convert them to USD. Counts and bigints read from PostgreSQL as strings become numbers here.
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { pageOf, type ListQuery } from './paging.ts';
+import { type Cents, centsOfColumn } from '../platform/money.ts';
 
 export interface CategoryRecord {
   id: string;
@@ -20,7 +21,7 @@ export interface LineItemRecord {
   productName: string;
   description: string | null;
   sku: string | null;
-  unitPriceCents: number;
+  unitPriceCents: Cents;
   unitTypeId: number;
   categoryId: string | null;
   categoryName: string | null;
@@ -33,7 +34,7 @@ export interface LineItemValues {
   productName: string;
   description: string | null;
   sku: string | null;
-  unitPriceCents: number;
+  unitPriceCents: Cents;
   unitTypeId: number;
   categoryId: string | null;
   taxRate: number;
@@ -63,7 +64,7 @@ const toLineItem = (row: LineItemRow): LineItemRecord => ({
   productName: row.product_name,
   description: row.description,
   sku: row.sku,
-  unitPriceCents: Number(row.unit_price_cents),
+  unitPriceCents: centsOfColumn(row.unit_price_cents),
   unitTypeId: row.unit_type_id,
   categoryId: row.category_id,
   categoryName: row.category_name,

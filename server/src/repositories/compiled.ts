@@ -1,6 +1,6 @@
-// Queries built with Knex once per SQL dialect and run again with new values: the builder makes the same SQL
-// text on every call, and on a customer read that cost more than running the query (8% against 9% of the
-// request's CPU, profiled). A compiled query takes named values; its SQL and the order of its bindings are
+// Queries built with Knex once per database (in its dialect) and run again with new values: the builder makes
+// the same SQL text on every call, and on a customer read that cost more than running the query (8% against 9%
+// of the request's CPU, profiled). A compiled query takes named values; its SQL and the order of its bindings are
 // Knex's own, taken from `toSQL()` of the query built with a marker for each value.
 import type { Knex } from 'knex';
 
@@ -36,8 +36,24 @@ function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unkno
   return db.raw(compiled.sql, bindings as Knex.RawBinding[]);
 }
 
-/** The dialect of a handle (a transaction's is its database's). */
-const dialectOf = (db: Knex): string => clientConfigOf(db).client;
+/**
+ * The statements compiled for each database, kept with it: by its client configuration, which its transactions
+ * share and which lives as long as it does. No two databases share a statement, and none outlives its database.
+ */
+const statementsByDatabase = new WeakMap<object, Map<object | string, Compiled>>();
+
+/** The statement `key` names for the handle's database, compiled by `make` the first time. */
+function statementOf(db: Knex, key: object | string, make: () => Compiled): Compiled {
+  const config = clientConfigOf(db);
+  let statements = statementsByDatabase.get(config);
+  if (!statements) statementsByDatabase.set(config, (statements = new Map<object | string, Compiled>()));
+  let compiled = statements.get(key);
+  if (!compiled) {
+    compiled = make();
+    statements.set(key, compiled);
+  }
+  return compiled;
+}
 
 /** What `db.raw` answers for a statement: rows in an array (SQLite) or in `rows` (PostgreSQL). */
 function rowsOf<Row>(result: unknown): Row[] {
@@ -48,28 +64,21 @@ function rowsOf<Row>(result: unknown): Row[] {
 }
 
 /**
- * A SELECT built once per dialect. `build` receives the handle and a stand-in for each named value; it must
+ * A SELECT built once per database. `build` receives the handle and a stand-in for each named value; it must
  * use every value as a binding (in `where`, `whereIn` of a fixed length, `limit`...), never to decide the
  * query's shape, since it runs once.
  */
 export function compiledSelect<Values extends Record<string, string | number | boolean | null>, Row>(
   build: (db: Knex, values: { readonly [K in keyof Values]: Values[K] }) => Knex.QueryBuilder,
 ): (db: Knex, values: Values) => Promise<Row[]> {
-  const byDialect = new Map<string, Compiled>();
+  // This query's key among a database's statements.
+  const key = {};
   const stand = new Proxy({}, { get: (_target, name) => `${MARK}${String(name)}` }) as { readonly [K in keyof Values]: Values[K] };
   return async (db, values) => {
-    const dialect = dialectOf(db);
-    let compiled = byDialect.get(dialect);
-    if (!compiled) {
-      compiled = compile(build(db, stand));
-      byDialect.set(dialect, compiled);
-    }
+    const compiled = statementOf(db, key, () => compile(build(db, stand)));
     return rowsOf<Row>(await run(db, compiled, values));
   };
 }
-
-/** Insert statements by dialect, table and the row's columns (those with a value, and those without). */
-const inserts = new Map<string, Compiled>();
 
 /**
  * Inserts one row as `db(table).insert(row)` does (a column whose value is `undefined` gets Knex's literal for
@@ -77,12 +86,9 @@ const inserts = new Map<string, Compiled>();
  */
 export async function insertRow(db: Knex, table: string, row: Readonly<Record<string, unknown>>): Promise<void> {
   const columns = Object.keys(row);
-  const key = `${dialectOf(db)}\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
-  let compiled = inserts.get(key);
-  if (!compiled) {
-    compiled = compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`]))));
-    inserts.set(key, compiled);
-  }
+  // Keyed by table and the row's columns (those with a value, and those without).
+  const key = `insert\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
+  const compiled = statementOf(db, key, () => compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`])))));
   await run(db, compiled, row);
 }
 

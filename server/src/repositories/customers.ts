@@ -3,9 +3,10 @@
 import type { Knex } from 'knex';
 import { compiledSelect, insertRow } from './compiled.ts';
 import { CUSTOMER_SEARCH_TEXT } from '../db/migrations/008_customer_search.ts';
-import { likePattern, pageOf, unfiltered, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { likePattern, pageOf, unfiltered, type ListQuery, type ListSpec } from './paging.ts';
 import { lockRow } from '../platform/transaction.ts';
 import { joinedColumns, joinedRecord, type StoredPaymentMethod } from './payment-methods.ts';
+import { type Cents, centsOfColumn, centsOrNullOfColumn } from '../platform/money.ts';
 
 export interface AddressValue {
   addressLine1: string | null;
@@ -39,10 +40,10 @@ export interface CustomerRecord extends CustomerFields {
   createdOn: string;
   modifiedOn: string;
   transactionsCount: number;
-  transactionsVolumeCents: number;
+  transactionsVolumeCents: Cents;
   lastTransactionDate: string | null;
   /** Null when there is no payment. */
-  lastTransactionAmountCents: number | null;
+  lastTransactionAmountCents: Cents | null;
 }
 
 export interface CustomerListRecord extends CustomerRecord {
@@ -94,9 +95,9 @@ function toRecord(row: CustomerRow): CustomerRecord {
     createdOn: row.created_on,
     modifiedOn: row.modified_on,
     transactionsCount: Number(row.transactions_count),
-    transactionsVolumeCents: Number(row.transactions_volume_cents),
+    transactionsVolumeCents: centsOfColumn(row.transactions_volume_cents),
     lastTransactionDate: row.last_transaction_on,
-    lastTransactionAmountCents: row.last_transaction_amount_cents === null ? null : Number(row.last_transaction_amount_cents),
+    lastTransactionAmountCents: centsOrNullOfColumn(row.last_transaction_amount_cents),
   };
 }
 

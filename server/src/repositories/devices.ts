@@ -1,7 +1,7 @@
 // Tap-to-pay devices (Knex only), keyed by merchant and device id; and the environment's signing secret,
 // from which the service derives the tap-to-pay token key.
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { pageOf, type ListQuery } from './paging.ts';
 
 export interface DeviceRecord {
   merchantId: string;
@@ -58,9 +58,3 @@ export async function listDevices(db: Knex, merchantId: string, list: ListQuery)
   return { items: (rows as unknown as Row[]).map(toRecord), total };
 }
 
-/** The environment's signing secret (base64), made by the server at start-up. */
-export async function environmentSigningSecret(db: Knex, environment: string): Promise<string> {
-  const row = (await db('signing_keys').where({ environment }).first()) as { secret: string } | undefined;
-  if (!row) throw new Error(`no signing key for the ${environment} environment`);
-  return row.secret;
-}

@@ -1,7 +1,7 @@
 // A merchant's events (the outbox) as a page of a list, with the webhook deliveries of those events and the
 // attempts of those deliveries, each read in one query (Knex only).
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { pageOf, type ListQuery } from './paging.ts';
 import { recordOf, type AttemptRecord, type DeliveryRecord, type Row as DeliveryRow } from './webhook-deliveries.ts';
 
 export interface EventRecord { id: string; type: string; occurredOn: string }

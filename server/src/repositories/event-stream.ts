@@ -4,8 +4,12 @@ import type { Knex } from 'knex';
 import { isPostgres } from '../db/knex.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
 
-/** A position in a merchant's stream: after the event (xid, seq); xid is a decimal string (64-bit on PostgreSQL). */
-export interface StreamCursor { xid: string; seq: number }
+/**
+ * A position in a merchant's stream: after the event (xid, seq); xid is a decimal string (64-bit on PostgreSQL).
+ * `openedIn` (PostgreSQL, a stream opened without Last-Event-ID): the snapshot the stream opened in, whose
+ * events past the position are older than the stream and are skipped (see streamStart).
+ */
+export interface StreamCursor { xid: string; seq: number; openedIn?: string }
 
 export interface StreamedEvent extends StoredEvent { cursor: StreamCursor }
 
@@ -21,12 +25,43 @@ function settled(db: Knex, query: Knex.QueryBuilder): Knex.QueryBuilder {
   return isPostgres(db) ? query.whereRaw('stream_xid < pg_snapshot_xmin(pg_current_snapshot())') : query;
 }
 
-/** Where a stream opened now starts: after the merchant's last settled event (its id, when it has one). */
-export async function streamStart(db: Knex, merchantId: string): Promise<{ cursor: StreamCursor; afterId: string | undefined }> {
-  const row = await settled(db, db('outbox_events').where({ merchant_id: merchantId }))
-    .orderBy([{ column: 'stream_xid', order: 'desc' }, { column: 'stream_seq', order: 'desc' }])
-    .first<Pick<Row, 'id' | 'stream_xid' | 'stream_seq'> | undefined>('id', 'stream_xid', 'stream_seq');
-  return row ? { cursor: cursorOf(row), afterId: row.id } : { cursor: { xid: '0', seq: 0 }, afterId: undefined };
+/**
+ * `allSettled`: the start names the newest event the opening saw. When false (PostgreSQL, a younger transaction
+ * of the merchant's committed while an older one anywhere in the cluster still runs), the start names an older
+ * event, and a client resuming from it receives events that predate the stream; the caller may ask again.
+ */
+export interface StreamStart { cursor: StreamCursor; afterId: string | undefined; allSettled: boolean }
+
+/**
+ * Where a stream opened now starts. On SQLite: after the merchant's last event. On PostgreSQL a position alone
+ * cannot say it: the cursor may only stand on settled rows (older than every running transaction), yet events of
+ * younger transactions that have committed already are as old as the stream's opening, and a transaction that
+ * holds the oldest position (any connection's, on a busy database) can make that hundreds of events. So the start
+ * is the last settled event AND the snapshot the opening read in (`openedIn`): past the cursor, what that
+ * snapshot saw had happened before the stream opened and is never sent; what it did not see is.
+ */
+export async function streamStart(db: Knex, merchantId: string): Promise<StreamStart> {
+  if (!isPostgres(db)) {
+    const row = await db('outbox_events').where({ merchant_id: merchantId }).orderBy('stream_seq', 'desc')
+      .first<Pick<Row, 'id' | 'stream_xid' | 'stream_seq'> | undefined>('id', 'stream_xid', 'stream_seq');
+    return row ? { cursor: cursorOf(row), afterId: row.id, allSettled: true } : { cursor: { xid: '0', seq: 0 }, afterId: undefined, allSettled: true };
+  }
+  // One statement: the settled position, the newest event seen and the snapshot come from the same view.
+  const { rows } = await db.raw<{ rows: { id: string | null; stream_xid: string | null; stream_seq: string | null; newest_id: string | null; opened_in: string }[] }>(
+    `select last.id, last.stream_xid, last.stream_seq, newest.id as newest_id, pg_current_snapshot()::text as opened_in
+       from (select 1) as one
+       left join lateral (select id, stream_xid, stream_seq from outbox_events
+                           where merchant_id = ? and stream_xid < pg_snapshot_xmin(pg_current_snapshot())
+                           order by stream_xid desc, stream_seq desc limit 1) as last on true
+       left join lateral (select id from outbox_events where merchant_id = ?
+                           order by stream_xid desc, stream_seq desc limit 1) as newest on true`, [merchantId, merchantId]);
+  const row = rows[0];
+  if (!row) throw new Error('event stream: the start query answered no row');
+  const openedIn = row.opened_in;
+  const allSettled = row.newest_id === row.id;
+  return row.id !== null && row.stream_xid !== null && row.stream_seq !== null
+    ? { cursor: { ...cursorOf({ stream_xid: row.stream_xid, stream_seq: row.stream_seq }), openedIn }, afterId: row.id, allSettled }
+    : { cursor: { xid: '0', seq: 0, openedIn }, afterId: undefined, allSettled };
 }
 
 /** The position of one of the merchant's events (for Last-Event-ID); undefined when it has no such event. */
@@ -36,18 +71,26 @@ export async function positionOf(db: Knex, merchantId: string, eventId: string):
   return row ? cursorOf(row) : undefined;
 }
 
+/** Whether the opening snapshot can still have seen events past this xid (it saw none from its xmax on). */
+function stillOpening(openedIn: string | undefined, xid: string | number): openedIn is string {
+  if (openedIn === undefined) return false;
+  const xmax = openedIn.split(':')[1];
+  return xmax === undefined || BigInt(String(xid)) < BigInt(xmax);
+}
+
 /** The merchant's settled events after the cursor, of the given types (all when empty), oldest first. */
 export async function eventsAfter(db: Knex, merchantId: string, after: StreamCursor, types: readonly string[], limit: number): Promise<StreamedEvent[]> {
   let query = db('outbox_events').where({ merchant_id: merchantId });
   query = isPostgres(db)
     ? query.whereRaw('(stream_xid, stream_seq) > (?::xid8, ?)', [after.xid, after.seq])
     : query.where('stream_seq', '>', after.seq);
+  if (after.openedIn !== undefined) query = query.whereRaw('not pg_visible_in_snapshot(stream_xid, ?::pg_snapshot)', [after.openedIn]);
   if (types.length > 0) query = query.whereIn('type', [...types]);
   const rows = await settled(db, query)
     .orderBy([{ column: 'stream_xid', order: 'asc' }, { column: 'stream_seq', order: 'asc' }])
     .limit(limit)
     .select<Row[]>('id', 'merchant_id', 'type', 'payload', 'occurred_on', 'stream_xid', 'stream_seq');
   return rows.map((row) => ({
-    id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on, cursor: cursorOf(row),
+    id: row.id, merchantId: row.merchant_id, type: row.type, data: JSON.parse(row.payload) as unknown, occurredOn: row.occurred_on, cursor: { ...cursorOf(row), ...(stillOpening(after.openedIn, row.stream_xid) ? { openedIn: after.openedIn } : {}) },
   }));
 }

@@ -1,9 +1,11 @@
 // The invoice list (Knex only): the status filter (PastDue derived from the due date and the clock), the
 // issue, due and payment date ranges, search, paging and the orders of listInvoices.
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { InvoiceStatus } from '../../../generated/enums.ts';
+import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import type { StoredStatus } from './invoices.ts';
+import { type Cents, centsOfColumn } from '../platform/money.ts';
 
 interface ListRow {
   id: string; number: string | null; customer_first_name: string; customer_last_name: string; issue_date: string | null;
@@ -18,7 +20,7 @@ export interface InvoiceListFilter {
   paymentDateFrom?: string;
   paymentDateTo?: string;
   /** InvoiceStatus, PastDue included. */
-  status?: 1 | 2 | 3 | 4 | 5;
+  status?: InvoiceStatus;
 }
 
 export interface InvoiceListRecord {
@@ -28,7 +30,7 @@ export interface InvoiceListRecord {
   issueDate: string | null;
   dueDate: string | null;
   paymentDate: string | null;
-  totalCents: number;
+  totalCents: Cents;
   /** Stored status; the caller derives PastDue. */
   status: StoredStatus;
 }
@@ -51,7 +53,7 @@ function listSpec(now: string): ListSpec {
       dueDate: `coalesce(i.due_date, ${LAST_DATE})`,
       paymentDate: `coalesce(i.payment_date, ${LAST_DATE})`,
       totalAmount: 'i.total_cents',
-      status: `case when i.status_id = 2 and i.due_date < '${now}' then 3 else i.status_id end`,
+      status: `case when i.status_id = ${String(InvoiceStatus.Due)} and i.due_date < '${now}' then ${String(InvoiceStatus.PastDue)} else i.status_id end`,
     },
     defaultOrder: 'createdOn',
     searchable: ['i.number', 'i.customer_first_name', 'i.customer_last_name', 'i.customer_company_name', 'i.customer_email'],
@@ -62,8 +64,9 @@ function listSpec(now: string): ListSpec {
 
 function applyStatus(query: Knex.QueryBuilder, status: InvoiceListFilter['status'], now: string): void {
   if (status === undefined) return;
-  if (status === 2) void query.where('i.status_id', 2).andWhere('i.due_date', '>=', now);
-  else if (status === 3) void query.where('i.status_id', 2).andWhere('i.due_date', '<', now);
+  // PastDue is not stored: a Due invoice whose due date has passed.
+  if (status === InvoiceStatus.Due) void query.where('i.status_id', InvoiceStatus.Due).andWhere('i.due_date', '>=', now);
+  else if (status === InvoiceStatus.PastDue) void query.where('i.status_id', InvoiceStatus.Due).andWhere('i.due_date', '<', now);
   else void query.where('i.status_id', status);
 }
 
@@ -91,7 +94,7 @@ export async function listInvoices(db: Knex, merchantId: string, list: ListQuery
       issueDate: row.issue_date,
       dueDate: row.due_date,
       paymentDate: row.payment_date,
-      totalCents: Number(row.total_cents),
+      totalCents: centsOfColumn(row.total_cents),
       status: row.status_id as StoredStatus,
     })),
     total,

@@ -1,6 +1,8 @@
 // The merchants' invoice settings (Knex only). Booleans read from SQLite as 0/1 and bigints read from
 // PostgreSQL as strings become booleans and numbers here; the shipping fee stays in cents.
+import { PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
 import type { Knex } from 'knex';
+import { type Cents, centsOrNullOfColumn } from '../platform/money.ts';
 
 /** One merchant's invoice settings; money in cents, percentages as given. */
 export interface InvoiceSettingsRecord {
@@ -10,11 +12,11 @@ export interface InvoiceSettingsRecord {
   isDiscountEnabled: boolean;
   discountPercentage: number | null;
   isShippingFeeEnabled: boolean;
-  shippingFeeCents: number | null;
+  shippingFeeCents: Cents | null;
   isFeesEnabled: boolean;
   feesPercentage: number | null;
   notes: string;
-  paymentMethodTypeId: 1 | 2;
+  paymentMethodTypeId: PaymentMethodType;
   /** Null only when the merchant has no processor of the kind. */
   cardPaymentProcessorId: string | null;
   achPaymentProcessorId: string | null;
@@ -84,11 +86,11 @@ const toRecord = (row: Row): InvoiceSettingsRecord => ({
   isDiscountEnabled: Boolean(row.is_discount_enabled),
   discountPercentage: numberOrNull(row.discount_percentage),
   isShippingFeeEnabled: Boolean(row.is_shipping_fee_enabled),
-  shippingFeeCents: numberOrNull(row.shipping_fee_cents),
+  shippingFeeCents: centsOrNullOfColumn(row.shipping_fee_cents),
   isFeesEnabled: Boolean(row.is_fees_enabled),
   feesPercentage: numberOrNull(row.fees_percentage),
   notes: row.notes,
-  paymentMethodTypeId: row.payment_method_type_id === 2 ? 2 : 1,
+  paymentMethodTypeId: row.payment_method_type_id === PaymentMethodType.ElectronicCheck ? PaymentMethodType.ElectronicCheck : PaymentMethodType.Card,
   cardPaymentProcessorId: row.card_payment_processor_id,
   achPaymentProcessorId: row.ach_payment_processor_id,
   allowStaffToSetDiscountAndLineItemDiscount: Boolean(row.allow_staff_discounts),
@@ -125,15 +127,15 @@ export async function updateSettings(db: Knex, merchantId: string, changes: Invo
   await db('invoice_settings').where({ merchant_id: merchantId }).update({ ...columnsOf(changes), modified_on: now });
 }
 
-/** The kind (1 card, 2 Eft) of one of the merchant's processors; undefined when it is not the merchant's. */
-export async function processorType(db: Knex, merchantId: string, processorId: string): Promise<1 | 2 | undefined> {
+/** The kind (CardProcessor or Eft) of one of the merchant's processors; undefined when it is not the merchant's. */
+export async function processorType(db: Knex, merchantId: string, processorId: string): Promise<PaymentProcessorType | undefined> {
   const row = await db('payment_processors').where({ merchant_id: merchantId, id: processorId }).first<{ type_id: number } | undefined>('type_id');
   if (!row) return undefined;
-  return row.type_id === 2 ? 2 : 1;
+  return row.type_id === PaymentProcessorType.Eft ? PaymentProcessorType.Eft : PaymentProcessorType.CardProcessor;
 }
 
 /** The merchant's default processor of a kind (else the first by name), or null when it has none. */
-export async function defaultProcessorId(db: Knex, merchantId: string, typeId: 1 | 2): Promise<string | null> {
+export async function defaultProcessorId(db: Knex, merchantId: string, typeId: PaymentProcessorType): Promise<string | null> {
   const row = await db('payment_processors')
     .where({ merchant_id: merchantId, type_id: typeId })
     .orderBy([{ column: 'is_default', order: 'desc' }, { column: 'name' }, { column: 'id' }])

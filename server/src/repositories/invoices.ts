@@ -3,10 +3,12 @@
 // addresses. Amounts stay in integer cents here (`…Cents`): the calculations work in cents, and the
 // responses convert them to USD.
 import type { Knex } from 'knex';
+import { type InvoiceNotificationTemplateType, type InvoiceNotificationType, InvoiceStatus, PaymentMethodType, type ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import { lockRow } from '../platform/transaction.ts';
+import { type Cents, centsOfColumn } from '../platform/money.ts';
 
-/** Stored statuses; PastDue (3) is derived from the due date (see services/invoices.ts). */
-export type StoredStatus = 1 | 2 | 4 | 5;
+/** Stored statuses; PastDue is derived from the due date (see services/invoices.ts). */
+export type StoredStatus = Exclude<InvoiceStatus, typeof InvoiceStatus.PastDue>;
 
 export interface InvoiceAddress {
   line1?: string;
@@ -37,10 +39,10 @@ export interface InvoiceLineValue {
   productName: string;
   description: string | null;
   sku: string | null;
-  unitPriceCents: number;
+  unitPriceCents: Cents;
   quantity: number;
   discountPercentage: number;
-  totalCents: number;
+  totalCents: Cents;
   isModified: boolean;
 }
 
@@ -54,9 +56,9 @@ export interface InvoiceContent {
   cardProcessorId: string | null;
   achProcessorId: string | null;
   additionalNotes: string;
-  subTotalCents: number;
-  shippingCents: number;
-  totalCents: number;
+  subTotalCents: Cents;
+  shippingCents: Cents;
+  totalCents: Cents;
   taxPercentage: number;
   feesPercentage: number;
   discountPercentage: number;
@@ -68,7 +70,7 @@ export interface InvoiceContent {
 }
 
 export interface ZeroCostTerms {
-  optionId: 0 | 1 | 2 | 3;
+  optionId: ZeroCostProcessingOption;
   surchargeRate: number | null;
   cashDiscountRate: number | null;
   dualPricingRate: number | null;
@@ -81,11 +83,11 @@ export interface InvoiceRecord extends Omit<InvoiceContent, 'lines'> {
   number: string | null;
   issueDate: string | null;
   paymentDate: string | null;
-  surchargeCents: number;
+  surchargeCents: Cents;
   surchargePercentage: number;
-  cashDiscountCents: number;
+  cashDiscountCents: Cents;
   cashDiscountPercentage: number;
-  paymentMethodTypeId: 1 | 2 | null;
+  paymentMethodTypeId: PaymentMethodType | null;
   shortCode: string;
   markedAsPaid: boolean | null;
   transactionId: string | null;
@@ -101,11 +103,11 @@ export interface HistoryValue {
   errorCode?: string | null;
   errorMessage?: string | null;
   notificationId?: string | null;
-  notificationTypeId?: 1 | 2 | null;
-  notificationTemplateTypeId?: 1 | 2 | 3 | null;
+  notificationTypeId?: InvoiceNotificationType | null;
+  notificationTemplateTypeId?: InvoiceNotificationTemplateType | null;
   notificationTarget?: string | null;
   transactionId?: string | null;
-  paymentMethodTypeId?: 1 | 2 | null;
+  paymentMethodTypeId?: PaymentMethodType | null;
   createdOn: string;
 }
 
@@ -148,7 +150,8 @@ interface HistoryRow {
 
 const boolOrNull = (value: Bool | null): boolean | null => (value === null ? null : Boolean(value));
 const json = (text: string | null): InvoiceAddress | null => (text === null ? null : (JSON.parse(text) as InvoiceAddress));
-const paymentType = (value: number | null): 1 | 2 | null => (value === 1 || value === 2 ? value : null);
+const paymentType = (value: number | null): PaymentMethodType | null =>
+  (value === PaymentMethodType.Card || value === PaymentMethodType.ElectronicCheck ? value : null);
 
 function toRecord(row: InvoiceRow): InvoiceRecord {
   const option = row.zero_cost_processing_option_id;
@@ -163,15 +166,15 @@ function toRecord(row: InvoiceRow): InvoiceRecord {
     cardProcessorId: row.card_processor_id,
     achProcessorId: row.ach_processor_id,
     additionalNotes: row.additional_notes,
-    subTotalCents: Number(row.sub_total_cents),
-    shippingCents: Number(row.shipping_cents),
-    totalCents: Number(row.total_cents),
+    subTotalCents: centsOfColumn(row.sub_total_cents),
+    shippingCents: centsOfColumn(row.shipping_cents),
+    totalCents: centsOfColumn(row.total_cents),
     taxPercentage: Number(row.tax_percentage),
     feesPercentage: Number(row.fees_percentage),
     discountPercentage: Number(row.discount_percentage),
-    surchargeCents: Number(row.surcharge_cents),
+    surchargeCents: centsOfColumn(row.surcharge_cents),
     surchargePercentage: Number(row.surcharge_percentage),
-    cashDiscountCents: Number(row.cash_discount_cents),
+    cashDiscountCents: centsOfColumn(row.cash_discount_cents),
     cashDiscountPercentage: Number(row.cash_discount_percentage),
     paymentMethodTypeId: paymentType(row.payment_method_type_id),
     merchantContactInfoId: row.merchant_contact_info_id,
@@ -210,10 +213,10 @@ const toLine = (row: LineRow): InvoiceLineRecord => ({
   productName: row.product_name,
   description: row.description,
   sku: row.sku,
-  unitPriceCents: Number(row.unit_price_cents),
+  unitPriceCents: centsOfColumn(row.unit_price_cents),
   quantity: Number(row.quantity),
   discountPercentage: Number(row.discount_percentage),
-  totalCents: Number(row.total_cents),
+  totalCents: centsOfColumn(row.total_cents),
   isModified: Boolean(row.is_modified),
 });
 
@@ -224,8 +227,8 @@ const toHistory = (row: HistoryRow): HistoryRecord => ({
   errorCode: row.error_code,
   errorMessage: row.error_message,
   notificationId: row.notification_id,
-  notificationTypeId: row.notification_type_id as 1 | 2 | null,
-  notificationTemplateTypeId: row.notification_template_type_id as 1 | 2 | 3 | null,
+  notificationTypeId: row.notification_type_id as InvoiceNotificationType | null,
+  notificationTemplateTypeId: row.notification_template_type_id as InvoiceNotificationTemplateType | null,
   notificationTarget: row.notification_target,
   transactionId: row.transaction_id,
   paymentMethodTypeId: paymentType(row.payment_method_type_id),
@@ -286,7 +289,7 @@ export async function insertDraft(db: Knex, draft: { id: string; merchantId: str
   await db('invoices').insert({
     id: draft.id,
     merchant_id: draft.merchantId,
-    status_id: 1,
+    status_id: InvoiceStatus.Draft,
     short_code: draft.shortCode,
     ...contentColumns(draft.content),
     created_on: draft.now,
@@ -295,14 +298,17 @@ export async function insertDraft(db: Knex, draft: { id: string; merchantId: str
   await writeLines(db, draft.id, draft.content.lines, newId);
 }
 
-/** Replaces a draft's content and lines (only while it is a draft); false when it is not one. Run it in a transaction. */
+/** Replaces a draft's content and lines; false when there is no such invoice. Run it in the transaction that locked it. */
 export async function replaceDraftContent(db: Knex, merchantId: string, id: string, content: InvoiceContent, now: string,
   newId: () => string): Promise<boolean> {
-  const count = await db('invoices').where({ merchant_id: merchantId, id, status_id: 1 }).update({ ...contentColumns(content), modified_on: now });
+  const count = await db('invoices').where({ merchant_id: merchantId, id }).update({ ...contentColumns(content), modified_on: now });
   if (count === 0) return false;
   await writeLines(db, id, content.lines, newId);
   return true;
 }
+
+/** The record of an invoices row read elsewhere (under lock). */
+export const invoiceOf = (row: Record<string, unknown>): InvoiceRecord => toRecord(row as unknown as InvoiceRow);
 
 export async function findInvoice(db: Knex, merchantId: string, id: string): Promise<InvoiceRecord | undefined> {
   const row = (await db('invoices').where({ merchant_id: merchantId, id }).first()) as InvoiceRow | undefined;
@@ -369,10 +375,10 @@ export interface Publication {
   zeroCost: ZeroCostTerms;
 }
 
-/** Publishes a draft; false when it is not (or no longer) a draft. */
+/** Publishes a draft (Due); false when there is no such invoice. Run it in the transaction that locked it. */
 export async function publishDraft(db: Knex, merchantId: string, id: string, p: Publication, now: string): Promise<boolean> {
-  const count = await db('invoices').where({ merchant_id: merchantId, id, status_id: 1 }).update({
-    status_id: 2,
+  const count = await db('invoices').where({ merchant_id: merchantId, id }).update({
+    status_id: InvoiceStatus.Due,
     number: p.number,
     number_seq: p.numberSeq,
     issue_date: p.issueDate,
@@ -386,30 +392,39 @@ export async function publishDraft(db: Knex, merchantId: string, id: string, p: 
   return count > 0;
 }
 
-export interface StatusChange {
-  status: StoredStatus;
+/** The payment columns a status change may set with it (a payment, a payment marked by hand, or its reversal). */
+export interface PaymentColumns {
   paymentDate?: string | null;
-  paymentMethodTypeId?: 1 | 2 | null;
+  paymentMethodTypeId?: PaymentMethodType | null;
   markedAsPaid?: boolean | null;
   transactionId?: string | null;
+  totalCents?: number;
+  surchargeCents?: number;
+  surchargePercentage?: number;
+  cashDiscountCents?: number;
+  cashDiscountPercentage?: number;
+  /** True under dual pricing when the card price was charged; null otherwise. */
+  useCardPrice?: boolean | null;
 }
 
-/** Moves an invoice from one stored status to another; false when it was not in `from` (a concurrent change). */
-export async function changeStatus(db: Knex, merchantId: string, id: string, from: StoredStatus, change: StatusChange, now: string): Promise<boolean> {
-  const columns: Record<string, unknown> = { status_id: change.status, modified_on: now };
-  if (change.paymentDate !== undefined) columns.payment_date = change.paymentDate;
-  if (change.paymentMethodTypeId !== undefined) columns.payment_method_type_id = change.paymentMethodTypeId;
-  if (change.markedAsPaid !== undefined) columns.marked_as_paid = change.markedAsPaid;
-  if (change.transactionId !== undefined) columns.transaction_id = change.transactionId;
-  const count = await db('invoices').where({ merchant_id: merchantId, id, status_id: from }).update(columns);
-  return count > 0;
+const PAYMENT_COLUMNS: Record<keyof PaymentColumns, string> = {
+  paymentDate: 'payment_date', paymentMethodTypeId: 'payment_method_type_id', markedAsPaid: 'marked_as_paid', transactionId: 'transaction_id',
+  totalCents: 'total_cents', surchargeCents: 'surcharge_cents', surchargePercentage: 'surcharge_percentage', cashDiscountCents: 'cash_discount_cents',
+  cashDiscountPercentage: 'cash_discount_percentage', useCardPrice: 'use_card_price',
+};
+
+/** Sets an invoice's stored status with the given payment columns; false when there is no such invoice. Run it in the transaction that locked it. */
+export async function changeInvoice(db: Knex, id: string, status: StoredStatus, payment: PaymentColumns, now: string): Promise<boolean> {
+  const columns: Record<string, unknown> = { status_id: status, modified_on: now };
+  for (const [key, column] of Object.entries(PAYMENT_COLUMNS) as [keyof PaymentColumns, string][]) {
+    if (payment[key] !== undefined) columns[column] = payment[key];
+  }
+  return (await db('invoices').where({ id }).update(columns)) > 0;
 }
 
-/** Deletes a draft with its lines and history; false when it is not (or no longer) a draft. Run it in a transaction. */
+/** Deletes a draft with its lines and history. Run it in the transaction that locked it. */
 export async function deleteDraft(db: Knex, merchantId: string, id: string): Promise<boolean> {
-  const draft = await db('invoices').where({ merchant_id: merchantId, id, status_id: 1 }).first<{ id: string } | undefined>('id');
-  if (!draft) return false;
   await db('invoice_line_items').where({ invoice_id: id }).delete();
   await db('invoice_history').where({ invoice_id: id }).delete();
-  return (await db('invoices').where({ merchant_id: merchantId, id, status_id: 1 }).delete()) > 0;
+  return (await db('invoices').where({ merchant_id: merchantId, id }).delete()) > 0;
 }

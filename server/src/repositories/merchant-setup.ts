@@ -3,6 +3,7 @@
 // build their merchants here, so a sandbox merchant is exactly what a demo merchant is.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { AffiliateBusinessModelType, AffiliateStatus, BusinessCategory, PaymentProcessorType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { Environment } from '../config.ts';
 import { hashSecret, newApiKey } from '../platform/tokens.ts';
 
@@ -28,7 +29,8 @@ export interface MerchantSetup {
 /** A partner's row; returns its id. */
 export async function insertPartner(db: Knex, name: string, now: string): Promise<string> {
   const id = randomUUID();
-  await db('partners').insert({ id, name, status_id: 1, business_category_id: 2, business_model_type_id: 1, created_on: now });
+  await db('partners').insert({ id, name, status_id: AffiliateStatus.Active, business_category_id: BusinessCategory.IndependentSoftwareVendor,
+    business_model_type_id: AffiliateBusinessModelType.SingleAffiliateModel, created_on: now });
   return id;
 }
 
@@ -49,16 +51,16 @@ export async function setUpMerchant(db: Knex, environment: Environment, partnerI
   const merchantId = randomUUID();
   await db('merchants').insert({
     id: merchantId, partner_id: partnerId, company_name: profile.name, mcc_code: profile.mcc, mcc_description: profile.mccDescription,
-    zero_cost_processing_option_id: 0, is_tips_enabled: true, default_tips_options: JSON.stringify([15, 18, 20]),
+    zero_cost_processing_option_id: ZeroCostProcessingOption.None, is_tips_enabled: true, default_tips_options: JSON.stringify([15, 18, 20]),
     max_transaction_amount_cents: 2_500_000, avs_enabled: true, card_saving_by_terminal_enabled: false, webhooks_permission: true, created_on: now,
     sandbox_expires_at: sandboxExpiresAt,
   });
   const cardProcessorId = randomUUID();
   const achProcessorId = randomUUID();
   await db('payment_processors').insert([
-    { id: cardProcessorId, merchant_id: merchantId, type_id: 1, name: 'CardProcessor (sandbox)', is_default: true,
+    { id: cardProcessorId, merchant_id: merchantId, type_id: PaymentProcessorType.CardProcessor, name: 'CardProcessor (sandbox)', is_default: true,
       settlement_batch_time_slots: JSON.stringify([{ hours: 23, minutes: 0, timezoneName: 'America/New_York' }]) },
-    { id: achProcessorId, merchant_id: merchantId, type_id: 2, name: 'Eft (sandbox)', is_default: true,
+    { id: achProcessorId, merchant_id: merchantId, type_id: PaymentProcessorType.Eft, name: 'Eft (sandbox)', is_default: true,
       settlement_batch_time_slots: JSON.stringify([{ hours: 18, minutes: 0, timezoneName: 'America/New_York' }]) },
   ]);
   await db('contact_infos').insert({

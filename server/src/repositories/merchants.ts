@@ -1,7 +1,9 @@
 // Merchants, their payment processors and contact addresses (Knex only). Amounts stay in integer cents
 // (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
+import { PaymentProcessorType } from '../../../generated/enums.ts';
 import { compiledSelect } from './compiled.ts';
+import { centsOrNullOfColumn } from '../platform/money.ts';
 
 export interface MerchantRow {
   id: string;
@@ -24,7 +26,7 @@ export interface ProcessorRecord {
   id: string;
   name: string;
   isDefault: boolean;
-  typeId: 1 | 2;
+  typeId: PaymentProcessorType;
   settlementBatchTimeSlots: { hours: number; minutes: number; timezoneName: string }[];
 }
 
@@ -42,7 +44,7 @@ export function merchantSettings(row: MerchantRow) {
     surchargeRate: numberOrNull(row.default_surcharge_rate),
     cashDiscountRate: numberOrNull(row.default_cash_discount_rate),
     dualPricingRate: numberOrNull(row.default_dual_pricing_rate),
-    maxTransactionAmountCents: numberOrNull(row.max_transaction_amount_cents),
+    maxTransactionAmountCents: centsOrNullOfColumn(row.max_transaction_amount_cents),
   };
 }
 
@@ -62,7 +64,7 @@ export async function processorsOf(db: Knex, merchantId: string): Promise<Proces
     id: r.id,
     name: r.name,
     isDefault: Boolean(r.is_default),
-    typeId: r.type_id === 2 ? 2 : 1,
+    typeId: r.type_id === PaymentProcessorType.Eft ? PaymentProcessorType.Eft : PaymentProcessorType.CardProcessor,
     settlementBatchTimeSlots: JSON.parse(r.settlement_batch_time_slots) as ProcessorRecord['settlementBatchTimeSlots'],
   }));
 }

@@ -1,13 +1,14 @@
 // The notifications table (Knex only): the outbox of messages to customers that the sandbox notifier
 // records (services/notifier.ts).
+import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
 import type { Knex } from 'knex';
 
 export interface NotificationValue {
   id: string;
   merchantId: string;
   invoiceId: string | null;
-  channelId: 1 | 2;
-  templateTypeId: 1 | 2 | 3;
+  channelId: InvoiceNotificationType;
+  templateTypeId: InvoiceNotificationTemplateType;
   target: string;
   subject: string | null;
   body: string;

@@ -1,11 +1,36 @@
 // The payment_methods table (a customer's stored cards and bank accounts): rows in, records out.
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
-import type { BankAccountToKeep } from '../services/bank-accounts.ts';
-import type { CardToKeep, CardType } from '../services/cards.ts';
+import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
+import { AccountHolderType, AccountType, CardType as CardTypes, CardTokenType, CreditDebitType, PaymentMethodType } from '../../../generated/enums.ts';
 
-export const CARD = 1;
-export const BANK_ACCOUNT = 2;
+/** CardType ids of the spec that a card may have: 1 Visa, 2 Mastercard, 3 American Express, 4 Diners Club, 5 Discover, 6 JCB. */
+export type CardType = Exclude<CardTypes, typeof CardTypes.Unknown>;
+
+/** What is kept of a valid card. */
+export interface CardToKeep {
+  name: string | null;
+  panMask: string;
+  last4: string;
+  cardType: CardType;
+  creditDebitType: CreditDebitType;
+  expirationMonth: number;
+  expirationYear: number;
+  token: string;
+}
+
+/** What is kept of a valid bank account: never the whole account number. */
+export interface BankAccountToKeep {
+  name: string | null;
+  last4: string;
+  routingNumber: string;
+  accountTypeId: AccountType;
+  accountHolderTypeId: AccountHolderType;
+  taxId: string | null;
+  magicCode: string | null;
+}
+
+export const CARD = PaymentMethodType.Card;
+export const BANK_ACCOUNT = PaymentMethodType.ElectronicCheck;
 
 interface StoredBase {
   id: string;
@@ -22,9 +47,8 @@ export interface StoredCard extends StoredBase {
   kind: 'card';
   panMask: string;
   cardType: CardType;
-  creditDebitType: 0 | 1 | 2;
-  /** CardTokenType: 1 GatewayToken. */
-  cardTokenType: 1 | 2;
+  creditDebitType: CreditDebitType;
+  cardTokenType: CardTokenType;
   expirationMonth: number;
   expirationYear: number;
 }
@@ -32,8 +56,8 @@ export interface StoredCard extends StoredBase {
 export interface StoredBankAccount extends StoredBase {
   kind: 'bankAccount';
   routingNumber: string;
-  accountTypeId: 1 | 2;
-  accountHolderTypeId: 1 | 2;
+  accountTypeId: AccountType;
+  accountHolderTypeId: AccountHolderType;
   taxId: string | null;
   /** `NN` of a sandbox magic account number 9900000000NN, else null. */
   magicCode: string | null;
@@ -103,8 +127,8 @@ function toRecord(row: PaymentMethodRow): StoredPaymentMethod {
       kind: 'card',
       panMask: row.pan_mask ?? '',
       cardType: (row.card_type ?? 0) as CardType,
-      creditDebitType: (row.credit_debit_type ?? 0) as 0 | 1 | 2,
-      cardTokenType: (row.card_token_type ?? 1) as 1 | 2,
+      creditDebitType: (row.credit_debit_type ?? CreditDebitType.Unknown) as CreditDebitType,
+      cardTokenType: (row.card_token_type ?? CardTokenType.GatewayToken) as CardTokenType,
       expirationMonth: row.expiration_month ?? 0,
       expirationYear: row.expiration_year ?? 0,
     };
@@ -113,8 +137,8 @@ function toRecord(row: PaymentMethodRow): StoredPaymentMethod {
     ...base,
     kind: 'bankAccount',
     routingNumber: row.routing_number ?? '',
-    accountTypeId: (row.account_type_id ?? 1) as 1 | 2,
-    accountHolderTypeId: (row.account_holder_type_id ?? 1) as 1 | 2,
+    accountTypeId: (row.account_type_id ?? AccountType.Checking) as AccountType,
+    accountHolderTypeId: (row.account_holder_type_id ?? AccountHolderType.Business) as AccountHolderType,
     taxId: row.tax_id,
     magicCode: row.sandbox_magic_code,
   };
@@ -179,8 +203,8 @@ export interface PaymentMethodChanges {
   name?: string | null;
   expirationMonth?: number;
   expirationYear?: number;
-  accountTypeId?: 1 | 2;
-  accountHolderTypeId?: 1 | 2;
+  accountTypeId?: AccountType;
+  accountHolderTypeId?: AccountHolderType;
 }
 
 export async function updatePaymentMethod(db: Knex, id: string, changes: PaymentMethodChanges, modifiedOn: string): Promise<void> {

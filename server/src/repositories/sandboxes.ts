@@ -1,9 +1,9 @@
 // Disposable sandbox merchants (Knex only): a merchant with `sandbox_expires_at` set; `deleting_on` marks one
 // whose deletion has begun (it is then invisible to authentication, tenancy and these lists).
 import type { Knex } from 'knex';
-import { isPostgres } from '../db/knex.ts';
-import { keyStateChanged } from '../platform/key-state.ts';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { PaymentProcessorType } from '../../../generated/enums.ts';
+import { locked } from '../platform/transaction.ts';
+import { pageOf, type ListQuery } from './paging.ts';
 
 export interface SandboxRecord {
   merchantId: string;
@@ -29,7 +29,7 @@ async function processorsOf(db: Knex, merchantIds: readonly string[]): Promise<M
   // The default one comes last in each merchant's rows (false sorts first), so it wins.
   for (const row of rows) {
     const entry = found.get(row.merchant_id) ?? { card: '', ach: '' };
-    if (row.type_id === 1) entry.card = row.id;
+    if (row.type_id === PaymentProcessorType.CardProcessor) entry.card = row.id;
     else entry.ach = row.id;
     found.set(row.merchant_id, entry);
   }
@@ -71,13 +71,9 @@ export async function findSandbox(db: Knex, partnerId: string, merchantId: strin
   return record && { ...record, deleting: row.deleting_on !== null };
 }
 
-/**
- * Marks the merchant as being deleted (once: an earlier mark stays) and makes every kept API-key state of it
- * stale, so its tokens answer 401 from now on, on every instance.
- */
+/** Marks the merchant as being deleted (once: an earlier mark stays). */
 export async function markDeleting(db: Knex, merchantId: string, now: string): Promise<void> {
   await db('merchants').where({ id: merchantId }).whereNull('deleting_on').update({ deleting_on: now });
-  await keyStateChanged(db, { merchantId });
 }
 
 /** Sandboxes to sweep: expired ones, and deletions that did not finish (a crash), oldest first. */
@@ -100,5 +96,5 @@ export async function isGoneOrDeleting(db: Knex, merchantId: string): Promise<bo
  * requests wait, rather than interleaving with them row by row (which deadlocked). SQLite has one writer.
  */
 export async function lockMerchant(tx: Knex.Transaction, merchantId: string): Promise<void> {
-  if (isPostgres(tx)) await tx('merchants').where({ id: merchantId }).forUpdate().first('id');
+  await locked(tx, tx('merchants').where({ id: merchantId }).first('id'), { strength: 'update' });
 }

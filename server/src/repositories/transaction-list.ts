@@ -1,6 +1,6 @@
 // A merchant's transactions, card and ACH, as a page of a list (Knex only): the dashboard's list.
 import type { Knex } from 'knex';
-import { pageOf, type ListQuery } from '../platform/paging.ts';
+import { pageOf, type ListQuery } from './paging.ts';
 import { recordOf, type TransactionRecord } from './transactions.ts';
 
 export async function listTransactions(db: Knex, merchantId: string, list: ListQuery): Promise<{ items: TransactionRecord[]; total: number }> {

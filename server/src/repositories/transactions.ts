@@ -1,25 +1,26 @@
 // Card and ACH transactions, their status history and card settlement batches (Knex only). Amounts are
 // integer cents; date-times fixed-width ISO text.
 import type { Knex } from 'knex';
+import type { PaymentMethodType } from '../../../generated/enums.ts';
 import { insertRow, insertRows } from './compiled.ts';
-import { keyStateChanged } from '../platform/key-state.ts';
-import { isPostgres } from '../db/knex.ts';
+import { locked, lockRow } from '../platform/transaction.ts';
+import { type Cents, centsOrNullOfColumn } from '../platform/money.ts';
 
 export type DueAction = 'submit' | 'clear' | 'settle' | 'expire';
 
 export interface TransactionRecord {
   id: string;
   merchantId: string;
-  paymentMethodTypeId: 1 | 2;
+  paymentMethodTypeId: PaymentMethodType;
   typeId: number;
   statusId: number;
   processorId: string;
   creatorTypeId: number;
-  amountCents: number;
-  tipAmountCents: number;
-  approvedAmountCents: number | null;
-  processedAmountCents: number;
-  refundedAmountCents: number;
+  amountCents: Cents;
+  tipAmountCents: Cents;
+  approvedAmountCents: Cents | null;
+  processedAmountCents: Cents;
+  refundedAmountCents: Cents;
   responseCode: string | null;
   responseDescription: string | null;
   authorizationCode: string | null;
@@ -83,7 +84,7 @@ export function recordOf(row: Row): TransactionRecord {
   for (const [key, column] of Object.entries(COLUMNS) as [keyof TransactionRecord, string][]) {
     const value = row[column];
     // PostgreSQL returns bigint as text; SQLite booleans as 0/1.
-    if (CENTS.has(key)) record[key] = value === null || value === undefined ? null : Number(value);
+    if (CENTS.has(key)) record[key] = centsOrNullOfColumn(value as number | string | null | undefined);
     else if (key === 'isFasterProcessing') record[key] = Boolean(value);
     else record[key] = value ?? null;
   }
@@ -99,10 +100,9 @@ export async function findTransaction(db: Knex, merchantId: string, id: string):
   return row ? recordOf(row) : undefined;
 }
 
-/** The transaction, locked until the transaction `tx` ends (PostgreSQL FOR UPDATE; SQLite's single writer). */
-export async function lockTransaction(tx: Knex, merchantId: string, id: string): Promise<TransactionRecord | undefined> {
-  const query = tx('transactions').where({ merchant_id: merchantId, id }).first();
-  const row = (await (isPostgres(tx) ? query.forUpdate() : query)) as Row | undefined;
+/** The transaction, locked until the transaction `tx` ends (through the one row-lock helper). */
+export async function lockTransaction(tx: Knex.Transaction, merchantId: string, id: string): Promise<TransactionRecord | undefined> {
+  const row = await lockRow<Row>(tx, 'transactions', { merchant_id: merchantId, id }, { strength: 'update' });
   return row ? recordOf(row) : undefined;
 }
 
@@ -162,7 +162,7 @@ export async function earliestDue(db: Knex, merchantId: string, until: string): 
  */
 export async function claimDue(tx: Knex, merchantId: string, at: string, limit: number, wait = false): Promise<TransactionRecord[]> {
   const query = tx('transactions').where({ merchant_id: merchantId, due_at: at }).orderBy('id').limit(limit);
-  const rows = (await (!isPostgres(tx) ? query : wait ? query.forUpdate() : query.forUpdate().skipLocked())) as Row[];
+  const rows = (await locked(tx, query, { strength: 'update', skip: !wait })) as Row[];
   return rows.map(recordOf);
 }
 
@@ -179,8 +179,8 @@ export interface BatchRecord {
   openedOn: string;
   settledOn: string;
   transactionCount: number;
-  saleAmountCents: number;
-  refundAmountCents: number;
+  saleAmountCents: Cents;
+  refundAmountCents: Cents;
 }
 
 export async function insertBatch(db: Knex, batch: BatchRecord): Promise<void> {
@@ -197,7 +197,7 @@ export async function previousBatchOn(db: Knex, merchantId: string, processorId:
 }
 
 /** A customer's approved payment is counted on its record (transactionsCount, volume, last payment). */
-export async function countCustomerPayment(db: Knex, customerId: string, amountCents: number, on: string): Promise<void> {
+export async function countCustomerPayment(db: Knex, customerId: string, amountCents: Cents, on: string): Promise<void> {
   await db('customers').where({ id: customerId }).update({
     transactions_count: db.raw('transactions_count + 1'),
     transactions_volume_cents: db.raw('transactions_volume_cents + ?', [amountCents]),
@@ -207,7 +207,7 @@ export async function countCustomerPayment(db: Knex, customerId: string, amountC
 }
 
 /** A counted payment that is voided, cancelled or returned no longer counts. */
-export async function uncountCustomerPayment(db: Knex, customerId: string, amountCents: number): Promise<void> {
+export async function uncountCustomerPayment(db: Knex, customerId: string, amountCents: Cents): Promise<void> {
   await db('customers').where({ id: customerId }).update({
     transactions_count: db.raw('case when transactions_count > 0 then transactions_count - 1 else 0 end'),
     transactions_volume_cents: db.raw('case when transactions_volume_cents >= ? then transactions_volume_cents - ? else 0 end', [amountCents, amountCents]),
@@ -232,5 +232,4 @@ export async function clockOffsetOf(db: Knex, merchantId: string): Promise<numbe
 
 export async function setClockOffset(db: Knex, merchantId: string, offsetMs: number): Promise<void> {
   await db('merchants').where({ id: merchantId }).update({ clock_offset_ms: offsetMs });
-  await keyStateChanged(db, { merchantId });
 }

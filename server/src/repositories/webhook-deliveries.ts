@@ -3,8 +3,8 @@
 // times of the merchant; leases are wall-clock times.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { isPostgres } from '../db/knex.ts';
-import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { locked } from '../platform/transaction.ts';
+import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
 
 export type DeliveryStatus = 'Pending' | 'Succeeded' | 'Failed';
 
@@ -91,17 +91,16 @@ export async function countDueDeliveries(db: Knex, merchantId: string, until: st
 /**
  * Claims up to `limit` of the merchant's Pending deliveries due at or before `until` whose lease is free
  * (none, or lapsed before `wallNow`), earliest first, leasing them until `leaseUntil` (wall clock). On
- * PostgreSQL the rows are read FOR UPDATE SKIP LOCKED, so two instances never claim the same delivery.
+ * PostgreSQL the rows are read FOR UPDATE SKIP LOCKED, so two instances never claim the same delivery. In the
+ * caller's transaction.
  */
-export async function claimDue(db: Knex, merchantId: string, until: string, wallNow: string, leaseUntil: string, limit: number): Promise<DeliveryRecord[]> {
-  return db.transaction(async (tx) => {
-    const query = tx('webhook_deliveries').where({ merchant_id: merchantId, status: 'Pending' }).andWhere('next_retry_at', '<=', until)
-      .andWhere((q) => { void q.whereNull('lease_until').orWhere('lease_until', '<', wallNow); })
-      .orderBy([{ column: 'next_retry_at' }, { column: 'id' }]).limit(limit);
-    const rows = await (isPostgres(tx) ? query.forUpdate().skipLocked() : query).select<Row[]>('*');
-    if (rows.length > 0) await tx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_until: leaseUntil });
-    return rows.map(recordOf);
-  });
+export async function claimDue(tx: Knex.Transaction, merchantId: string, until: string, wallNow: string, leaseUntil: string, limit: number): Promise<DeliveryRecord[]> {
+  const query = tx('webhook_deliveries').where({ merchant_id: merchantId, status: 'Pending' }).andWhere('next_retry_at', '<=', until)
+    .andWhere((q) => { void q.whereNull('lease_until').orWhere('lease_until', '<', wallNow); })
+    .orderBy([{ column: 'next_retry_at' }, { column: 'id' }]).limit(limit);
+  const rows = await locked(tx, query, { strength: 'update', skip: true }).select<Row[]>('*');
+  if (rows.length > 0) await tx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_until: leaseUntil });
+  return rows.map(recordOf);
 }
 
 export interface AttemptRecord {
@@ -114,26 +113,23 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
 }
 
-/** The attempt, and what it leaves the delivery as (Succeeded, Failed, or Pending with the next attempt), under the lease it held. */
-export async function recordAttempt(db: Knex, attempt: AttemptRecord, next: { status: DeliveryStatus; attemptNumber: number; nextRetryAt: string | null }, lastAttemptAt: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    // The delivery first: its row lock holds off a concurrent removal, and a delivery removed while its attempt
-    // was in flight (its sandbox merchant deleted or reset) updates nothing; its attempt is then dropped.
-    const updated = await tx('webhook_deliveries').where({ id: attempt.deliveryId }).update({
-      status: next.status, attempt_number: next.attemptNumber, next_retry_at: next.nextRetryAt, last_attempt_at: lastAttemptAt,
-      response_status_code: attempt.responseStatusCode, response_duration_ms: attempt.durationMs, lease_until: null,
-    });
-    if (updated === 0) return;
-    await tx('webhook_attempts').insert({
-      id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
-      response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
-    });
-  });
+/**
+ * Writes a delivery's state after a move of its machine (status, attempt number, next due time, the last
+ * attempt's answer) and frees its lease; false when it is gone. Run it in the transaction that locked it.
+ */
+export async function changeDelivery(db: Knex, d: DeliveryRecord): Promise<boolean> {
+  return (await db('webhook_deliveries').where({ id: d.id }).update({
+    status: d.status, attempt_number: d.attemptNumber, next_retry_at: d.nextRetryAt, last_attempt_at: d.lastAttemptAt,
+    response_status_code: d.responseStatusCode, response_duration_ms: d.responseDurationMs, lease_until: null,
+  })) > 0;
 }
 
-/** A delivery due while its webhook is inactive fails without an attempt. */
-export async function failWithoutAttempt(db: Knex, id: string): Promise<void> {
-  await db('webhook_deliveries').where({ id, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null, attempt_number: LAST_MADE(db) });
+/** Records an attempt (the delivery's history), in the transaction of the delivery's change. */
+export async function insertAttempt(db: Knex, attempt: AttemptRecord): Promise<void> {
+  await db('webhook_attempts').insert({
+    id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
+    response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
+  });
 }
 
 export async function attemptsOf(db: Knex, deliveryId: string): Promise<AttemptRecord[]> {

@@ -1,7 +1,7 @@
 // Webhook endpoints (Knex only): rows in, records out; a deleted endpoint is never found again.
 import type { Knex } from 'knex';
 import { compiledSelect } from './compiled.ts';
-import { pageOf, type ListQuery, type ListSpec } from '../platform/paging.ts';
+import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
 
 export interface EndpointRecord {
   id: string;

@@ -3,18 +3,19 @@
 // for the sandbox's magic accounts), and forced returns and failures. Each is a row of the ACH state
 // machine; the caller holds the record's lock and the transaction.
 import type { Knex } from 'knex';
-import { achStateMachine } from '../../../generated/state-machines.ts';
+import { AchTransactionStatus, TransactionType } from '../../../generated/enums.ts';
 import { iso } from '../platform/time.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
-import { AchStatus, CHARGEBACK_CODES } from './ach.ts';
+import { CHARGEBACK_CODES } from './ach.ts';
 import { invoicePaymentFailed } from './invoice-returns.ts';
-import { Type, uncountPayment } from './payments.ts';
+import { uncountPayment } from './payments.ts';
 import { clearingDelayMs } from './schedule.ts';
-import * as machine from './transitions.ts';
+import * as engine from './engine.ts';
+import { achFamily } from './transaction-machine.ts';
 
 /** A debit that fails or is returned after it was accepted stops counting, and the invoice it paid is Due again. */
 async function failedAfterAcceptance(tx: Knex, before: TransactionRecord, after: TransactionRecord, at: Date): Promise<TransactionRecord> {
-  if (before.typeId === Type.AchDebit) await uncountPayment(tx, before, before.processedAmountCents);
+  if (before.typeId === TransactionType.AchDebit) await uncountPayment(tx, before, before.processedAmountCents);
   await invoicePaymentFailed(tx as Knex.Transaction, after, at);
   return after;
 }
@@ -29,12 +30,12 @@ const submission = (at: Date) => (record: TransactionRecord) => ({
  */
 export async function submit(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
   if (record.sandboxOutcome === '096' && !forced) return fail(tx, record, at);
-  return machine.transition(tx, achStateMachine, record, 'network.submit', at, submission(at)(record));
+  return engine.transition({ db: tx }, achFamily, record, 'network.submit', at, submission(at)(record));
 }
 
 /** Scheduled or InProgress -> Failed with 096 (a processing failure). */
 export async function fail(tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
-  const after = await machine.transition(tx, achStateMachine, record, 'network.fail', at, {
+  const after = await engine.transition({ db: tx }, achFamily, record, 'network.fail', at, {
     responseCode: '096', responseDescription: 'Processing failure', dueAction: null, dueAt: null,
   });
   return after && failedAfterAcceptance(tx, record, after, at);
@@ -43,7 +44,7 @@ export async function fail(tx: Knex, record: TransactionRecord, at: Date): Promi
 /** InProgress -> ChargedBack or Failed with the return code (ChargedBack for the codes of a dispute). */
 export async function returned(tx: Knex, record: TransactionRecord, returnCode: string, at: Date): Promise<TransactionRecord | undefined> {
   const trigger = CHARGEBACK_CODES.has(returnCode) ? 'network.return.chargeback' : 'network.return.failed';
-  const after = await machine.transition(tx, achStateMachine, record, trigger, at, { returnCode, dueAction: null, dueAt: null });
+  const after = await engine.transition({ db: tx }, achFamily, record, trigger, at, { returnCode, dueAction: null, dueAt: null });
   return after && failedAfterAcceptance(tx, record, after, at);
 }
 
@@ -53,7 +54,7 @@ const returning = (record: TransactionRecord): boolean => record.sandboxOutcome 
 /** InProgress -> Settled, or the sandbox magic account's return (unless `forced` to settle). */
 export async function clear(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
   if (returning(record) && !forced) return returned(tx, record, record.sandboxOutcome ?? '', at);
-  return machine.transition(tx, achStateMachine, record, 'network.clear', at, clearing(at)());
+  return engine.transition({ db: tx }, achFamily, record, 'network.clear', at, clearing(at)());
 }
 
 export interface AchRun { submitted: number; failed: number; settled: number; returned: number; unchanged: TransactionRecord[] }
@@ -65,14 +66,14 @@ export interface AchRun { submitted: number; failed: number; settled: number; re
  */
 export async function runDueAch(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<AchRun> {
   const run: AchRun = { submitted: 0, failed: 0, settled: 0, returned: 0, unchanged: [] };
-  const toSubmit = records.filter((r) => r.dueAction === 'submit' && r.statusId === AchStatus.Scheduled);
-  const toClear = records.filter((r) => r.dueAction === 'clear' && r.statusId === AchStatus.InProgress);
+  const toSubmit = records.filter((r) => r.dueAction === 'submit' && r.statusId === AchTransactionStatus.Scheduled);
+  const toClear = records.filter((r) => r.dueAction === 'clear' && r.statusId === AchTransactionStatus.InProgress);
   run.unchanged = records.filter((r) => !toSubmit.includes(r) && !toClear.includes(r));
   for (const record of toSubmit.filter((r) => r.sandboxOutcome === '096')) if (await fail(tx, record, at)) run.failed += 1;
-  const submitted = await machine.transitionAll(tx, achStateMachine, toSubmit.filter((r) => r.sandboxOutcome !== '096'), 'network.submit', at, submission(at));
+  const submitted = await engine.transitionAll({ db: tx }, achFamily, toSubmit.filter((r) => r.sandboxOutcome !== '096'), 'network.submit', at, submission(at));
   run.submitted = submitted.filter(Boolean).length;
   for (const record of toClear.filter(returning)) if (await returned(tx, record, record.sandboxOutcome ?? '', at)) run.returned += 1;
-  const settled = await machine.transitionAll(tx, achStateMachine, toClear.filter((r) => !returning(r)), 'network.clear', at, clearing(at));
+  const settled = await engine.transitionAll({ db: tx }, achFamily, toClear.filter((r) => !returning(r)), 'network.clear', at, clearing(at));
   run.settled = settled.filter(Boolean).length;
   return run;
 }

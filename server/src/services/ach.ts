@@ -3,7 +3,8 @@
 // side (submission at the processor's batch time slot, clearing, returns) is in ach-network.ts.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { achStateMachine } from '../../../generated/state-machines.ts';
+import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
+import { sandboxMagicValues } from '../../../generated/magic-values.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
@@ -14,26 +15,26 @@ import { findPaymentMethod } from '../repositories/payment-methods.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { checkBankAccount, magicAccountCode } from './bank-accounts.ts';
 import { stateRef } from './customers.ts';
-import { amountCents, countPayment, Creator, limitCents, lockOwn, processorFor, refusalText, sandboxed, Type, uncountPayment } from './payments.ts';
+import { amountCents, countPayment, limitCents, lockOwn, processorFor, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { nextBatchSlot } from './schedule.ts';
 import { achCommandResult, achResult, responseDescription, statusName } from './transaction-view.ts';
-import * as machine from './transitions.ts';
+import * as engine from './engine.ts';
+import { achFamily } from './transaction-machine.ts';
+import { wireText, ZERO_CENTS } from '../platform/money.ts';
 
 type Schemas = components['schemas'];
 type AchRequest = Schemas['AchDebitRequest'] | Schemas['AchCreditRequest'];
 
-/** AchTransactionStatus ids. */
-export const AchStatus = { Scheduled: 21, Cancelled: 22, ChargedBack: 23, InProgress: 24, Settled: 25, Held: 26, Failed: 27, Refunded: 28 } as const;
-
 /** Return codes by which the customer disputes the entry (ChargedBack); every other return is Failed. */
 export const CHARGEBACK_CODES: ReadonlySet<string> = new Set(['R05', 'R07', 'R08', 'R10', 'R29']);
-const RETURN_CODES: ReadonlySet<string> = new Set(['R01', 'R02', 'R03', 'R04', 'R05', 'R06', 'R07', 'R08', 'R09', 'R10', 'R16', 'R20', 'R29']);
+const RETURN_CODES: ReadonlySet<string> = new Set(sandboxMagicValues.achAccounts.family.returnCodes);
+/** Magic account codes that fail at submission, with their response code (`96`: `096`). */
+const FAILURES: ReadonlyMap<string, string> = new Map(sandboxMagicValues.achAccounts.values.flatMap((a) => (a.responseCode === null ? [] : [[a.code, a.responseCode] as const])));
 
 /** The outcome a sandbox magic account code `NN` stands for: `RNN` (a listed return code), `096`, or none. */
 export function sandboxOutcomeOf(code: string | null): string | null {
   if (code === null) return null;
-  if (code === '96') return '096';
-  return RETURN_CODES.has(`R${code}`) ? `R${code}` : null;
+  return FAILURES.get(code) ?? (RETURN_CODES.has(`R${code}`) ? `R${code}` : null);
 }
 
 interface Account {
@@ -105,7 +106,7 @@ async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, 
 }
 
 export interface AchCreate {
-  typeId: typeof Type.AchDebit | typeof Type.AchRefund;
+  typeId: typeof TransactionType.AchDebit | typeof TransactionType.AchRefund;
   creatorTypeId?: number;
   invoiceId?: string | null;
   /** The payment's customer when the caller knows it (an invoice's; null for none): no customer is generated. */
@@ -125,7 +126,7 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
     const errors: Problems = {};
     let processor;
     try {
-      processor = await processorFor(tx, merchantId, 2, body.paymentProcessorId);
+      processor = await processorFor(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
       Object.assign(errors, error.context.errors);
@@ -139,10 +140,10 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
     const code = limit !== null && cents > limit ? '102' : '000';
     const approved = code === '000';
     const record: TransactionRecord = {
-      id: randomUUID(), merchantId, paymentMethodTypeId: 2, typeId: create.typeId,
-      statusId: approved ? AchStatus.Scheduled : AchStatus.Failed,
-      processorId: processor.id, creatorTypeId: create.creatorTypeId ?? Creator.ApiToken,
-      amountCents: cents, tipAmountCents: 0, approvedAmountCents: null, processedAmountCents: approved ? cents : 0, refundedAmountCents: 0,
+      id: randomUUID(), merchantId, paymentMethodTypeId: PaymentMethodType.ElectronicCheck, typeId: create.typeId,
+      statusId: approved ? AchTransactionStatus.Scheduled : AchTransactionStatus.Failed,
+      processorId: processor.id, creatorTypeId: create.creatorTypeId ?? TransactionCreatorType.ApiToken,
+      amountCents: cents, tipAmountCents: ZERO_CENTS, approvedAmountCents: null, processedAmountCents: approved ? cents : ZERO_CENTS, refundedAmountCents: ZERO_CENTS,
       responseCode: code, responseDescription: responseDescription(code), authorizationCode: null, returnCode: null,
       customerId, paymentMethodId: account.paymentMethodId, invoiceId: create.invoiceId ?? null,
       panMask: null, cardType: null, avsResult: null, cvvResult: null,
@@ -154,52 +155,52 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
       dueAt: approved ? iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) : null,
       settlementBatchId: null,
     };
-    await machine.create(tx, achStateMachine, record, create.typeId === Type.AchDebit ? 'createAchDebit' : 'createAchCredit', { responseCode: code });
-    if (approved && create.typeId === Type.AchDebit) await countPayment(tx, record, cents);
+    await engine.create({ db: tx }, achFamily, record, create.typeId === TransactionType.AchDebit ? 'createAchDebit' : 'createAchCredit', now, {}, { responseCode: code });
+    if (approved && create.typeId === TransactionType.AchDebit) await countPayment(tx, record, cents);
     return record;
   });
 }
 
 export async function createDebit(deps: Deps, merchantId: string, body: Schemas['AchDebitRequest']): Promise<Schemas['AchTransactionResult']> {
-  const record = await createAch(deps, merchantId, body, { typeId: Type.AchDebit });
-  return achResult(record, { typeId: Type.AchDebit, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
+  const record = await createAch(deps, merchantId, body, { typeId: TransactionType.AchDebit });
+  return achResult(record, { typeId: TransactionType.AchDebit, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
 }
 
 export async function createCredit(deps: Deps, merchantId: string, body: Schemas['AchCreditRequest']): Promise<Schemas['AchTransactionResult']> {
-  const record = await createAch(deps, merchantId, body, { typeId: Type.AchRefund });
-  return achResult(record, { typeId: Type.AchRefund, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
+  const record = await createAch(deps, merchantId, body, { typeId: TransactionType.AchRefund });
+  return achResult(record, { typeId: TransactionType.AchRefund, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
 }
 
 type Command = 'holdAchTransaction' | 'unholdAchTransaction' | 'voidAchTransaction';
 
 const COMMANDS: Record<Command, { typeId: number; verb: string }> = {
-  holdAchTransaction: { typeId: Type.AchHold, verb: 'held' },
-  unholdAchTransaction: { typeId: Type.AchUnHold, verb: 'released' },
-  voidAchTransaction: { typeId: Type.AchCancel, verb: 'voided' },
+  holdAchTransaction: { typeId: TransactionType.AchHold, verb: 'held' },
+  unholdAchTransaction: { typeId: TransactionType.AchUnHold, verb: 'released' },
+  voidAchTransaction: { typeId: TransactionType.AchCancel, verb: 'voided' },
 };
 
 /** Hold, unhold or void: the row of the command, or 101 with nothing changed. */
 export async function command(deps: Deps, merchantId: string, id: string, trigger: Command): Promise<Schemas['AchCommandResult']> {
   const { typeId, verb } = COMMANDS[trigger];
   return withTransaction(deps.db, async (tx) => {
-    const record = await lockOwn(tx, merchantId, id, 2);
+    const record = await lockOwn(tx, merchantId, id, PaymentMethodType.ElectronicCheck);
     const now = deps.clock.now();
     let changes: Partial<TransactionRecord> = { responseCode: '000', responseDescription: 'Approved' };
     if (trigger === 'unholdAchTransaction') {
       // Processing resumes: the entry goes to the network at the processor's next batch time slot from now.
-      const processor = await processorFor(tx, merchantId, 2, record.processorId);
+      const processor = await processorFor(tx, merchantId, PaymentMethodType.ElectronicCheck, record.processorId);
       changes = { ...changes, dueAction: 'submit', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) };
     } else {
       changes = { ...changes, dueAction: null, dueAt: null };
     }
-    const after = await machine.transition(tx, achStateMachine, record, trigger, now, changes);
+    const after = await engine.transition({ db: tx }, achFamily, record, trigger, now, changes);
     if (!after) {
-      const text = record.statusId === AchStatus.InProgress && trigger === 'voidAchTransaction'
+      const text = record.statusId === AchTransactionStatus.InProgress && trigger === 'voidAchTransaction'
         ? 'A transaction submitted to the network cannot be voided.'
         : refusalText(verb, statusName(record));
       return achCommandResult(record, { typeId, responseCode: '101', responseDescription: text });
     }
-    if (trigger === 'voidAchTransaction' && record.typeId === Type.AchDebit) await uncountPayment(tx, record, record.processedAmountCents);
+    if (trigger === 'voidAchTransaction' && record.typeId === TransactionType.AchDebit) await uncountPayment(tx, record, record.processedAmountCents);
     return achCommandResult(after, { typeId, responseCode: '000', responseDescription: 'Approved' });
   });
 }
@@ -208,20 +209,20 @@ export async function command(deps: Deps, merchantId: string, id: string, trigge
 export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['AchRefundRequest'] | undefined): Promise<Schemas['AchTransactionResult']> {
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
   return withTransaction(deps.db, async (tx) => {
-    const record = await lockOwn(tx, merchantId, id, 2);
+    const record = await lockOwn(tx, merchantId, id, PaymentMethodType.ElectronicCheck);
     const refused = (code: string, text: string): Schemas['AchTransactionResult'] =>
-      achResult(record, { typeId: Type.AchRefund, responseCode: code, responseDescription: text, processedCents: 0 });
-    if (!machine.permits(achStateMachine, record, 'refundAchTransaction')) {
-      return refused('101', record.typeId === Type.AchRefund ? 'An ACH credit cannot be refunded.' : 'Only a settled transaction can be refunded.');
+      achResult(record, { typeId: TransactionType.AchRefund, responseCode: code, responseDescription: text, processedCents: ZERO_CENTS });
+    if (!engine.permits(achFamily, record, 'refundAchTransaction', deps.clock.now())) {
+      return refused('101', record.typeId === TransactionType.AchRefund ? 'An ACH credit cannot be refunded.' : 'Only a settled transaction can be refunded.');
     }
     const cents = requested ?? record.processedAmountCents;
     if (cents > record.processedAmountCents) {
-      return refused('103', `The amount exceeds the refundable amount of ${(record.processedAmountCents / 100).toFixed(2)}.`);
+      return refused('103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`);
     }
-    const after = await machine.transition(tx, achStateMachine, record, 'refundAchTransaction', deps.clock.now(), {
+    const after = await engine.transition({ db: tx }, achFamily, record, 'refundAchTransaction', deps.clock.now(), {
       refundedAmountCents: cents, responseCode: '000', responseDescription: 'Approved',
     });
     if (!after) return refused('101', 'Only a settled transaction can be refunded.');
-    return achResult(after, { typeId: Type.AchRefund, responseCode: '000', responseDescription: 'Approved', processedCents: cents });
+    return achResult(after, { typeId: TransactionType.AchRefund, responseCode: '000', responseDescription: 'Approved', processedCents: cents });
   });
 }

@@ -35,6 +35,8 @@ export async function deleteKey(deps: Deps, merchantId: string, clientId: string
     if ((await repo.countActiveKeys(tx, deps.config.environment, merchantId)) <= 1) throw new ApiError('last_api_key', { entityId: clientId });
     const now = iso(deps.clock.now());
     await repo.revokeApiKey(tx, clientId, now);
+    // Its tokens stop at once, on every instance, once this commits.
+    await deps.instances.keyStates.changed(tx, { clientId });
     await recordEvent(tx, { merchantId, type: 'api_key.deleted', data: { ...key, isActive: false }, occurredOn: now });
   });
 }

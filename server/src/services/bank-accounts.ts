@@ -1,5 +1,10 @@
 // Bank account rules: the ABA routing number check digit, the account number's form, and what is kept of
 // an account number (its last four digits, and the sandbox outcome of a magic test number).
+import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
+import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import type { BankAccountToKeep } from '../repositories/payment-methods.ts';
+
+export type { BankAccountToKeep };
 
 /** ABA check: 3·(d1+d4+d7) + 7·(d2+d5+d8) + 1·(d3+d6+d9) is a multiple of 10. */
 export function abaValid(routingNumber: string): boolean {
@@ -15,14 +20,17 @@ export const accountNumberValid = (accountNumber: string): boolean => /^[0-9]{4,
 /** The shown form of an account number: `****` and its last four digits. */
 export const maskAccountNumber = (last4: string): string => `****${last4}`;
 
+const { family } = sandboxMagicValues.achAccounts;
+const MAGIC_ACCOUNT = new RegExp(`^${family.prefix}([0-9]{${String(family.digits)}})$`);
+
 /**
- * The sandbox magic code of an account number `9900000000NN` (spec description, Sandbox magic values):
- * `NN` (`01` returns R01, `96` fails at submission...), or null for any other number. It is derived when
- * the account is stored, so that the whole account number need not be kept for a later ACH payment.
+ * The sandbox magic code of an account number of the contract's family (`9900000000NN`, generated from
+ * spec/data/magic-values.yaml): `NN` (`01` returns R01, `96` fails at submission...), or null for any other
+ * number. It is derived when the account is stored, so that the whole account number need not be kept for a
+ * later ACH payment.
  */
 export function magicAccountCode(accountNumber: string): string | null {
-  const match = /^9900000000([0-9]{2})$/.exec(accountNumber);
-  return match?.[1] ?? null;
+  return MAGIC_ACCOUNT.exec(accountNumber)?.[1] ?? null;
 }
 
 export interface BankAccountInput {
@@ -34,18 +42,9 @@ export interface BankAccountInput {
   taxId?: string | null;
 }
 
-/** What is kept of a valid bank account: never the whole account number. */
-export interface BankAccountToKeep {
-  name: string | null;
-  last4: string;
-  routingNumber: string;
-  accountTypeId: 1 | 2;
-  accountHolderTypeId: 1 | 2;
-  taxId: string | null;
-  magicCode: string | null;
-}
 
-const isOneOrTwo = (v: number): v is 1 | 2 => v === 1 || v === 2;
+const isAccountType = (v: number): v is AccountType => Object.values<number>(AccountType).includes(v);
+const isHolderType = (v: number): v is AccountHolderType => Object.values<number>(AccountHolderType).includes(v);
 
 /** Checks a bank account body; problems go into `errors` under `prefix + field`. */
 export function checkBankAccount(account: BankAccountInput, errors: Record<string, string[]>, prefix = ''): BankAccountToKeep | undefined {
@@ -57,9 +56,9 @@ export function checkBankAccount(account: BankAccountInput, errors: Record<strin
   if (!accountNumberValid(account.accountNumber)) add('accountNumber', 'must have 4 to 17 digits and nothing else');
   if (!/^[0-9]{9}$/.test(account.routingNumber)) add('routingNumber', 'must have 9 digits');
   else if (!abaValid(account.routingNumber)) add('routingNumber', 'fails the ABA check digit');
-  if (!isOneOrTwo(account.accountType)) add('accountType', 'must be 1 (Checking) or 2 (Savings)');
-  if (!isOneOrTwo(account.accountHolderType)) add('accountHolderType', 'must be 1 (Business) or 2 (Personal)');
-  if (problems > 0 || !isOneOrTwo(account.accountType) || !isOneOrTwo(account.accountHolderType)) return undefined;
+  if (!isAccountType(account.accountType)) add('accountType', 'must be 1 (Checking) or 2 (Savings)');
+  if (!isHolderType(account.accountHolderType)) add('accountHolderType', 'must be 1 (Business) or 2 (Personal)');
+  if (problems > 0 || !isAccountType(account.accountType) || !isHolderType(account.accountHolderType)) return undefined;
   return {
     name: account.name ?? null,
     last4: account.accountNumber.slice(-4),

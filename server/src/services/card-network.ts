@@ -4,20 +4,19 @@
 // holds the records' locks and the transaction.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { cardStateMachine } from '../../../generated/state-machines.ts';
-import { fromCents } from '../platform/money.ts';
+import { CardTransactionStatus, PaymentProcessorType, TransactionType } from '../../../generated/enums.ts';
+import { fromCents, minusCents, sumCents, ZERO_CENTS } from '../platform/money.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
-import { CardStatus } from './card.ts';
-import { Type } from './payments.ts';
 import { DAY_MS } from './schedule.ts';
-import * as machine from './transitions.ts';
+import * as engine from './engine.ts';
+import { cardFamily } from './transaction-machine.ts';
 
 /** Authorized or PartiallyAuthorized -> Expired. */
 export async function expireAll(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<number> {
-  const expired = await machine.transitionAll(tx, cardStateMachine, records, 'network.expire', at, () => ({ dueAction: null, dueAt: null }));
+  const expired = await engine.transitionAll({ db: tx }, cardFamily, records, 'network.expire', at, () => ({ dueAction: null, dueAt: null }));
   return expired.filter(Boolean).length;
 }
 
@@ -28,15 +27,15 @@ export async function expireAll(tx: Knex, records: readonly TransactionRecord[],
 export async function settleBatch(tx: Knex, merchantId: string, processorId: string, records: readonly TransactionRecord[], at: Date): Promise<number> {
   const batchId = randomUUID();
   const when = iso(at);
-  let sale = 0;
-  let credit = 0;
+  let sale = ZERO_CENTS;
+  let credit = ZERO_CENTS;
   let count = 0;
-  const settled = await machine.transitionAll(tx, cardStateMachine, records, 'network.settle', at, () => ({ settledOn: when, dueAction: null, dueAt: null, settlementBatchId: batchId }));
+  const settled = await engine.transitionAll({ db: tx }, cardFamily, records, 'network.settle', at, () => ({ settledOn: when, dueAction: null, dueAt: null, settlementBatchId: batchId }));
   for (const after of settled) {
     if (!after) continue;
     count += 1;
-    if (after.typeId === Type.RefundWORef) credit += after.processedAmountCents;
-    else sale += after.processedAmountCents;
+    if (after.typeId === TransactionType.RefundWORef) credit = sumCents(credit, after.processedAmountCents);
+    else sale = sumCents(sale, after.processedAmountCents);
   }
   if (count === 0) return 0;
   const openedOn = (await repo.previousBatchOn(tx, merchantId, processorId)) ?? iso(new Date(at.getTime() - DAY_MS));
@@ -44,13 +43,13 @@ export async function settleBatch(tx: Knex, merchantId: string, processorId: str
   await recordEvent(tx, {
     merchantId, type: 'settlement.batch.completed', occurredOn: when,
     data: {
-      batchId, paymentProcessorId: processorId, paymentProcessorTypeId: 1, openedOn, settledOn: when, transactionCount: count,
-      saleAmount: fromCents(sale), refundAmount: fromCents(credit), totalAmount: fromCents(sale - credit), currencyIsoCode: 'USD',
+      batchId, paymentProcessorId: processorId, paymentProcessorTypeId: PaymentProcessorType.CardProcessor, openedOn, settledOn: when, transactionCount: count,
+      saleAmount: fromCents(sale), refundAmount: fromCents(credit), totalAmount: fromCents(minusCents(sale, credit)), currencyIsoCode: 'USD',
     },
   });
   return count;
 }
 
-export const isSettleDue = (r: TransactionRecord): boolean => r.dueAction === 'settle' && r.statusId === CardStatus.Captured;
+export const isSettleDue = (r: TransactionRecord): boolean => r.dueAction === 'settle' && r.statusId === CardTransactionStatus.Captured;
 export const isExpiryDue = (r: TransactionRecord): boolean =>
-  r.dueAction === 'expire' && (r.statusId === CardStatus.Authorized || r.statusId === CardStatus.PartiallyAuthorized);
+  r.dueAction === 'expire' && (r.statusId === CardTransactionStatus.Authorized || r.statusId === CardTransactionStatus.PartiallyAuthorized);

@@ -1,8 +1,12 @@
 // The sandbox issuer: order of the rules (limit, expiry, magic card, magic amount), partial approvals,
 // AVS and CVV results, and magic cards recognised by their panMask once stored.
 import { describe, expect, it } from 'vitest';
+import type { Cents } from '../platform/money.ts';
 import { avsResultOf, cvvResultOf, halfCents, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { panMask } from './cards.ts';
+
+/** The table's amounts as cents. */
+const cents = (value: number): Cents => value as Cents;
 
 const base = { cents: 5000, limitCents: null, expired: false, cardCode: undefined, sandbox: true, partialAllowed: true };
 
@@ -19,12 +23,12 @@ describe('issuerAnswer', () => {
     ['approves a credit whole where a partial approval would be', { ...base, cents: 9010, partialAllowed: false }, '000', 9010],
     ['ignores magic values outside the sandbox', { ...base, cents: 9005, cardCode: '005', sandbox: false }, '000', 9005],
   ])('%s', (_name, input, code, approved) => {
-    expect(issuerAnswer(input)).toEqual({ code, approvedCents: approved });
+    expect(issuerAnswer({ ...input, cents: cents(input.cents), limitCents: input.limitCents === null ? null : cents(input.limitCents) })).toEqual({ code, approvedCents: approved });
   });
 
   it('rounds half of an odd cent away from zero', () => {
-    expect(halfCents(1)).toBe(1);
-    expect(halfCents(9010)).toBe(4505);
+    expect(halfCents(cents(1))).toBe(1);
+    expect(halfCents(cents(9010))).toBe(4505);
   });
 });
 

@@ -1,33 +1,37 @@
-// What the card network answers, in the sandbox: the magic card numbers and amounts of the spec's
-// description (Sandbox magic values), address verification from the billing postal code, and the security
-// code result. Pure functions: the card engine applies them.
+// What the card network answers, in the sandbox: the magic card numbers and amounts of the contract
+// (generated/magic-values.ts, from spec/data/magic-values.yaml), address verification from the billing postal
+// code, and the security code result. Pure functions: the card engine applies them.
+import { sandboxMagicValues } from '../../../generated/magic-values.ts';
 import { panMask } from './cards.ts';
+import { type Cents, percentOf } from '../platform/money.ts';
 
 export interface IssuerAnswer {
   /** `000` approved, `010` partially approved, a decline code, or `096`. */
   code: string;
   /** The approved amount in cents (null unless approved). */
-  approvedCents: number | null;
+  approvedCents: Cents | null;
 }
 
-/** Magic card numbers: the response code each stands for (`010`: half approved). */
-const MAGIC_CARDS: ReadonlyMap<string, string> = new Map([
-  ['4000000000000093', '010'],
-  ['4000000000000002', '005'],
-  ['4000000000000044', '014'],
-  ['4000000000009995', '051'],
-  ['4000000000000069', '054'],
-  ['4000000000000127', '082'],
-  ['4000000000000119', '096'],
-]);
+const { cards, amounts, postalCodes, securityCode } = sandboxMagicValues;
+
+/**
+ * Magic card numbers: the response code each stands for (`010`: half approved). The approving numbers of the
+ * table are not magic: with them a magic amount still acts.
+ */
+const MAGIC_CARDS: ReadonlyMap<string, string> = new Map(cards.values.filter((c) => c.responseCode !== '000').map((c) => [c.number, c.responseCode]));
 
 /** Stored cards keep only their panMask, which still tells a magic number apart. */
 const MAGIC_MASKS: ReadonlyMap<string, string> = new Map([...MAGIC_CARDS].map(([pan, code]) => [panMask(pan), code]));
 
-const MAGIC_AMOUNTS: ReadonlyMap<number, string> = new Map([[9005, '005'], [9010, '010'], [9051, '051'], [9096, '096']]);
+const MAGIC_AMOUNTS: ReadonlyMap<number, string> = new Map(amounts.values.map((a) => [a.cents, a.responseCode]));
+
+/** The security code result of a magic card that has its own (the CVV mismatch), by the card's code. */
+const CVV_OF_CODE: ReadonlyMap<string, string> = new Map(cards.values.flatMap((c) => (c.cvvResult === null ? [] : [[c.responseCode, c.cvvResult] as const])));
+
+const AVS_OF_POSTAL_CODE: ReadonlyMap<string, string> = new Map(postalCodes.values.map((p) => [p.postalCode, p.avsResult]));
 
 /** Half of an amount, to the cent, half away from zero (the partial approval of the sandbox). */
-export const halfCents = (cents: number): number => Math.round(cents / 2);
+export const halfCents = (cents: Cents): Cents => percentOf(cents, 50);
 
 /** The code a card stands for: by its whole number (entered) or its panMask (stored). */
 export const magicCodeOfCard = (card: { pan?: string; panMask: string }): string | undefined =>
@@ -39,7 +43,7 @@ export const magicCodeOfCard = (card: { pan?: string; panMask: string }): string
  * (a refund without reference is approved or declined whole).
  */
 export function issuerAnswer(input: {
-  cents: number; limitCents: number | null; expired: boolean; cardCode: string | undefined; sandbox: boolean; partialAllowed: boolean;
+  cents: Cents; limitCents: Cents | null; expired: boolean; cardCode: string | undefined; sandbox: boolean; partialAllowed: boolean;
 }): IssuerAnswer {
   if (input.limitCents !== null && input.cents > input.limitCents) return { code: '102', approvedCents: null };
   if (input.expired) return { code: '054', approvedCents: null };
@@ -51,12 +55,12 @@ export function issuerAnswer(input: {
 
 /** Address verification from the billing address (the sandbox's postal codes). */
 export function avsResultOf(billing: { line1?: string; postalCode: string } | undefined): string {
-  if (billing === undefined) return 'U';
-  if (billing.postalCode === '00000') return 'N';
-  if (billing.postalCode === '11111') return 'A';
-  return billing.line1 !== undefined && billing.line1 !== '' ? 'Y' : 'Z';
+  if (billing === undefined) return postalCodes.otherwise.noBillingAddress;
+  const magic = AVS_OF_POSTAL_CODE.get(billing.postalCode);
+  if (magic !== undefined) return magic;
+  return billing.line1 !== undefined && billing.line1 !== '' ? postalCodes.otherwise.withLine1 : postalCodes.otherwise.withoutLine1;
 }
 
-/** The security code result: M when given (N for the mismatching magic card), P without. */
+/** The security code result: M when given (the magic card's own, N, for the mismatch), P without. */
 export const cvvResultOf = (securityCodeGiven: boolean, cardCode: string | undefined): string =>
-  (!securityCodeGiven ? 'P' : cardCode === '082' ? 'N' : 'M');
+  (!securityCodeGiven ? securityCode.notGiven : (cardCode === undefined ? undefined : CVV_OF_CODE.get(cardCode)) ?? securityCode.given);

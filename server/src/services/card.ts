@@ -3,11 +3,11 @@
 // batches and the 7-day expiry are in card-network.ts.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { cardStateMachine } from '../../../generated/state-machines.ts';
+import { CardTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
-import { toCents } from '../platform/money.ts';
+import { type Cents, toCents, wireText, ZERO_CENTS } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
@@ -17,19 +17,15 @@ import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
 import { addCard } from './payment-methods.ts';
-import { amountCents, authorizationCode, countPayment, Creator, limitCents, lockOwn, processorFor, refusalText, sandboxed, Type, uncountPayment } from './payments.ts';
+import { amountCents, authorizationCode, countPayment, limitCents, lockOwn, processorFor, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { AUTHORIZATION_LIFETIME_MS, nextBatchSlot } from './schedule.ts';
 import { cardResult, responseDescription, statusName, type CommandOutcome } from './transaction-view.ts';
-import * as machine from './transitions.ts';
+import * as engine from './engine.ts';
+import { cardFamily } from './transaction-machine.ts';
 
 type Schemas = components['schemas'];
 type PaymentRequest = Schemas['CardPaymentRequest'] | Schemas['CardRefundWithoutReferenceRequest'];
 type CardResult = Schemas['CardTransactionResult'];
-
-/** CardTransactionStatus ids. */
-export const CardStatus = {
-  Authorized: 1, PartiallyAuthorized: 2, Captured: 3, Settled: 4, Voided: 5, Expired: 6, Refunded: 7, Declined: 8, Failed: 9, Pending: 10,
-} as const;
 
 type Problems = Record<string, string[]>;
 const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
@@ -93,7 +89,7 @@ async function payingCard(db: Knex, merchantId: string, body: PaymentRequest, no
 
 type Creation = 'authorizeCard' | 'createCardSale' | 'refundCardWithoutReference';
 
-const CREATION_TYPE: Record<Creation, number> = { authorizeCard: Type.Authorization, createCardSale: Type.Sale, refundCardWithoutReference: Type.RefundWORef };
+const CREATION_TYPE: Record<Creation, number> = { authorizeCard: TransactionType.Authorization, createCardSale: TransactionType.Sale, refundCardWithoutReference: TransactionType.RefundWORef };
 
 export interface CardCreate {
   creatorTypeId?: number;
@@ -104,8 +100,7 @@ export interface CardCreate {
 
 /** Status after the issuer's answer: the creation row of the table picks it by the response code. */
 function statusAfter(trigger: Creation, code: string): number {
-  const rows = cardStateMachine.transitions.filter((r) => r.from === null && r.trigger === trigger && (r.responseCodes as readonly string[]).includes(code));
-  const to = rows[0]?.to;
+  const to = engine.rowFor(cardFamily, null, CREATION_TYPE[trigger], trigger, { responseCode: code })?.to;
   if (typeof to !== 'number') throw new ApiError('internal_error', { details: `no ${trigger} row for response code ${code}` });
   return to;
 }
@@ -117,14 +112,14 @@ function statusAfter(trigger: Creation, code: string): number {
 export async function createCard(deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest, create: CardCreate = {}): Promise<{ record: TransactionRecord; result: CardResult }> {
   const now = deps.clock.now();
   const cents = amountCents(body.amount);
-  const tipCents = 'tipAmount' in body && body.tipAmount !== undefined ? toCents(body.tipAmount) : 0;
+  const tipCents = 'tipAmount' in body && body.tipAmount !== undefined ? toCents(body.tipAmount) : ZERO_CENTS;
   return withTransaction(deps.db, async (tx) => {
     const errors: Problems = {};
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
     // The record, not only its id: an approved sale's settlement slot is read from it below.
     let processor: ProcessorRecord | undefined;
     try {
-      processor = await processorFor(tx, merchantId, 1, body.paymentProcessorId);
+      processor = await processorFor(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
       Object.assign(errors, error.context.errors);
@@ -151,12 +146,12 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
         pan: body.card.pan, expirationMonth: body.card.expirationMonth, expirationYear: body.card.expirationYear, name: body.card.cardholderName ?? null,
       });
     }
-    const processed = approved && trigger !== 'authorizeCard' ? (answer.approvedCents ?? 0) : 0;
+    const processed = approved && trigger !== 'authorizeCard' ? (answer.approvedCents ?? ZERO_CENTS) : ZERO_CENTS;
     const isAuthorization = trigger === 'authorizeCard';
     const record: TransactionRecord = {
-      id: randomUUID(), merchantId, paymentMethodTypeId: 1, typeId, statusId, processorId,
-      creatorTypeId: create.creatorTypeId ?? Creator.ApiToken,
-      amountCents: cents, tipAmountCents: tipCents, approvedAmountCents: answer.approvedCents, processedAmountCents: processed, refundedAmountCents: 0,
+      id: randomUUID(), merchantId, paymentMethodTypeId: PaymentMethodType.Card, typeId, statusId, processorId,
+      creatorTypeId: create.creatorTypeId ?? TransactionCreatorType.ApiToken,
+      amountCents: cents, tipAmountCents: tipCents, approvedAmountCents: answer.approvedCents, processedAmountCents: processed, refundedAmountCents: ZERO_CENTS,
       responseCode: answer.code, responseDescription: responseDescription(answer.code), authorizationCode: approved ? authorizationCode() : null,
       returnCode: null, customerId: card.customerId, paymentMethodId, invoiceId: create.invoiceId ?? null,
       panMask: card.panMask, cardType: card.cardType, avsResult: avs, cvvResult: cvv,
@@ -170,7 +165,7 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
       if (isAuthorization) Object.assign(record, { dueAction: 'expire', dueAt: record.expiresAt });
       else Object.assign(record, { dueAction: 'settle', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) });
     }
-    await machine.create(tx, cardStateMachine, record, trigger, { responseCode: answer.code });
+    await engine.create({ db: tx }, cardFamily, record, trigger, now, {}, { responseCode: answer.code });
     if (approved && trigger === 'createCardSale') await countPayment(tx, record, processed);
     const result = cardResult(record, {
       typeId, responseCode: answer.code, responseDescription: record.responseDescription ?? '', requestedCents: cents,
@@ -184,11 +179,11 @@ export const createCardTransaction = async (deps: Deps, merchantId: string, trig
   (await createCard(deps, merchantId, trigger, body)).result;
 
 /** The answer of a command refused with `code` (status unchanged, nothing moved). */
-function refused(record: TransactionRecord, typeId: number, code: string, text: string, requestedCents: number): CardResult {
-  return cardResult(record, { typeId, responseCode: code, responseDescription: text, requestedCents, processedCents: 0, approvedCents: null, cvvResult: null, avsResult: null });
+function refused(record: TransactionRecord, typeId: number, code: string, text: string, requestedCents: Cents): CardResult {
+  return cardResult(record, { typeId, responseCode: code, responseDescription: text, requestedCents, processedCents: ZERO_CENTS, approvedCents: null, cvvResult: null, avsResult: null });
 }
 
-function approved(record: TransactionRecord, typeId: number, cents: number): CardResult {
+function approved(record: TransactionRecord, typeId: number, cents: Cents): CardResult {
   const outcome: CommandOutcome = { typeId, responseCode: '000', responseDescription: 'Approved', requestedCents: cents, processedCents: cents, approvedCents: cents, cvvResult: null, avsResult: record.avsResult };
   return cardResult(record, outcome);
 }
@@ -199,42 +194,42 @@ const APPROVED = { responseCode: '000', responseDescription: 'Approved' };
 export async function capture(deps: Deps, merchantId: string, id: string, body: Schemas['CardCaptureRequest'] | undefined): Promise<CardResult> {
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
   return withTransaction(deps.db, async (tx) => {
-    const record = await lockOwn(tx, merchantId, id, 1);
+    const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
     const cents = requested ?? record.approvedAmountCents ?? record.amountCents;
-    if (!machine.permits(cardStateMachine, record, 'captureCardTransaction')) {
-      return refused(record, Type.Capture, '101', refusalText('captured', statusName(record)), cents);
+    if (!engine.permits(cardFamily, record, 'captureCardTransaction', deps.clock.now())) {
+      return refused(record, TransactionType.Capture, '101', refusalText('captured', statusName(record)), cents);
     }
-    const approvedCents = record.approvedAmountCents ?? 0;
-    if (cents > approvedCents) return refused(record, Type.Capture, '103', `The amount exceeds the approved amount of ${(approvedCents / 100).toFixed(2)}.`, cents);
+    const approvedCents = record.approvedAmountCents ?? ZERO_CENTS;
+    if (cents > approvedCents) return refused(record, TransactionType.Capture, '103', `The amount exceeds the approved amount of ${wireText(approvedCents)}.`, cents);
     const now = deps.clock.now();
-    const processor = await processorFor(tx, merchantId, 1, record.processorId);
-    const after = await machine.transition(tx, cardStateMachine, record, 'captureCardTransaction', now, {
+    const processor = await processorFor(tx, merchantId, PaymentMethodType.Card, record.processorId);
+    const after = await engine.transition({ db: tx }, cardFamily, record, 'captureCardTransaction', now, {
       ...APPROVED, processedAmountCents: cents, dueAction: 'settle', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)),
     });
-    if (!after) return refused(record, Type.Capture, '101', refusalText('captured', statusName(record)), cents);
+    if (!after) return refused(record, TransactionType.Capture, '101', refusalText('captured', statusName(record)), cents);
     await countPayment(tx, after, cents);
-    return approved(after, Type.Capture, cents);
+    return approved(after, TransactionType.Capture, cents);
   });
 }
 
 /** The amount a void releases (an authorization's approved amount) or reverses (a capture's). */
-const voidedCents = (record: TransactionRecord): number =>
-  (record.statusId === CardStatus.Captured ? record.processedAmountCents : record.approvedAmountCents ?? 0);
+const voidedCents = (record: TransactionRecord): Cents =>
+  (record.statusId === CardTransactionStatus.Captured ? record.processedAmountCents : record.approvedAmountCents ?? ZERO_CENTS);
 
 async function voidLocked(tx: Knex, deps: Deps, record: TransactionRecord, trigger: 'voidCardTransaction' | 'refundCardTransaction'): Promise<CardResult | undefined> {
   const cents = voidedCents(record);
-  const after = await machine.transition(tx, cardStateMachine, record, trigger, deps.clock.now(), { ...APPROVED, dueAction: null, dueAt: null }, { to: CardStatus.Voided });
+  const after = await engine.transition({ db: tx }, cardFamily, record, trigger, deps.clock.now(), { ...APPROVED, dueAction: null, dueAt: null }, { to: CardTransactionStatus.Voided });
   if (!after) return undefined;
-  if (record.statusId === CardStatus.Captured && record.typeId !== Type.RefundWORef) await uncountPayment(tx, record, record.processedAmountCents);
-  return approved(after, Type.Void, cents);
+  if (record.statusId === CardTransactionStatus.Captured && record.typeId !== TransactionType.RefundWORef) await uncountPayment(tx, record, record.processedAmountCents);
+  return approved(after, TransactionType.Void, cents);
 }
 
 /** Voids an authorization or an unsettled capture (101 in any other status). */
 export async function voidTransaction(deps: Deps, merchantId: string, id: string): Promise<CardResult> {
   return withTransaction(deps.db, async (tx) => {
-    const record = await lockOwn(tx, merchantId, id, 1);
+    const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
     return (await voidLocked(tx, deps, record, 'voidCardTransaction'))
-      ?? refused(record, Type.Void, '101', refusalText('voided', statusName(record)), voidedCents(record));
+      ?? refused(record, TransactionType.Void, '101', refusalText('voided', statusName(record)), voidedCents(record));
   });
 }
 
@@ -245,23 +240,23 @@ export async function voidTransaction(deps: Deps, merchantId: string, id: string
 export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['CardRefundRequest'] | undefined): Promise<CardResult> {
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
   return withTransaction(deps.db, async (tx) => {
-    const record = await lockOwn(tx, merchantId, id, 1);
+    const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
     const cents = requested ?? record.processedAmountCents;
-    if (!machine.permits(cardStateMachine, record, 'refundCardTransaction')) {
-      const text = record.typeId === Type.RefundWORef ? 'A refund without reference cannot be refunded.' : refusalText('refunded', statusName(record));
-      return refused(record, Type.Refund, '101', text, cents);
+    if (!engine.permits(cardFamily, record, 'refundCardTransaction', deps.clock.now())) {
+      const text = record.typeId === TransactionType.RefundWORef ? 'A refund without reference cannot be refunded.' : refusalText('refunded', statusName(record));
+      return refused(record, TransactionType.Refund, '101', text, cents);
     }
-    if (record.statusId === CardStatus.Captured) {
+    if (record.statusId === CardTransactionStatus.Captured) {
       if (cents !== record.processedAmountCents) {
-        return refused(record, Type.Refund, '104', 'Before settlement a refund voids the whole transaction: omit the amount or give the processed amount.', cents);
+        return refused(record, TransactionType.Refund, '104', 'Before settlement a refund voids the whole transaction: omit the amount or give the processed amount.', cents);
       }
-      return (await voidLocked(tx, deps, record, 'refundCardTransaction')) ?? refused(record, Type.Refund, '101', refusalText('refunded', statusName(record)), cents);
+      return (await voidLocked(tx, deps, record, 'refundCardTransaction')) ?? refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
     }
     if (cents > record.processedAmountCents) {
-      return refused(record, Type.Refund, '103', `The amount exceeds the refundable amount of ${(record.processedAmountCents / 100).toFixed(2)}.`, cents);
+      return refused(record, TransactionType.Refund, '103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`, cents);
     }
-    const after = await machine.transition(tx, cardStateMachine, record, 'refundCardTransaction', deps.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardStatus.Refunded });
-    if (!after) return refused(record, Type.Refund, '101', refusalText('refunded', statusName(record)), cents);
-    return approved(after, Type.Refund, cents);
+    const after = await engine.transition({ db: tx }, cardFamily, record, 'refundCardTransaction', deps.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardTransactionStatus.Refunded });
+    if (!after) return refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
+    return approved(after, TransactionType.Refund, cents);
   });
 }

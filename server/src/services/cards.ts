@@ -1,10 +1,12 @@
 // Card rules: Luhn, the network by prefix and length, expiry, security code, and what may be kept of a
 // card (the panMask and a token). The whole number and the security code never leave this request.
 import { randomBytes } from 'node:crypto';
+import { CardType as CardTypes, CreditDebitType } from '../../../generated/enums.ts';
+import type { CardToKeep, CardType } from '../repositories/payment-methods.ts';
 
-/** CardType ids of the spec: 1 Visa, 2 Mastercard, 3 American Express, 4 Diners Club, 5 Discover, 6 JCB. */
-export type CardType = 1 | 2 | 3 | 4 | 5 | 6;
-export const AMERICAN_EXPRESS: CardType = 3;
+export type { CardToKeep, CardType };
+
+export const AMERICAN_EXPRESS: CardType = CardTypes.AmericanExpress;
 
 interface Network {
   type: CardType;
@@ -17,12 +19,12 @@ interface Network {
 // The spec's table (CardPaymentMethodCreateRequest.pan): checked in this order, longest prefixes first
 // where networks share a leading digit.
 const NETWORKS: readonly Network[] = [
-  { type: 6, name: 'JCB', prefixes: [['3528', '3589']], lengths: [16] },
-  { type: 3, name: 'American Express', prefixes: [['34', '34'], ['37', '37']], lengths: [15] },
-  { type: 4, name: 'Diners Club', prefixes: [['300', '305'], ['36', '36'], ['38', '39']], lengths: [14, 16] },
-  { type: 5, name: 'Discover', prefixes: [['6011', '6011'], ['644', '649'], ['65', '65']], lengths: [16] },
-  { type: 2, name: 'Mastercard', prefixes: [['51', '55'], ['2221', '2720']], lengths: [16] },
-  { type: 1, name: 'Visa', prefixes: [['4', '4']], lengths: [13, 16] },
+  { type: CardTypes.Jcb, name: 'JCB', prefixes: [['3528', '3589']], lengths: [16] },
+  { type: CardTypes.AmericanExpress, name: 'American Express', prefixes: [['34', '34'], ['37', '37']], lengths: [15] },
+  { type: CardTypes.DinersClub, name: 'Diners Club', prefixes: [['300', '305'], ['36', '36'], ['38', '39']], lengths: [14, 16] },
+  { type: CardTypes.Discover, name: 'Discover', prefixes: [['6011', '6011'], ['644', '649'], ['65', '65']], lengths: [16] },
+  { type: CardTypes.Mastercard, name: 'Mastercard', prefixes: [['51', '55'], ['2221', '2720']], lengths: [16] },
+  { type: CardTypes.Visa, name: 'Visa', prefixes: [['4', '4']], lengths: [13, 16] },
 ];
 
 export function luhnValid(digits: string): boolean {
@@ -85,7 +87,7 @@ export function panMask(pan: string): string {
  * Credit or debit (CreditDebitType). The sandbox has no BIN table: as the invoice rules say, cards count as
  * credit (1) unless a magic card number says otherwise, and no magic number is a debit card today.
  */
-export const creditDebitTypeOf = (pan: string): 0 | 1 | 2 => (cardTypeOf(pan) === undefined ? 0 : 1);
+export const creditDebitTypeOf = (pan: string): CreditDebitType => (cardTypeOf(pan) === undefined ? CreditDebitType.Unknown : CreditDebitType.Credit);
 
 /** A reference to the card in the gateway's vault (cardTokenType 1, GatewayToken): random, never the number. */
 export const newCardToken = (): string => `tok_${randomBytes(18).toString('base64url')}`;
@@ -98,17 +100,6 @@ export interface CardInput {
   securityCode?: string | null;
 }
 
-/** What is kept of a valid card. */
-export interface CardToKeep {
-  name: string | null;
-  panMask: string;
-  last4: string;
-  cardType: CardType;
-  creditDebitType: 0 | 1 | 2;
-  expirationMonth: number;
-  expirationYear: number;
-  token: string;
-}
 
 /**
  * Checks a card body; problems go into `errors` under `prefix + field` (`paymentMethodsCards[0].pan`).

@@ -43,26 +43,22 @@ export function unitTypesOf(document: Record<string, unknown>): UnitType[] {
   return [...value].sort((a, b) => a.id - b.id);
 }
 
-let cachedUnitTypes: UnitType[] | undefined;
-let cachedRank: Map<number, number> | undefined;
+/** Every unit type, in id order: a constant table of the spec, read once when the module loads. */
+const UNIT_TYPES: readonly UnitType[] = unitTypesOf(apiSpec);
 
 /** Every unit type, in id order. */
 export function unitTypes(): UnitType[] {
-  cachedUnitTypes ??= unitTypesOf(apiSpec);
-  return cachedUnitTypes;
+  return [...UNIT_TYPES];
 }
 
-export const unitTypeById = (id: number): UnitType | undefined => unitTypes().find((u) => u.id === id);
+export const unitTypeById = (id: number): UnitType | undefined => UNIT_TYPES.find((u) => u.id === id);
 
 /** Unit type id -> rank of its name (case-insensitive), for ordering line items by unit type. */
-function unitTypeRank(): Map<number, number> {
-  cachedRank ??= new Map(
-    [...unitTypes()]
-      .sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase(), 'en') || a.id - b.id)
-      .map((u, index) => [u.id, index]),
-  );
-  return cachedRank;
-}
+const UNIT_TYPE_RANK: ReadonlyMap<number, number> = new Map(
+  [...UNIT_TYPES]
+    .sort((a, b) => (a.name ?? '').toLowerCase().localeCompare((b.name ?? '').toLowerCase(), 'en') || a.id - b.id)
+    .map((u, index) => [u.id, index]),
+);
 
 // ---- categories
 
@@ -198,6 +194,6 @@ export async function listLineItems(deps: Deps, merchantId: string, query: LineI
   return repo.listLineItems(deps.db, merchantId, list, {
     ...(category !== undefined ? { categoryId: category } : {}),
     ...(noCategory !== undefined ? { noCategory } : {}),
-    unitTypeRank: unitTypeRank(),
+    unitTypeRank: UNIT_TYPE_RANK,
   });
 }

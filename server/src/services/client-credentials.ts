@@ -5,9 +5,11 @@
 import type { Knex } from 'knex';
 import type { Environment } from '../config.ts';
 import { passwordMatches } from '../platform/passwords.ts';
+import { iso } from '../platform/time.ts';
 import { secretMatches } from '../platform/tokens.ts';
 import { credentialsOf } from '../repositories/api-keys.ts';
 import { findMerchant } from '../repositories/merchants.ts';
+import { touchKey } from '../repositories/principals.ts';
 import { userByEmail } from '../repositories/users.ts';
 
 export interface VerifiedKey { client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number }
@@ -32,4 +34,9 @@ export async function verifiedUser(db: Knex, key: VerifiedKey, username: string,
     : key.merchant_id === user.merchant_id;
   if (!allowed || !(await passwordMatches(password, user.password_hash))) return undefined;
   return user.id;
+}
+
+/** Dates the key's last use: a token was issued for it. */
+export async function recordKeyUse(db: Knex, clientId: string, at: Date): Promise<void> {
+  await touchKey(db, clientId, iso(at));
 }

@@ -2,6 +2,7 @@
 // status history; its events (newest first, paged) with their webhook deliveries attempt by attempt. Amounts
 // stay integer cents here; the views format them. The clock, the retry and the invoices are the services the
 // API calls (sandbox.ts, webhook-logs.ts, invoices.ts).
+import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import * as events from '../repositories/event-log.ts';
@@ -12,13 +13,14 @@ import type { AttemptRecord, DeliveryRecord } from '../repositories/webhook-deli
 import { findOwn } from './payments.ts';
 import { statusName, typeName } from './transaction-view.ts';
 import { requirePermission } from './webhook-endpoints.ts';
+import type { Cents } from '../platform/money.ts';
 
 export const PAGE_SIZE = 20;
 
 export interface Paged<T> { items: T[]; total: number; page: number; pages: number }
 
 export interface TransactionSummary {
-  id: string; method: 'Card' | 'ACH'; type: string; status: string; amountCents: number; processedCents: number; refundedCents: number;
+  id: string; method: 'Card' | 'ACH'; type: string; status: string; amountCents: Cents; processedCents: Cents; refundedCents: Cents;
   account: string | null; createdOn: string; settledOn: string | null; responseCode: string | null; responseDescription: string | null; returnCode: string | null;
 }
 
@@ -38,7 +40,7 @@ const pagesOf = (total: number): number => Math.max(1, Math.ceil(total / PAGE_SI
 
 function summaryOf(t: TransactionRecord): TransactionSummary {
   return {
-    id: t.id, method: t.paymentMethodTypeId === 1 ? 'Card' : 'ACH', type: typeName(t.typeId), status: statusName(t),
+    id: t.id, method: t.paymentMethodTypeId === PaymentMethodType.Card ? 'Card' : 'ACH', type: typeName(t.typeId), status: statusName(t),
     amountCents: t.amountCents, processedCents: t.processedAmountCents, refundedCents: t.refundedAmountCents,
     account: t.panMask ?? (t.accountLast4 === null ? null : `****${t.accountLast4}`), createdOn: t.createdOn, settledOn: t.settledOn,
     responseCode: t.responseCode, responseDescription: t.responseDescription, returnCode: t.returnCode,

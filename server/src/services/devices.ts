@@ -3,7 +3,6 @@
 // environment's signing key (so it can never pass as an access token, nor the reverse).
 import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
-import type { Knex } from 'knex';
 import { apiSpec } from '../../../generated/index.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import type { components } from '../../../generated/types.ts';
@@ -72,20 +71,9 @@ const deactivated = (deviceId: string): ApiError =>
 
 // ---- the token key
 
-const keys = new WeakMap<Knex, Map<Environment, Uint8Array>>();
-
-/** HKDF of the environment's signing key, for tap-to-pay tokens only. Read outside any transaction. */
-async function tokenKey(db: Knex, environment: Environment): Promise<Uint8Array> {
-  let perEnvironment = keys.get(db);
-  if (!perEnvironment) keys.set(db, (perEnvironment = new Map<Environment, Uint8Array>()));
-  let key = perEnvironment.get(environment);
-  if (!key) {
-    const secret = Buffer.from(await repo.environmentSigningSecret(db, environment), 'base64');
-    key = new Uint8Array(hkdfSync('sha256', secret, 'payment-gateway', `tap-to-pay-token:${environment}`, 32));
-    perEnvironment.set(environment, key);
-  }
-  return key;
-}
+/** HKDF of the environment's signing key (base64), for tap-to-pay tokens only: derived once at start (instances.ts). */
+export const tapToPayKey = (signingKey: string, environment: Environment): Uint8Array =>
+  new Uint8Array(hkdfSync('sha256', Buffer.from(signingKey, 'base64'), 'payment-gateway', `tap-to-pay-token:${environment}`, 32));
 
 const issuer = (environment: Environment): string => `payment-gateway:${environment}`;
 
@@ -107,7 +95,7 @@ export async function issueToken(
 ): Promise<TapToPayToken> {
   const environment = deps.config.environment;
   const deviceId = requestedId?.toLowerCase() ?? randomUUID();
-  const key = await tokenKey(deps.db, environment);
+  const key = deps.instances.tapToPayKey;
   const issuedAt = Math.floor(deps.wall.now().getTime() / 1000);
   const expiresAt = issuedAt + TAP_TO_PAY_TOKEN_SECONDS;
   const lastLoginAt = iso(deps.clock.now());
@@ -133,7 +121,7 @@ export async function issueToken(
 /** Verifies a tap-to-pay token of this environment at real time (what a device-side check would do); throws if invalid. */
 export async function verifyToken(deps: Deps, token: string): Promise<JWTPayload> {
   const environment = deps.config.environment;
-  const { payload } = await jwtVerify(token, await tokenKey(deps.db, environment), {
+  const { payload } = await jwtVerify(token, deps.instances.tapToPayKey, {
     algorithms: ['HS256'],
     issuer: issuer(environment),
     audience: TAP_TO_PAY_AUDIENCE,

@@ -6,13 +6,16 @@ import { webhookEvents } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
 import { invalid } from '../platform/errors.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
-import { eventsAfter, positionOf, streamStart, type StreamCursor } from '../repositories/event-stream.ts';
+import { eventsAfter, positionOf, streamStart, type StreamCursor, type StreamStart } from '../repositories/event-stream.ts';
 
 /** Events read a query; a full batch is followed at once by the next. */
 const BATCH = 200;
 /** Polling: soon after an event (more tend to follow), backing off to one indexed query a second when idle. */
 const MIN_WAIT_MS = 100;
 const MAX_WAIT_MS = 1000;
+/** How long an opening waits for the newest event it saw to settle, and how often it asks. */
+const START_SETTLE_MS = 2000;
+const START_RETRY_MS = 20;
 /** A comment line this often when nothing was sent, so proxies and load balancers keep the connection. */
 export const HEARTBEAT_MS = 15_000;
 
@@ -45,7 +48,7 @@ export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string
   const types = typesOf(options.types);
   let start: { cursor: StreamCursor; afterId: string | undefined };
   if (options.lastEventId === undefined) {
-    start = await streamStart(deps.db, merchantId);
+    start = await settledStart(deps, merchantId, options.signal);
   } else {
     // Another merchant's event is unknown here, as it is everywhere else.
     const found = await positionOf(deps.db, merchantId, options.lastEventId);
@@ -53,6 +56,26 @@ export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string
     start = { cursor: found, afterId: options.lastEventId };
   }
   return poll(deps, merchantId, start, types, options.signal);
+}
+
+/**
+ * The stream's start, asked again for a moment while the newest event the opening saw is not yet settled
+ * (PostgreSQL: an older transaction anywhere in the cluster still runs, usually for milliseconds), so that the
+ * start it names is the merchant's newest event and a client resuming from it gets only what came after. Each
+ * answer is a consistent pair of position and snapshot; past the wait the last one is taken as it is.
+ */
+async function settledStart(deps: Pick<Deps, 'db'>, merchantId: string, signal: AbortSignal): Promise<StreamStart> {
+  const deadline = performance.now() + START_SETTLE_MS;
+  let start = await streamStart(deps.db, merchantId);
+  while (!start.allSettled && performance.now() < deadline && !signal.aborted) {
+    try {
+      await sleep(START_RETRY_MS, undefined, { signal });
+    } catch {
+      break;
+    }
+    start = await streamStart(deps.db, merchantId);
+  }
+  return start;
 }
 
 async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {

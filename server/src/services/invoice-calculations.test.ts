@@ -1,7 +1,11 @@
 // Unit tests of the invoice calculations: a table of hand-checked invoices (the arithmetic of each is in its
 // comment, in cents), rounding edges, and each zero cost processing option.
 import { describe, expect, it } from 'vitest';
-import { calculateInvoice, percentOf, roundCents, type CalcInput, type CalcLine, type PaymentTypeCalc } from './invoice-calculations.ts';
+import type { Cents } from '../platform/money.ts';
+import { calculateInvoice, type CalcInput, type CalcLine, type PaymentTypeCalc } from './invoice-calculations.ts';
+
+/** The table's hand-checked amounts as cents. */
+const cents = (value: number): Cents => value as Cents;
 
 /** [unitPriceCents, quantity, line discount %] */
 type Line = [number, number, number];
@@ -223,8 +227,8 @@ const cases: Case[] = [
 
 function inputOf(c: Case): CalcInput {
   return {
-    lines: c.lines.map(([unitPriceCents, quantity, discountPercentage]): CalcLine => ({ unitPriceCents, quantity, discountPercentage })),
-    shippingCents: c.shipping ?? 0,
+    lines: c.lines.map(([unitPriceCents, quantity, discountPercentage]): CalcLine => ({ unitPriceCents: cents(unitPriceCents), quantity, discountPercentage })),
+    shippingCents: cents(c.shipping ?? 0),
     taxPercentage: c.tax ?? 0,
     feesPercentage: c.fees ?? 0,
     discountPercentage: c.discount ?? 0,
@@ -237,19 +241,19 @@ function inputOf(c: Case): CalcInput {
 
 function expected(c: Case, [surchargePercentage, surchargeCents, cashDiscountPercentage, cashDiscountCents, totalCents]: Extra): PaymentTypeCalc {
   return {
-    subTotalCents: c.want.subTotal,
+    subTotalCents: cents(c.want.subTotal),
     discountPercentage: c.discount ?? 0,
-    discountCents: c.want.discount,
+    discountCents: cents(c.want.discount),
     taxPercentage: c.tax ?? 0,
-    taxCents: c.want.tax,
+    taxCents: cents(c.want.tax),
     feesPercentage: c.fees ?? 0,
-    feesCents: c.want.fees,
-    shippingCents: c.shipping ?? 0,
+    feesCents: cents(c.want.fees),
+    shippingCents: cents(c.shipping ?? 0),
     surchargePercentage,
-    surchargeCents,
+    surchargeCents: cents(surchargeCents),
     cashDiscountPercentage,
-    cashDiscountCents,
-    totalCents,
+    cashDiscountCents: cents(cashDiscountCents),
+    totalCents: cents(totalCents),
   };
 }
 
@@ -289,36 +293,13 @@ describe('calculateInvoice', () => {
 
   it('refuses amounts beyond exact arithmetic rather than return a wrong total', () => {
     // 100 lines of 1,000,000 USD × 1,000,000: 100 × 10^14 cents = 10^16 > Number.MAX_SAFE_INTEGER (about 9.007 × 10^15).
-    const line: CalcLine = { unitPriceCents: 100_000_000, quantity: 1_000_000, discountPercentage: 0 };
+    const line: CalcLine = { unitPriceCents: cents(100_000_000), quantity: 1_000_000, discountPercentage: 0 };
     const input: CalcInput = {
-      lines: Array.from({ length: 100 }, () => line), shippingCents: 0, taxPercentage: 0, feesPercentage: 0, discountPercentage: 0,
+      lines: Array.from({ length: 100 }, () => line), shippingCents: cents(0), taxPercentage: 0, feesPercentage: 0, discountPercentage: 0,
       zeroCostProcessingOptionId: 0, surchargeRate: null, cashDiscountRate: null, dualPricingRate: null,
     };
     expect(() => calculateInvoice(input)).toThrow(RangeError);
     // 90 such lines (9 × 10^15 cents) are still exact.
     expect(calculateInvoice({ ...input, lines: input.lines.slice(0, 90) }).ach.totalCents).toBe(9_000_000_000_000_000);
-  });
-});
-
-describe('rounding helpers', () => {
-  it.each([
-    // [value, rounded]: halves go away from zero; the shortest decimal form counts (100 × 1.005).
-    [100 * 1.005, 101], [0.5, 1], [1.5, 2], [2.5, 3], [-0.5, -1], [-2.5, -3], [2.4999, 2], [-2.4999, -2], [0, 0],
-  ])('roundCents(%d) is %d', (value, rounded) => {
-    expect(roundCents(value)).toBe(rounded);
-  });
-
-  it.each([
-    // [cents, percentage, result]
-    [1200, 0.125, 2], // 1.5 -> 2
-    [1000, 0.125, 1], // 1.25 -> 1
-    [3000, 1.15, 35], // 34.5 exactly (34.49999999999999 in doubles) -> 35
-    [101270, 8.25, 8355], // 8354.775 -> 8355
-    [1005, 50, 503], // 502.5 -> 503
-    [-1005, 50, -503], // half away from zero below zero too
-    [0, 8.25, 0],
-    [12345, 0, 0],
-  ])('percentOf(%d, %d) is %d', (cents, percentage, result) => {
-    expect(percentOf(cents, percentage)).toBe(result);
   });
 });

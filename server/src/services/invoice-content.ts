@@ -2,10 +2,11 @@
 // settings, lines from the catalogue or entered by hand (as the settings allow), the ids the body names
 // (customer, contact address, processors) checked against the merchant's records, amounts in cents.
 import type { Knex } from 'knex';
+import { PaymentProcessorType } from '../../../generated/enums.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { normalizeDateTime } from '../platform/time.ts';
-import { fromCents, toCents } from '../platform/money.ts';
+import { type Cents, fromCents, minusCents, sumCents, toCents, ZERO_CENTS } from '../platform/money.ts';
 import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
 import { processorType } from '../repositories/invoice-settings.ts';
 import type { InvoiceAddress, InvoiceContent, InvoiceCustomerValue, InvoiceLineValue, ZeroCostTerms } from '../repositories/invoices.ts';
@@ -67,8 +68,8 @@ const addError = (errors: Errors, field: string, message: string): void => {
 const UNIT_TYPES = 'see GET /pay-int-api/line-items/unit-types';
 
 /** The calculation input of an invoice's stored (or settled) values under zero cost processing terms. */
-export function calcInputOf(values: { lines: readonly { unitPriceCents: number; quantity: number; discountPercentage: number }[];
-  shippingCents: number; taxPercentage: number; feesPercentage: number; discountPercentage: number }, terms: ZeroCostTerms): CalcInput {
+export function calcInputOf(values: { lines: readonly { unitPriceCents: Cents; quantity: number; discountPercentage: number }[];
+  shippingCents: Cents; taxPercentage: number; feesPercentage: number; discountPercentage: number }, terms: ZeroCostTerms): CalcInput {
   return {
     lines: values.lines.map((l) => ({ unitPriceCents: l.unitPriceCents, quantity: l.quantity, discountPercentage: l.discountPercentage })),
     shippingCents: values.shippingCents,
@@ -83,9 +84,9 @@ export function calcInputOf(values: { lines: readonly { unitPriceCents: number; 
 }
 
 /** The base amount (no surcharge, no cash discount): what totalAmount shows while the invoice is unpaid. */
-export function baseTotalCents(result: CalcResult): number {
+export function baseTotalCents(result: CalcResult): Cents {
   const ach = result.ach;
-  return ach.totalCents - ach.surchargeCents + ach.cashDiscountCents;
+  return sumCents(minusCents(ach.totalCents, ach.surchargeCents), ach.cashDiscountCents);
 }
 
 /** A customer record's address as an invoice address (the invoice's names: line1, line2). */
@@ -233,11 +234,11 @@ async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput
     contactId = (contacts.find((c) => Boolean(c.is_default_address)) ?? contacts[0])?.id;
     if (contactId === undefined) addError(errors, 'merchantContactInfoId', 'the merchant has no contact address to print on the invoice.');
   }
-  const processor = async (given: string | null | undefined, fallback: string | null, kind: 1 | 2, name: string): Promise<string | null> => {
+  const processor = async (given: string | null | undefined, fallback: string | null, kind: PaymentProcessorType, name: string): Promise<string | null> => {
     if (given === undefined || given === null) return fallback;
     const id = given.toLowerCase();
     if ((await processorType(db, merchantId, id)) !== kind) {
-      addError(errors, name, `names no ${kind === 1 ? 'card' : 'ACH (Eft)'} processor of this merchant.`);
+      addError(errors, name, `names no ${kind === PaymentProcessorType.CardProcessor ? 'card' : 'ACH (Eft)'} processor of this merchant.`);
     }
     return id;
   };
@@ -245,8 +246,8 @@ async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput
     customerId,
     customer: customerId !== null && !customerRecord ? {} : mergedCustomer(input.customer, customerRecord, errors),
     contactId: contactId ?? '',
-    cardProcessorId: await processor(input.cardPaymentProcessorId, settings.cardPaymentProcessorId, 1, 'cardPaymentProcessorId'),
-    achProcessorId: await processor(input.achPaymentProcessorId, settings.achPaymentProcessorId, 2, 'achPaymentProcessorId'),
+    cardProcessorId: await processor(input.cardPaymentProcessorId, settings.cardPaymentProcessorId, PaymentProcessorType.CardProcessor, 'cardPaymentProcessorId'),
+    achProcessorId: await processor(input.achPaymentProcessorId, settings.achPaymentProcessorId, PaymentProcessorType.Eft, 'achPaymentProcessorId'),
   };
 }
 
@@ -289,6 +290,6 @@ export async function settleContent(deps: Deps, merchantId: string, input: Invoi
     customerId: refs.customerId,
     customer: customerOf(refs.customer),
     achAllowFasterProcessing: input.achAllowFasterProcessing ?? null,
-    lines: lines.map((line, i) => ({ ...line, totalCents: result.lineTotalsCents[i] ?? 0 })),
+    lines: lines.map((line, i) => ({ ...line, totalCents: result.lineTotalsCents[i] ?? ZERO_CENTS })),
   };
 }

@@ -1,7 +1,9 @@
 // The invoice as a document: one view model, every text formatted once, that the PDF and the invoice page
 // both render, so the two cannot disagree (the bill-to and ship-to addresses with their state, the lines
 // with their descriptions, discounts as "0%", the same totals).
+import { InvoiceStatus as InvoiceStatuses } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
+import { formatUsd, toCents } from '../platform/money.ts';
 import { countryRef, stateRef } from './customers.ts';
 
 type Invoice = components['schemas']['Invoice'];
@@ -36,8 +38,8 @@ export interface InvoiceDocument {
 
 const STATUS_NAMES: Record<Invoice['status'], string> = { 1: 'Draft', 2: 'Due', 3: 'Past due', 4: 'Paid', 5: 'Cancelled' };
 
-/** US dollars as printed: $1,129.14 (a negative amount as -$5.00). */
-export const usd = (amount: number): string => amount.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+/** A wire amount of the invoice as printed by the one formatter: $1,129.14 (a negative amount as -$5.00). */
+const usd = (amount: number): string => formatUsd(toCents(amount));
 const percent = (value: number): string => `${value.toLocaleString('en-US', { maximumFractionDigits: 4 })}%`;
 const day = (date: string | null): string => (date === null ? '-' : date.slice(0, 10));
 const present = (lines: readonly (string | null | undefined)[]): string[] => lines.filter((l): l is string => typeof l === 'string' && l.trim() !== '');
@@ -60,7 +62,7 @@ export function invoiceDocument(invoice: Invoice, merchantName: string): Invoice
   const calc = invoice.invoiceCalculations;
   // Discount, tax and fees are the same for every payment type; the surcharge and cash discount are not.
   const base = calc.creditCard;
-  const open = invoice.status === 2 || invoice.status === 3;
+  const open = invoice.status === InvoiceStatuses.Due || invoice.status === InvoiceStatuses.PastDue;
   return {
     title: `Invoice ${invoice.number ?? ''}`.trim(),
     merchant: present([merchantName, contact.addressLine1, contact.addressLine2, cityLine(contact.city, contact.stateName, contact.zip), contact.email, contact.businessPhoneNumber]),

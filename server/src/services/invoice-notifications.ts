@@ -2,42 +2,40 @@
 // them, the operation whose path says e-mail takes a phone number and sends an SMS; the one whose path says
 // SMS takes an e-mail address and sends an e-mail: the channel follows the body. Each send is recorded in
 // the invoice's history, in the transaction that records the message.
-import { randomUUID } from 'node:crypto';
+import { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
 import { within, type Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
-import { fromCents } from '../platform/money.ts';
+import { formatUsd } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
-import { addHistory } from '../repositories/invoices.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { findMerchant } from '../repositories/merchants.ts';
 import { invoiceUrls } from './invoice-view.ts';
-import { findOrFail, History, permit } from './invoices.ts';
-import { notifierFor, type Channel } from './notifier.ts';
+import * as engine from './engine.ts';
+import { invoiceFamily, lockInvoice, permit } from './invoice-machine.ts';
+import type { Channel } from './notifier.ts';
 
+/** Each channel's operation (its history entry follows from the machine's row), body field and customer field. */
 const CHANNELS = {
-  sms: { channel: 2 as Channel, history: History.SmsNotificationSent, target: 'phoneNumber', customerField: 'mobilePhoneNumber' },
-  email: { channel: 1 as Channel, history: History.EmailNotificationSent, target: 'receiverEmail', customerField: 'email' },
+  sms: { channel: InvoiceNotificationType.Sms as Channel, trigger: 'sendInvoiceEmailNotification', target: 'phoneNumber', customerField: 'mobilePhoneNumber' },
+  email: { channel: InvoiceNotificationType.Email as Channel, trigger: 'sendInvoiceSmsNotification', target: 'receiverEmail', customerField: 'email' },
 } as const;
 
 type Kind = keyof typeof CHANNELS;
-
-const usd = (cents: number): string =>
-  fromCents(cents).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 
 function messageOf(kind: Kind, invoice: InvoiceRecord, merchantName: string, baseUrl: string): { subject: string | null; text: string } {
   const { fullUrl, shortUrl } = invoiceUrls(baseUrl, invoice);
   const number = invoice.number ?? '';
   const due = invoice.dueDate === null ? '' : ` due ${invoice.dueDate.slice(0, 10)}`;
   if (kind === 'sms') {
-    return { subject: null, text: `${merchantName}: invoice ${number} for ${usd(invoice.totalCents)}${due}. View and pay: ${shortUrl}` };
+    return { subject: null, text: `${merchantName}: invoice ${number} for ${formatUsd(invoice.totalCents)}${due}. View and pay: ${shortUrl}` };
   }
   return {
     subject: `Invoice ${number} from ${merchantName}`,
     text: [
       `Hello ${invoice.customer.firstName} ${invoice.customer.lastName},`,
       '',
-      `${merchantName} sent you invoice ${number} for ${usd(invoice.totalCents)}${due}.`,
+      `${merchantName} sent you invoice ${number} for ${formatUsd(invoice.totalCents)}${due}.`,
       `View and pay it here: ${fullUrl}`,
       ...(invoice.additionalNotes === '' ? [] : ['', invoice.additionalNotes]),
     ].join('\n'),
@@ -48,7 +46,8 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
   const spec = CHANNELS[kind];
   const now = deps.clock.now();
   await withTransaction(deps.db, async (tx) => {
-    const invoice = await findOrFail(within(deps, tx), merchantId, id);
+    const t = within(deps, tx);
+    const invoice = await lockInvoice(t, merchantId, id);
     if (!consent) {
       throw new ApiError('consent_required', {
         details: 'The customer must consent to the notification: send customerConsent true.',
@@ -56,7 +55,7 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
         entityId: invoice.id,
       });
     }
-    permit('notify', invoice, now);
+    permit(invoice, spec.trigger, now);
     const to = given ?? invoice.customer[spec.customerField];
     if (to === null) {
       throw new ApiError('notification_target_missing', {
@@ -67,11 +66,11 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
     }
     const merchant = await findMerchant(tx, merchantId);
     const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', deps.config.baseUrl);
-    const notificationId = await notifierFor(tx).send({
-      merchantId, invoiceId: invoice.id, channel: spec.channel, template: 1, to, subject, text, createdOn: iso(now),
+    const notificationId = await deps.instances.notifierFor(tx).send({
+      merchantId, invoiceId: invoice.id, channel: spec.channel, template: InvoiceNotificationTemplateType.InvoicePublished, to, subject, text, createdOn: iso(now),
     });
-    await addHistory(tx, randomUUID(), invoice.id, {
-      typeId: spec.history, notificationId, notificationTypeId: spec.channel, notificationTemplateTypeId: 1, notificationTarget: to, createdOn: iso(now),
+    await engine.transition(t, invoiceFamily, invoice, spec.trigger, now, {
+      history: { notificationId, notificationTypeId: spec.channel, notificationTemplateTypeId: InvoiceNotificationTemplateType.InvoicePublished, notificationTarget: to },
     });
   });
 }

@@ -2,13 +2,13 @@
 // (invoice-payments.ts, so every rule of submit and ach/submit holds here too), run once per form token
 // (its nonce is the idempotency key: a double submit pays once and answers as the first did), and what
 // the page shows afterwards (paid, or the processor's decline).
+import { InvoiceHistoryType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { within } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { once, requestHash } from '../platform/idempotency.ts';
 import { historyOf, type InvoiceRecord } from '../repositories/invoices.ts';
-import { History } from './invoices.ts';
 import { payByAch, payByCard } from './invoice-payments.ts';
 
 type Schemas = components['schemas'];
@@ -28,7 +28,7 @@ const OPERATION = { card: 'submitInvoiceCardPayment', ach: 'submitInvoiceAchPaym
 
 /** The decline the payment just recorded: the invoice's last PaymentFailed entry, read in the same transaction. */
 async function lastDecline(deps: Deps, invoiceId: string): Promise<string> {
-  const failed = (await historyOf(deps.db, invoiceId)).filter((e) => e.typeId === History.PaymentFailed).at(-1);
+  const failed = (await historyOf(deps.db, invoiceId)).filter((e) => e.typeId === InvoiceHistoryType.PaymentFailed).at(-1);
   if (!failed) return 'The payment was not accepted.';
   const code = failed.errorCode === null ? '' : ` (${failed.errorCode})`;
   return `${failed.errorMessage ?? 'The payment was not accepted.'}${code}`;

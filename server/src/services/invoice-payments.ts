@@ -5,15 +5,16 @@
 // A returned or failed ACH payment makes the invoice Due again (invoicePaymentFailed).
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { within } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
-import { fromCents, toCents } from '../platform/money.ts';
+import { type Cents, formatUsd, fromCents, toCents, wireText } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
-import { lockRow, withTransaction } from '../platform/transaction.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
-import * as paid from '../repositories/invoice-payments.ts';
+import { setCustomer } from '../repositories/invoice-payments.ts';
 import * as repo from '../repositories/invoices.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { findMerchant } from '../repositories/merchants.ts';
@@ -24,29 +25,28 @@ import { creditDebitTypeOf, panProblem, securityCodeProblem, cardTypeOf } from '
 import type { PaymentTypeCalc } from './invoice-calculations.ts';
 import { getSettings } from './invoice-settings.ts';
 import { calculationsOf, invoiceUrls } from './invoice-view.ts';
-import { findOrFail, History, permit, recordInvoiceEvent } from './invoices.ts';
-import { notifierFor } from './notifier.ts';
+import * as engine from './engine.ts';
+import { History, invoiceFamily, lockInvoice, permit } from './invoice-machine.ts';
 import { addBankAccount, addCard } from './payment-methods.ts';
-import { Creator, Type } from './payments.ts';
 
 type Schemas = components['schemas'];
 type PaymentResponse = Schemas['InvoicePaymentResponse'];
 
+type PaymentTrigger = 'submitInvoiceCardPayment' | 'submitInvoiceAchPayment';
+
 /** The invoice, locked for the payment, and permitted to be paid (400 invoice_not_open otherwise). */
-async function payable(t: Deps, tx: Knex.Transaction, merchantId: string, id: string): Promise<InvoiceRecord> {
-  const invoice = await findOrFail(t, merchantId, id);
-  await lockRow(tx, 'invoices', { id: invoice.id });
-  const locked = await findOrFail(t, merchantId, invoice.id);
-  permit('pay', locked, t.clock.now());
-  return locked;
+async function payable(t: Deps, merchantId: string, id: string, trigger: PaymentTrigger): Promise<InvoiceRecord> {
+  const invoice = await lockInvoice(t, merchantId, id);
+  permit(invoice, trigger, t.clock.now());
+  return invoice;
 }
 
 /** The total of the payment type; 400 invoice_amount_mismatch when the payer agreed to another amount. */
-function expected(calc: PaymentTypeCalc, totalAmount: number | undefined, kind: string): number {
+function expected(calc: PaymentTypeCalc, totalAmount: number | undefined, kind: string): Cents {
   if (totalAmount !== undefined && toCents(totalAmount) !== calc.totalCents) {
     throw new ApiError('invoice_amount_mismatch', {
-      details: `The ${kind} total of the invoice is ${fromCents(calc.totalCents).toFixed(2)}, not ${totalAmount.toFixed(2)}.`,
-      errors: { totalAmount: [`must be the invoice's ${kind} total, ${fromCents(calc.totalCents).toFixed(2)}`] },
+      details: `The ${kind} total of the invoice is ${wireText(calc.totalCents)}, not ${wireText(toCents(totalAmount))}.`,
+      errors: { totalAmount: [`must be the invoice's ${kind} total, ${wireText(calc.totalCents)}`] },
     });
   }
   return calc.totalCents;
@@ -69,41 +69,42 @@ async function customerOf(t: Deps, invoice: InvoiceRecord, now: string): Promise
       billingAddress: address(c.billingAddress), shippingAddress: c.useBillingAsShipping ? null : address(c.shippingAddress),
     },
   });
-  await paid.setCustomer(t.db, invoice.id, customerId);
+  await setCustomer(t.db, invoice.id, customerId);
   return { customerId, created: true };
 }
 
-const usd = (cents: number): string => fromCents(cents).toLocaleString('en-US', { style: 'currency', currency: 'USD' });
-
 /** The SMS after a payment (receipt, or failure) when the settings ask for it and the customer has a mobile number. */
-async function paymentSms(t: Deps, invoice: InvoiceRecord, approved: boolean, cents: number, now: string): Promise<void> {
+async function paymentSms(t: Deps, invoice: InvoiceRecord, approved: boolean, cents: Cents, now: string): Promise<void> {
   const settings = await getSettings(t, invoice.merchantId);
   const wanted = approved ? settings.isSmsNotificationAfterPaymentEnabled : settings.isSmsNotificationAfterPaymentFailedEnabled;
   const to = invoice.customer.mobilePhoneNumber;
   if (!wanted || to === null) return;
   const merchant = (await findMerchant(t.db, invoice.merchantId))?.company_name ?? 'Your merchant';
   const { shortUrl } = invoiceUrls(t.config.baseUrl, invoice);
-  const template = approved ? 2 : 3;
+  const template = approved ? InvoiceNotificationTemplateType.PaymentReceipt : InvoiceNotificationTemplateType.PaymentFailed;
   const text = approved
-    ? `${merchant}: payment of ${usd(cents)} received for invoice ${invoice.number ?? ''}. Thank you!`
+    ? `${merchant}: payment of ${formatUsd(cents)} received for invoice ${invoice.number ?? ''}. Thank you!`
     : `${merchant}: your payment for invoice ${invoice.number ?? ''} did not go through. Pay here: ${shortUrl}`;
-  const notificationId = await notifierFor(t.db).send({ merchantId: invoice.merchantId, invoiceId: invoice.id, channel: 2, template, to, subject: null, text, createdOn: now });
+  const notificationId = await t.instances.notifierFor(t.db).send({ merchantId: invoice.merchantId, invoiceId: invoice.id, channel: InvoiceNotificationType.Sms, template, to, subject: null, text, createdOn: now });
   await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
-    typeId: History.SmsNotificationSent, notificationId, notificationTypeId: 2, notificationTemplateTypeId: template, notificationTarget: to, createdOn: now,
+    typeId: History.SmsNotificationSent, notificationId, notificationTypeId: InvoiceNotificationType.Sms, notificationTemplateTypeId: template, notificationTarget: to, createdOn: now,
   });
 }
 
-/** Paid: the amounts of the payment type, the history entry, invoice.paid and the receipt. */
-async function settlePaid(t: Deps, invoice: InvoiceRecord, payment: TransactionRecord, calc: PaymentTypeCalc, useCardPrice: boolean | null, now: Date): Promise<void> {
+/** Paid (the trigger's row): the amounts of the payment type, the history entry and invoice.paid; then the receipt. */
+async function settlePaid(
+  t: Deps, invoice: InvoiceRecord, trigger: PaymentTrigger, payment: TransactionRecord, calc: PaymentTypeCalc, useCardPrice: boolean | null, now: Date,
+): Promise<void> {
   const at = iso(now);
-  const changed = await paid.markPaid(t.db, invoice.merchantId, invoice.id, {
-    paymentDate: at, paymentMethodTypeId: payment.paymentMethodTypeId, transactionId: payment.id, totalCents: calc.totalCents,
-    surchargeCents: calc.surchargeCents, surchargePercentage: calc.surchargePercentage, cashDiscountCents: calc.cashDiscountCents,
-    cashDiscountPercentage: calc.cashDiscountPercentage, useCardPrice,
-  }, at);
+  const changed = await engine.transition(t, invoiceFamily, invoice, trigger, now, {
+    payment: {
+      paymentDate: at, paymentMethodTypeId: payment.paymentMethodTypeId, markedAsPaid: false, transactionId: payment.id, totalCents: calc.totalCents,
+      surchargeCents: calc.surchargeCents, surchargePercentage: calc.surchargePercentage, cashDiscountCents: calc.cashDiscountCents,
+      cashDiscountPercentage: calc.cashDiscountPercentage, useCardPrice,
+    },
+    history: { transactionId: payment.id, paymentMethodTypeId: payment.paymentMethodTypeId },
+  });
   if (!changed) throw new ApiError('invoice_not_open', { entityId: invoice.id });
-  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, { typeId: History.Paid, transactionId: payment.id, paymentMethodTypeId: payment.paymentMethodTypeId, createdOn: at });
-  await recordInvoiceEvent(t, await findOrFail(t, invoice.merchantId, invoice.id), 'invoice.paid', now);
   await paymentSms(t, invoice, true, calc.totalCents, at);
 }
 
@@ -130,10 +131,10 @@ export async function payByCard(deps: Deps, merchantId: string, id: string, body
   return withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
     const now = t.clock.now();
-    const invoice = await payable(t, tx, merchantId, id);
+    const invoice = await payable(t, merchantId, id, 'submitInvoiceCardPayment');
     if (invoice.cardProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no card payment processor.', entityId: invoice.id });
     const { terms, result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
-    const debit = creditDebitTypeOf(pan) === 2;
+    const debit = creditDebitTypeOf(pan) === CreditDebitType.Debit;
     const calc = debit ? result.debitCard : result.creditCard;
     const cents = expected(calc, body.totalAmount, debit ? 'debit card' : 'credit card');
     const { record } = await createCard(t, merchantId, 'createCardSale', {
@@ -150,7 +151,7 @@ export async function payByCard(deps: Deps, merchantId: string, id: string, body
       await addCard(t, merchantId, customerId, { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear });
       saved = { paymentMethodCreated: true, customerInfoSaved: created };
     }
-    await settlePaid(t, invoice, record, calc, terms.optionId === 3 ? true : null, now);
+    await settlePaid(t, invoice, 'submitInvoiceCardPayment', record, calc, terms.optionId === ZeroCostProcessingOption.DualPricing ? true : null, now);
     return { success: true, ...saved };
   });
 }
@@ -163,13 +164,13 @@ export async function payByAch(deps: Deps, merchantId: string, id: string, body:
   return withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
     const now = t.clock.now();
-    const invoice = await payable(t, tx, merchantId, id);
+    const invoice = await payable(t, merchantId, id, 'submitInvoiceAchPayment');
     if (invoice.achProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no ACH payment processor.', entityId: invoice.id });
     const { result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
     const cents = result.ach.totalCents;
     const settings = await getSettings(t, merchantId);
     const record = await createAch(t, merchantId, {
-      amount: fromCents(cents), paymentProcessorId: invoice.achProcessorId, secCode: 3, requesterIPaddress: 'invoice-payment',
+      amount: fromCents(cents), paymentProcessorId: invoice.achProcessorId, secCode: SecCode.WEB, requesterIPaddress: 'invoice-payment',
       routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType,
       isFasterProcessing: invoice.achAllowFasterProcessing ?? settings.achAllowFasterProcessing,
     }, {
@@ -186,7 +187,7 @@ export async function payByAch(deps: Deps, merchantId: string, id: string, body:
       });
       saved = { paymentMethodCreated: true, customerInfoSaved: created };
     }
-    await settlePaid(t, invoice, record, result.ach, null, now);
+    await settlePaid(t, invoice, 'submitInvoiceAchPayment', record, result.ach, null, now);
     return { success: true, ...saved };
   });
 }

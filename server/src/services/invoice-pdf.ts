@@ -24,35 +24,43 @@ function toBuffer(doc: PDFKit.PDFDocument): Promise<Buffer> {
 
 /** Rendered documents kept, at most this many bytes in all (the least recently used go first). */
 const KEPT_BYTES = 16 * 1024 * 1024;
-const kept = new Map<string, Buffer>();
-let keptBytes = 0;
 
 /**
- * The invoice's PDF: rendered once for each content (the invoice as getInvoice returns it, with its derived
- * status, and the merchant's name) and kept: a render costs ~5 ms of CPU, and an invoice is downloaded again
- * and again (its page, its emails). `now` dates a document when it is first rendered; the same content later
- * gives the same bytes. The key is the whole content, so a kept document is never stale and never another's.
+ * The invoices' PDFs, each rendered once for each content (the invoice as getInvoice returns it, with its
+ * derived status, and the merchant's name) and kept: a render costs ~5 ms of CPU, and an invoice is downloaded
+ * again and again (its page, its emails). One per server, made at start (instances.ts).
  */
-export async function invoicePdf(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
-  const key = createHash('sha256').update(JSON.stringify([invoice, merchantName])).digest('hex');
-  const found = kept.get(key);
-  if (found) {
-    // Re-inserted: the map's order is the order of last use.
-    kept.delete(key);
-    kept.set(key, found);
-    return found;
-  }
-  const rendered = await renderInvoicePdf(invoice, merchantName, now);
-  if (rendered.length <= KEPT_BYTES) {
-    kept.set(key, rendered);
-    keptBytes += rendered.length;
-    for (const [oldest, buffer] of kept) {
-      if (keptBytes <= KEPT_BYTES) break;
-      kept.delete(oldest);
-      keptBytes -= buffer.length;
+export class InvoicePdfs {
+  private readonly kept = new Map<string, Buffer>();
+  private keptBytes = 0;
+
+  constructor(private readonly limitBytes = KEPT_BYTES) {}
+
+  /**
+   * The invoice's PDF. `now` dates a document when it is first rendered; the same content later gives the same
+   * bytes. The key is the whole content, so a kept document is never stale and never another's.
+   */
+  async of(invoice: Invoice, merchantName: string, now: Date): Promise<Buffer> {
+    const key = createHash('sha256').update(JSON.stringify([invoice, merchantName])).digest('hex');
+    const found = this.kept.get(key);
+    if (found) {
+      // Re-inserted: the map's order is the order of last use.
+      this.kept.delete(key);
+      this.kept.set(key, found);
+      return found;
     }
+    const rendered = await renderInvoicePdf(invoice, merchantName, now);
+    if (rendered.length <= this.limitBytes) {
+      this.kept.set(key, rendered);
+      this.keptBytes += rendered.length;
+      for (const [oldest, buffer] of this.kept) {
+        if (this.keptBytes <= this.limitBytes) break;
+        this.kept.delete(oldest);
+        this.keptBytes -= buffer.length;
+      }
+    }
+    return rendered;
   }
-  return rendered;
 }
 
 /** Renders the invoice (as getInvoice returns it) and the merchant's name; `now` dates the document. */

@@ -2,10 +2,11 @@
 // read or updated; updates change only the fields given (null clears a nullable setting); the processors
 // must be the merchant's, of the right kind. Also the defaults a new invoice takes from the settings.
 import type { Knex } from 'knex';
+import { PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { within, type Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
-import { toCents } from '../platform/money.ts';
+import { type Cents, toCents, ZERO_CENTS } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/invoice-settings.ts';
@@ -25,7 +26,7 @@ const INITIAL = {
   isFeesEnabled: false,
   feesPercentage: null,
   notes: '',
-  paymentMethodTypeId: 1,
+  paymentMethodTypeId: PaymentMethodType.Card,
   allowStaffToSetDiscountAndLineItemDiscount: false,
   allowManuallyEnterLineItems: true,
   isSmsNotificationAfterPaymentEnabled: false,
@@ -42,8 +43,8 @@ export async function getSettings(deps: Deps, merchantId: string): Promise<Invoi
   if (existing) return existing;
   await repo.insertSettings(db, merchantId, {
     ...INITIAL,
-    cardPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, 1),
-    achPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, 2),
+    cardPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, PaymentProcessorType.CardProcessor),
+    achPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, PaymentProcessorType.Eft),
   }, iso(deps.clock.now()));
   const created = await repo.findSettings(db, merchantId);
   if (!created) throw new Error(`the invoice settings of merchant ${merchantId} were not stored`);
@@ -103,7 +104,7 @@ export async function updateSettings(deps: Deps, merchantId: string, body: Invoi
 export interface InvoiceDefaults {
   taxPercentage: number;
   discountPercentage: number;
-  shippingCents: number;
+  shippingCents: Cents;
   feesPercentage: number;
   additionalNotes: string;
   cardPaymentProcessorId: string | null;
@@ -120,7 +121,7 @@ export function invoiceDefaults(settings: InvoiceSettings): InvoiceDefaults {
   return {
     taxPercentage: settings.taxPercentage ?? 0,
     discountPercentage: settings.isDiscountEnabled ? (settings.discountPercentage ?? 0) : 0,
-    shippingCents: settings.isShippingFeeEnabled ? (settings.shippingFeeCents ?? 0) : 0,
+    shippingCents: settings.isShippingFeeEnabled ? (settings.shippingFeeCents ?? ZERO_CENTS) : ZERO_CENTS,
     feesPercentage: settings.isFeesEnabled ? (settings.feesPercentage ?? 0) : 0,
     additionalNotes: settings.notes,
     cardPaymentProcessorId: settings.cardPaymentProcessorId,

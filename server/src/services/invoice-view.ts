@@ -1,39 +1,39 @@
 // The invoice as the API returns it (getInvoice, and the data of the invoice events): the stored record
 // with its lines, history, merchant contact address, customer and the calculations of each payment type.
+// Everything it shows is read first (invoiceViewData); the view is then made from that data alone.
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
+import { InvoiceHistoryType, InvoiceStatus as InvoiceStatuses, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { fromCents } from '../platform/money.ts';
-import { enumeration } from '../platform/spec-data.ts';
-import { findCustomer, type AddressValue } from '../repositories/customers.ts';
+import { enumeration, type EnumerationName } from '../platform/spec-data.ts';
+import { findCustomer, type AddressValue, type CustomerRecord } from '../repositories/customers.ts';
 import type { HistoryRecord, InvoiceAddress, InvoiceCustomerValue, InvoiceLineRecord, InvoiceRecord, ZeroCostTerms } from '../repositories/invoices.ts';
 import { historyOf, linesOf } from '../repositories/invoices.ts';
-import { contactInfosOf, findMerchant, merchantSettings } from '../repositories/merchants.ts';
+import { contactInfosOf, findMerchant, merchantSettings, type ContactInfoRow } from '../repositories/merchants.ts';
 import { calcInputOf } from './invoice-content.ts';
-import { calculateInvoice, type PaymentTypeCalc } from './invoice-calculations.ts';
+import { calculateInvoice, type CalcResult, type PaymentTypeCalc } from './invoice-calculations.ts';
 
 type Schemas = components['schemas'];
 export type InvoiceStatus = Schemas['InvoiceStatus'];
 
-/** InvoiceHistoryType ids this module uses. */
-const PAST_DUE = 10;
-const CLOSING_TYPES = new Set([6, 7, 8]);
+/** The history entries that close an invoice. */
+const CLOSING_TYPES: ReadonlySet<number> = new Set([InvoiceHistoryType.Cancelled, InvoiceHistoryType.MarkedAsPaid, InvoiceHistoryType.Paid]);
 
-/** The status a caller sees: a Due invoice whose due date has passed is PastDue (3). */
+/** The status a caller sees: a Due invoice whose due date has passed is PastDue. */
 export function effectiveStatus(record: Pick<InvoiceRecord, 'status' | 'dueDate'>, now: Date): InvoiceStatus {
-  if (record.status === 2 && record.dueDate !== null && record.dueDate < now.toISOString()) return 3;
+  if (record.status === InvoiceStatuses.Due && record.dueDate !== null && record.dueDate < now.toISOString()) return InvoiceStatuses.PastDue;
   return record.status;
 }
 
 /** The merchant's zero cost processing terms now (a draft's calculations use them; publication freezes them). */
 export async function merchantTerms(deps: Deps, merchantId: string): Promise<ZeroCostTerms> {
   const merchant = await findMerchant(deps.db, merchantId);
-  if (!merchant) return { optionId: 0, surchargeRate: null, cashDiscountRate: null, dualPricingRate: null };
+  if (!merchant) return { optionId: ZeroCostProcessingOption.None, surchargeRate: null, cashDiscountRate: null, dualPricingRate: null };
   const rates = merchantSettings(merchant);
   const option = merchant.zero_cost_processing_option_id;
   return {
-    optionId: option === 1 || option === 2 || option === 3 ? option : 0,
+    optionId: option === ZeroCostProcessingOption.Surcharge || option === ZeroCostProcessingOption.CashDiscount || option === ZeroCostProcessingOption.DualPricing ? option : ZeroCostProcessingOption.None,
     surchargeRate: rates.surchargeRate,
     cashDiscountRate: rates.cashDiscountRate,
     dualPricingRate: rates.dualPricingRate,
@@ -82,7 +82,7 @@ const lineOf = (line: InvoiceLineRecord): Schemas['InvoiceLineItem'] => ({
   totalAmount: fromCents(line.totalCents),
 });
 
-const nameOf = (enumName: string, id: number | null): string | null => (id === null ? null : (enumeration(enumName).get(id) ?? String(id)));
+const nameOf = (enumName: EnumerationName, id: number | null): string | null => (id === null ? null : (enumeration(enumName).get(id) ?? String(id)));
 
 const historyItemOf = (entry: HistoryRecord): Schemas['InvoiceHistoryItem'] => ({
   id: entry.id,
@@ -117,14 +117,14 @@ function namedUuid(name: string): string {
  */
 export function historyWithPastDue(record: InvoiceRecord, stored: readonly HistoryRecord[], now: Date): HistoryRecord[] {
   const entries = [...stored];
-  if (record.issueDate === null || record.dueDate === null || record.status === 1) return entries;
+  if (record.issueDate === null || record.dueDate === null || record.status === InvoiceStatuses.Draft) return entries;
   // Open until now, or until the entry that closed it (cancelled, marked as paid, paid).
   const closing = [...entries].reverse().find((e) => CLOSING_TYPES.has(e.typeId));
-  const openUntil = record.status === 2 ? now.toISOString() : (closing?.createdOn ?? record.paymentDate ?? now.toISOString());
+  const openUntil = record.status === InvoiceStatuses.Due ? now.toISOString() : (closing?.createdOn ?? record.paymentDate ?? now.toISOString());
   if (record.dueDate >= openUntil) return entries;
   const pastDue: HistoryRecord = {
     id: namedUuid(`invoice-past-due:${record.id}:${record.dueDate}`),
-    invoiceId: record.id, typeId: PAST_DUE, errorCode: null, errorMessage: null, notificationId: null, notificationTypeId: null,
+    invoiceId: record.id, typeId: InvoiceHistoryType.PastDue, errorCode: null, errorMessage: null, notificationId: null, notificationTypeId: null,
     notificationTemplateTypeId: null, notificationTarget: null, transactionId: null, paymentMethodTypeId: null, createdOn: record.dueDate,
   };
   const at = entries.findIndex((e) => e.createdOn > pastDue.createdOn);
@@ -162,9 +162,7 @@ const fromInvoiceAddress = (a: InvoiceAddress | null) => (a === null ? null : {
 });
 
 /** True when the invoice's customer differs from its linked customer record (false without one). */
-async function isCustomerUpdated(db: Knex, record: InvoiceRecord): Promise<boolean> {
-  if (record.customerId === null) return false;
-  const linked = await findCustomer(db, record.merchantId, record.customerId);
+function isCustomerUpdated(record: InvoiceRecord, linked: CustomerRecord | undefined): boolean {
   if (!linked) return false;
   const c = record.customer;
   const shipping = (useBilling: boolean, billing: string, shippingText: string): string => (useBilling ? billing : shippingText);
@@ -178,8 +176,7 @@ async function isCustomerUpdated(db: Knex, record: InvoiceRecord): Promise<boole
   return !same;
 }
 
-async function contactInfoOf(db: Knex, record: InvoiceRecord): Promise<Schemas['InvoiceMerchantContactInfo']> {
-  const contact = (await contactInfosOf(db, record.merchantId)).find((c) => c.id === record.merchantContactInfoId);
+function contactInfoOf(record: InvoiceRecord, contact: ContactInfoRow | undefined): Schemas['InvoiceMerchantContactInfo'] {
   if (!contact) throw new Error(`invoice ${record.id}: its contact address ${record.merchantContactInfoId} is gone`);
   return {
     addressLine1: contact.address_line1,
@@ -194,11 +191,41 @@ async function contactInfoOf(db: Knex, record: InvoiceRecord): Promise<Schemas['
   };
 }
 
-/** The full invoice record of the spec (Invoice), as it stands at `now` on the merchant's business clock. */
-export async function invoiceView(deps: Deps, record: InvoiceRecord, now: Date = deps.clock.now()): Promise<Schemas['Invoice']> {
+/** Everything the invoice's view shows besides the record: read before the view is made. */
+export interface InvoiceViewData {
+  readonly record: InvoiceRecord;
+  readonly lines: readonly InvoiceLineRecord[];
+  readonly calculations: CalcResult;
+  /** The merchant's contact address the invoice names (undefined: gone, which the view refuses). */
+  readonly contact: ContactInfoRow | undefined;
+  /** The customer record the invoice is linked to, if any is (still) there. */
+  readonly linkedCustomer: CustomerRecord | undefined;
+  readonly history: readonly HistoryRecord[];
+}
+
+/** Reads what the invoice's view shows. */
+export async function invoiceViewData(deps: Deps, record: InvoiceRecord): Promise<InvoiceViewData> {
   const { db } = deps;
   const lines = await linesOf(db, record.id);
   const { result } = await calculationsOf(deps, record, lines);
+  return {
+    record,
+    lines,
+    calculations: result,
+    contact: (await contactInfosOf(db, record.merchantId)).find((c) => c.id === record.merchantContactInfoId),
+    linkedCustomer: record.customerId === null ? undefined : await findCustomer(db, record.merchantId, record.customerId),
+    history: await historyOf(db, record.id),
+  };
+}
+
+/** The full invoice record of the spec (Invoice), as it stands at `now` on the merchant's business clock. */
+export async function invoiceView(deps: Deps, record: InvoiceRecord, now: Date = deps.clock.now()): Promise<Schemas['Invoice']> {
+  return invoiceOf(await invoiceViewData(deps, record), deps.config.baseUrl, now);
+}
+
+/** The Invoice of the spec made of its data (no reads): as it stands at `now`, its links under `baseUrl`. */
+export function invoiceOf(data: InvoiceViewData, baseUrl: string, now: Date): Schemas['Invoice'] {
+  const { record, lines, calculations: result } = data;
   const option = record.zeroCost?.optionId ?? null;
   return {
     id: record.id,
@@ -223,20 +250,20 @@ export async function invoiceView(deps: Deps, record: InvoiceRecord, now: Date =
     paymentMethodTypeId: record.paymentMethodTypeId,
     merchantId: record.merchantId,
     merchantContactInfoId: record.merchantContactInfoId,
-    merchantContactInfo: await contactInfoOf(db, record),
+    merchantContactInfo: contactInfoOf(record, data.contact),
     customerId: record.customerId,
     customer: customerOf(record.customer),
     lineItems: lines.map(lineOf),
-    isCustomerUpdated: await isCustomerUpdated(db, record),
+    isCustomerUpdated: isCustomerUpdated(record, data.linkedCustomer),
     isLineItemsUpdated: lines.some((l) => l.isModified),
-    ...invoiceUrls(deps.config.baseUrl, record),
+    ...invoiceUrls(baseUrl, record),
     markedAsPaid: record.markedAsPaid,
     transactionId: record.transactionId,
     achAllowFasterProcessing: record.achAllowFasterProcessing,
-    history: historyWithPastDue(record, await historyOf(db, record.id), now).map(historyItemOf),
+    history: historyWithPastDue(record, data.history, now).map(historyItemOf),
     zeroCostProcessingOptionId: option,
     // As the payment configuration names it: null for 0 None.
-    zeroCostProcessingOption: option === null || option === 0 ? null : nameOf('ZeroCostProcessingOption', option),
+    zeroCostProcessingOption: option === null || option === ZeroCostProcessingOption.None ? null : nameOf('ZeroCostProcessingOption', option),
     useCardPrice: record.useCardPrice,
     invoiceCalculations: { debitCard: paymentTypeOf(result.debitCard), creditCard: paymentTypeOf(result.creditCard), ach: paymentTypeOf(result.ach) },
   };

@@ -1,106 +1,36 @@
-// Invoice rules: the lifecycle (a table of which operation each status permits and where it leads), and the
-// operations on it: create, update, delete, publish, cancel, mark as paid, read, list, calculations.
-// Each change writes its history entry, and its event, in the transaction of the change.
+// Invoice rules: the operations of the lifecycle (create, update, delete, publish, cancel, mark as paid), each
+// through the spec's invoice machine run by the engine (invoice-machine.ts), and the reads: one invoice, the
+// list, calculations, the PDF and the public page.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
-import { invoiceStateMachine } from '../../../generated/state-machines.ts';
+import { PaymentMethodType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { within, type Deps } from '../platform/deps.ts';
-import { ApiError, invalid, notFound } from '../platform/errors.ts';
+import { invalid, notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
-import { recordEvent } from '../platform/outbox.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import { listInvoices as listPage, type InvoiceListFilter } from '../repositories/invoice-list.ts';
 import * as repo from '../repositories/invoices.ts';
 import { findMerchant } from '../repositories/merchants.ts';
-import type { InvoiceRecord, StoredStatus } from '../repositories/invoices.ts';
+import type { InvoiceContent, InvoiceRecord, Publication } from '../repositories/invoices.ts';
+import * as engine from './engine.ts';
 import { settleContent, type InvoiceInput } from './invoice-content.ts';
+import { invoiceFamily, lockInvoice, permit, Status, type NewInvoice } from './invoice-machine.ts';
 import { getSettings } from './invoice-settings.ts';
-import { invoicePdf } from './invoice-pdf.ts';
-import { calculationsOf, effectiveStatus, invoiceUrls, invoiceView, merchantTerms, type InvoiceStatus } from './invoice-view.ts';
+import { calculationsOf, effectiveStatus, invoiceUrls, invoiceView, merchantTerms } from './invoice-view.ts';
 
 type Schemas = components['schemas'];
 
-// ---- the lifecycle
+// ---- the lifecycle: the spec's invoice machine, run by the engine (invoice-machine.ts)
 
-/** InvoiceStatus: 1 Draft, 2 Due, 3 PastDue, 4 Paid, 5 Cancelled. */
-export const Status = { Draft: 1, Due: 2, PastDue: 3, Paid: 4, Cancelled: 5 } as const;
+export { History, Status } from './invoice-machine.ts';
 
-/** InvoiceHistoryType ids. */
-export const History = {
-  Created: 1, Updated: 2, Published: 3, EmailNotificationSent: 4, SmsNotificationSent: 5, Cancelled: 6, MarkedAsPaid: 7,
-  Paid: 8, PaymentFailed: 9, PastDue: 10, NotificationFailed: 11,
-} as const;
-
-export type Operation = 'update' | 'delete' | 'publish' | 'cancel' | 'markAsPaid' | 'pay' | 'notify' | 'downloadPdf';
-
-interface Transition {
-  /** The statuses (as the caller sees them, PastDue included) in which the operation is permitted. */
-  from: readonly InvoiceStatus[];
-  /** The stored status it leads to: `same` for none (the invoice stays), `removed` for a delete. */
-  to: StoredStatus | 'same' | 'removed';
-  /** The answer in any other status. */
-  refusal: 'invoice_not_draft' | 'invoice_not_open' | 'invoice_not_published';
-}
-
-/** The operation each lifecycle step is in the spec's invoice state machine (x-state-machine on InvoiceStatus). */
-const TRIGGERS: Readonly<Record<Operation, string>> = {
-  update: 'updateInvoice', delete: 'deleteInvoice', publish: 'publishInvoice', cancel: 'cancelInvoice', markAsPaid: 'markInvoiceAsPaid',
-  pay: 'submitInvoiceCardPayment', notify: 'sendInvoiceEmailNotification', downloadPdf: 'downloadInvoicePdf',
-};
-
-/** One step of the lifecycle, read from the generated table: where it is permitted, where it leads, its refusal. */
-function fromTable(operation: Operation): Transition {
-  const trigger = TRIGGERS[operation];
-  const rows = invoiceStateMachine.transitions.filter((r) => r.trigger === trigger && r.from !== null);
-  const first = rows[0];
-  if (!first) throw new Error(`the invoice state machine has no row for ${trigger}`);
-  const same = rows.every((r) => r.to === r.from);
-  const refusal = (invoiceStateMachine.refusal.errorCodes as Readonly<Record<string, string>>)[trigger];
-  if (refusal !== 'invoice_not_draft' && refusal !== 'invoice_not_open' && refusal !== 'invoice_not_published') {
-    throw new Error(`the invoice state machine gives ${trigger} no refusal errorCode this server knows`);
-  }
-  return {
-    from: rows.map((r) => r.from as InvoiceStatus),
-    to: same ? 'same' : (first.to as StoredStatus | 'removed'),
-    refusal,
-  };
-}
-
-/** operation -> permitted statuses -> next status, from the spec's table. Every other status answers the refusal and changes nothing. */
-export const LIFECYCLE: Readonly<Record<Operation, Transition>> = Object.fromEntries(
-  (Object.keys(TRIGGERS) as Operation[]).map((operation) => [operation, fromTable(operation)]),
-) as Record<Operation, Transition>;
-
-const STATUS_NAMES: Record<InvoiceStatus, string> = { 1: 'Draft', 2: 'Due', 3: 'PastDue', 4: 'Paid', 5: 'Cancelled' };
-
-/** Throws the operation's refusal unless the invoice's status permits it; returns the transition. */
-export function permit(operation: Operation, record: InvoiceRecord, now: Date): Transition {
-  const transition = LIFECYCLE[operation];
-  const status = effectiveStatus(record, now);
-  if (!transition.from.includes(status)) {
-    const allowed = transition.from.map((s) => STATUS_NAMES[s]).join(' or ');
-    throw new ApiError(transition.refusal, {
-      details: `The invoice is ${STATUS_NAMES[status]}: ${operation} needs an invoice that is ${allowed}.`,
-      entityId: record.id,
-    });
-  }
-  return transition;
-}
-
-/** The invoice of the merchant, or 404. */
-export async function findOrFail(deps: Deps, merchantId: string, id: string): Promise<InvoiceRecord> {
+/** The invoice of the merchant (not locked: a read), or 404. */
+export async function findOrFail(deps: Pick<Deps, 'db'>, merchantId: string, id: string): Promise<InvoiceRecord> {
   const record = await repo.findInvoice(deps.db, merchantId, id.toLowerCase());
   if (!record) throw notFound(id, 'invoice');
   return record;
-}
-
-/** A concurrent change got there first: answer as if it had come before (it did). */
-async function raced(deps: Deps, operation: Operation, merchantId: string, id: string, now: Date): Promise<never> {
-  permit(operation, await findOrFail(deps, merchantId, id), now);
-  throw new ApiError(LIFECYCLE[operation].refusal, { entityId: id });
 }
 
 // ---- codes and numbers
@@ -116,25 +46,17 @@ export const invoiceNumber = (sequence: number): string => `INV-${String(sequenc
 const DAY_MS = 24 * 3600 * 1000;
 
 // ---- operations
-// Each change runs in withTransaction; `t` is the same dependencies working in that transaction.
-
-/** Writes the invoice's event with the record as getInvoice shows it at `now`. */
-export async function recordInvoiceEvent(t: Deps, invoice: InvoiceRecord, type: 'invoice.created' | 'invoice.paid', now: Date): Promise<void> {
-  const data = await invoiceView(t, invoice, now);
-  await recordEvent(t.db, { merchantId: invoice.merchantId, type, data, occurredOn: iso(now) });
-}
+// Each change runs in withTransaction; `t` is the same dependencies working in that transaction. The invoice
+// is locked first; the engine checks its row, writes the change, its history entry and its event.
 
 /** The content of a create, update or publish body under the merchant's settings and current terms. */
 async function contentOf(t: Deps, merchantId: string, input: InvoiceInput) {
   return settleContent(t, merchantId, input, await getSettings(t, merchantId), await merchantTerms(t, merchantId));
 }
 
-async function insertDraft(tx: Knex.Transaction, t: Deps, merchantId: string, input: InvoiceInput, now: Date): Promise<string> {
-  const content = await contentOf(t, merchantId, input);
-  const id = randomUUID();
-  await repo.insertDraft(tx, { id, merchantId, shortCode: newShortCode(), content, now: iso(now) }, randomUUID);
-  await repo.addHistory(tx, randomUUID(), id, { typeId: History.Created, createdOn: iso(now) });
-  return id;
+/** A new draft of the body. */
+async function newInvoice(t: Deps, merchantId: string, input: InvoiceInput): Promise<NewInvoice> {
+  return { id: randomUUID(), merchantId, shortCode: newShortCode(), content: await contentOf(t, merchantId, input) };
 }
 
 /** Creates a draft; invoice.created is sent. */
@@ -142,9 +64,8 @@ export async function createInvoice(deps: Deps, merchantId: string, input: Invoi
   const now = deps.clock.now();
   return withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
-    const id = await insertDraft(tx, t, merchantId, input, now);
-    await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
-    return id;
+    const { record } = await engine.create(t, invoiceFamily, await newInvoice(t, merchantId, input), 'createInvoice', now, {});
+    return record.id;
   });
 }
 
@@ -153,22 +74,30 @@ export async function updateInvoice(deps: Deps, merchantId: string, id: string, 
   const now = deps.clock.now();
   await withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
-    const invoice = await findOrFail(t, merchantId, id);
-    permit('update', invoice, now);
-    const content = await contentOf(t, merchantId, input);
-    if (!(await repo.replaceDraftContent(tx, merchantId, invoice.id, content, iso(now), randomUUID))) await raced(t, 'update', merchantId, id, now);
-    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.Updated, createdOn: iso(now) });
+    const invoice = await lockInvoice(t, merchantId, id);
+    permit(invoice, 'updateInvoice', now);
+    await engine.transition(t, invoiceFamily, invoice, 'updateInvoice', now, { content: await contentOf(t, merchantId, input) });
   });
 }
 
 export async function deleteInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
   const now = deps.clock.now();
   await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const invoice = await findOrFail(t, merchantId, id);
-    permit('delete', invoice, now);
-    if (!(await repo.deleteDraft(tx, merchantId, invoice.id))) await raced(t, 'delete', merchantId, id, now);
+    const invoice = await lockInvoice({ db: tx }, merchantId, id);
+    permit(invoice, 'deleteInvoice', now);
+    await engine.transition({ db: tx }, invoiceFamily, invoice, 'deleteInvoice', now, {});
   });
+}
+
+/** What publishing at `now` fixes: the due date (the body's, or the settings' default), the number and the terms. */
+async function publicationOf(t: Deps, merchantId: string, content: InvoiceContent, now: Date): Promise<Publication> {
+  const issueDate = iso(now);
+  const settings = await getSettings(t, merchantId);
+  let dueDate = content.dueDate;
+  if (dueDate === null) dueDate = iso(new Date(now.getTime() + (settings.dueDateAfterDays ?? 0) * DAY_MS));
+  else if (dueDate < issueDate) throw invalid('dueDate', `must not be before the publication time (${issueDate}).`);
+  const sequence = await repo.nextInvoiceNumber(t.db, merchantId);
+  return { number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(t, merchantId) };
 }
 
 /**
@@ -177,45 +106,28 @@ export async function deleteInvoice(deps: Deps, merchantId: string, id: string):
  */
 export async function publishInvoice(deps: Deps, merchantId: string, input: InvoiceInput & { id?: string | null }): Promise<string> {
   const now = deps.clock.now();
-  const issueDate = iso(now);
   return withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
     const draftId = input.id ?? null;
-    let id: string;
     if (draftId === null) {
-      id = await insertDraft(tx, t, merchantId, input, now);
-    } else {
-      const draft = await findOrFail(t, merchantId, draftId);
-      permit('publish', draft, now);
-      id = draft.id;
-      const content = await contentOf(t, merchantId, input);
-      if (!(await repo.replaceDraftContent(tx, merchantId, id, content, issueDate, randomUUID))) await raced(t, 'publish', merchantId, id, now);
+      const fresh = await newInvoice(t, merchantId, input);
+      const publication = await publicationOf(t, merchantId, fresh.content, now);
+      return (await engine.create(t, invoiceFamily, fresh, 'publishInvoice', now, { publication })).record.id;
     }
-    const settings = await getSettings(t, merchantId);
-    let dueDate = (await findOrFail(t, merchantId, id)).dueDate;
-    if (dueDate === null) dueDate = iso(new Date(now.getTime() + (settings.dueDateAfterDays ?? 0) * DAY_MS));
-    else if (dueDate < issueDate) throw invalid('dueDate', `must not be before the publication time (${issueDate}).`);
-    const sequence = await repo.nextInvoiceNumber(tx, merchantId);
-    const published = await repo.publishDraft(tx, merchantId, id, {
-      number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(t, merchantId),
-    }, issueDate);
-    if (!published) await raced(t, 'publish', merchantId, id, now);
-    await repo.addHistory(tx, randomUUID(), id, { typeId: History.Published, createdOn: issueDate });
-    if (draftId === null) await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.created', now);
-    return id;
+    const draft = await lockInvoice(t, merchantId, draftId);
+    permit(draft, 'publishInvoice', now);
+    const content = await contentOf(t, merchantId, input);
+    await engine.transition(t, invoiceFamily, draft, 'publishInvoice', now, { content, publication: await publicationOf(t, merchantId, content, now) });
+    return draft.id;
   });
 }
 
 export async function cancelInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
   const now = deps.clock.now();
   await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const invoice = await findOrFail(t, merchantId, id);
-    const transition = permit('cancel', invoice, now);
-    if (!(await repo.changeStatus(tx, merchantId, invoice.id, invoice.status, { status: transition.to as StoredStatus }, iso(now)))) {
-      await raced(t, 'cancel', merchantId, id, now);
-    }
-    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.Cancelled, createdOn: iso(now) });
+    const invoice = await lockInvoice({ db: tx }, merchantId, id);
+    permit(invoice, 'cancelInvoice', now);
+    await engine.transition({ db: tx }, invoiceFamily, invoice, 'cancelInvoice', now, {});
   });
 }
 
@@ -223,18 +135,16 @@ export async function cancelInvoice(deps: Deps, merchantId: string, id: string):
  * Records a payment made outside the gateway: Paid, markedAsPaid, no transaction. The amounts stay the base
  * amounts (no surcharge or cash discount: the gateway charged nothing). invoice.paid is sent.
  */
-export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: string, paymentMethodTypeId: 1 | 2 | null): Promise<void> {
+export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: string, paymentMethodTypeId: PaymentMethodType | null): Promise<void> {
   const now = deps.clock.now();
   await withTransaction(deps.db, async (tx) => {
     const t = within(deps, tx);
-    const invoice = await findOrFail(t, merchantId, id);
-    const transition = permit('markAsPaid', invoice, now);
-    const changed = await repo.changeStatus(tx, merchantId, invoice.id, invoice.status, {
-      status: transition.to as StoredStatus, paymentDate: iso(now), paymentMethodTypeId, markedAsPaid: true, transactionId: null,
-    }, iso(now));
-    if (!changed) await raced(t, 'markAsPaid', merchantId, id, now);
-    await repo.addHistory(tx, randomUUID(), invoice.id, { typeId: History.MarkedAsPaid, paymentMethodTypeId, createdOn: iso(now) });
-    await recordInvoiceEvent(t, await findOrFail(t, merchantId, id), 'invoice.paid', now);
+    const invoice = await lockInvoice(t, merchantId, id);
+    permit(invoice, 'markInvoiceAsPaid', now);
+    await engine.transition(t, invoiceFamily, invoice, 'markInvoiceAsPaid', now, {
+      payment: { paymentDate: iso(now), paymentMethodTypeId, markedAsPaid: true, transactionId: null },
+      history: { paymentMethodTypeId },
+    });
   });
 }
 
@@ -246,10 +156,10 @@ export async function getInvoice(deps: Deps, merchantId: string, id: string): Pr
 export async function invoicePdfBase64(deps: Deps, merchantId: string, id: string): Promise<string> {
   const now = deps.clock.now();
   const invoice = await findOrFail(deps, merchantId, id);
-  permit('downloadPdf', invoice, now);
+  permit(invoice, 'downloadInvoicePdf', now);
   const merchant = await findMerchant(deps.db, merchantId);
   const view = await invoiceView(deps, invoice, now);
-  return (await invoicePdf(view, merchant?.company_name ?? '', now)).toString('base64');
+  return (await deps.instances.pdfs.of(view, merchant?.company_name ?? '', now)).toString('base64');
 }
 
 /** The credit card figures (the payment type that can carry a surcharge). */
@@ -269,7 +179,7 @@ export async function getCalculations(deps: Deps, merchantId: string, id: string
     discountAmount: fromCents(credit.discountCents),
     surchargeAmount: fromCents(credit.surchargeCents),
     // Null when the credit card price carries none: neither the surcharge nor the dual pricing option.
-    surchargePercentage: terms.optionId === 1 || terms.optionId === 3 ? credit.surchargePercentage : null,
+    surchargePercentage: terms.optionId === ZeroCostProcessingOption.Surcharge || terms.optionId === ZeroCostProcessingOption.DualPricing ? credit.surchargePercentage : null,
     totalAmount: fromCents(credit.totalCents),
   };
 }

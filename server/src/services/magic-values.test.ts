@@ -1,60 +1,61 @@
-// The sandbox's magic values as the server applies them equal the spec's tables (spec/description.md,
-// "Sandbox magic values"): every card number, amount and ACH account number listed there, read from the spec.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// The sandbox's magic values as the server applies them equal the contract's tables (generated/magic-values.ts,
+// from spec/data/magic-values.yaml): every card number, amount, postal code and ACH account number listed there.
 import { describe, expect, it } from 'vitest';
+import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { CHARGEBACK_CODES, sandboxOutcomeOf } from './ach.ts';
+import type { Cents } from '../platform/money.ts';
 import { magicAccountCode } from './bank-accounts.ts';
-import { issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
+import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { panMask } from './cards.ts';
 
-const description = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'spec', 'description.md'), 'utf8');
-const section = /^## Sandbox magic values[^\n]*\n([\s\S]*?)(?=^## )/m.exec(description)?.[1] ?? '';
-/** The data rows of the section's tables, as [first cell, the rest]. */
-const rows = section.split('\n').filter((line) => line.startsWith('| `')).map((line) => {
-  const cells = line.slice(1, -1).split('|').map((c) => c.trim());
-  return [cells[0] ?? '', cells.slice(1).join(' | ')] as const;
-});
-const codes = (text: string): string[] => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? '');
-const answer = (cents: number, cardCode: string | undefined): string =>
-  issuerAnswer({ cents, limitCents: null, expired: false, cardCode, sandbox: true, partialAllowed: true }).code;
+const { cards, amounts, limit, postalCodes, securityCode, achAccounts } = sandboxMagicValues;
+const answer = (cents: number, cardCode: string | undefined) =>
+  issuerAnswer({ cents: cents as Cents, limitCents: null, expired: false, cardCode, sandbox: true, partialAllowed: true });
 
-describe("the spec's sandbox magic values, as the server applies them", () => {
-  const cards = rows.filter(([first]) => /`\d{13,19}`/.test(first) && !first.startsWith('`99'));
-  const amounts = rows.filter(([first]) => /^`\d+\.\d\d`$/.test(first));
-  const accounts = rows.filter(([first]) => /^`99\d{10}`$/.test(first));
-
-  it('finds the tables', () => {
-    expect([cards.length, amounts.length, accounts.length].every((n) => n >= 4)).toBe(true);
+describe("the contract's sandbox magic values, as the server applies them", () => {
+  it('has the tables', () => {
+    expect([cards.values.length, amounts.values.length, achAccounts.values.length].every((n) => n >= 4)).toBe(true);
   });
 
-  it('gives every listed card number its outcome, entered or stored', () => {
-    for (const [first, outcome] of cards) {
-      // The outcome's response code is its first 3-digit code (`000` for the approving networks).
-      const expected = codes(outcome).find((c) => /^\d{3}$/.test(c));
-      expect(expected, outcome).toBeDefined();
-      for (const pan of codes(first)) {
-        expect(answer(10_000, magicCodeOfCard({ pan, panMask: panMask(pan) })), pan).toBe(expected);
-        expect(answer(10_000, magicCodeOfCard({ panMask: panMask(pan) })), `${pan} stored`).toBe(expected);
-      }
+  it('gives every listed card number its outcome, entered or stored, and its security code result', () => {
+    for (const card of cards.values) {
+      expect(answer(10_000, magicCodeOfCard({ pan: card.number, panMask: panMask(card.number) })).code, card.number).toBe(card.responseCode);
+      const stored = magicCodeOfCard({ panMask: panMask(card.number) });
+      expect(answer(10_000, stored).code, `${card.number} stored`).toBe(card.responseCode);
+      expect(cvvResultOf(true, stored), card.number).toBe(card.cvvResult ?? securityCode.given);
+      expect(cvvResultOf(false, stored), card.number).toBe(securityCode.notGiven);
     }
   });
 
-  it('gives every listed amount its outcome with an approving card', () => {
-    for (const [first, outcome] of amounts) {
-      const cents = Math.round(Number(codes(first)[0]) * 100);
-      expect(answer(cents, undefined), first).toBe(codes(outcome).find((c) => /^\d{3}$/.test(c)));
+  it('gives every listed amount its outcome (and approved amount) with an approving card', () => {
+    for (const amount of amounts.values) {
+      const got = answer(amount.cents, undefined);
+      expect(got.code, String(amount.amount)).toBe(amount.responseCode);
+      if (amount.approvedCents !== null) expect(got.approvedCents, String(amount.amount)).toBe(amount.approvedCents);
     }
   });
 
-  it('reads every listed ACH account number as its code (returned RNN, or 96: failed at submission)', () => {
-    for (const [first, outcome] of accounts) {
-      const number = codes(first)[0] ?? '';
-      const nn = number.slice(-2);
-      expect(magicAccountCode(number), number).toBe(nn);
-      // The outcome names the return code RNN, or the response code 0NN of a failure at submission.
-      const named = codes(outcome).find((c) => /^(R\d\d|\d{3})$/.test(c));
-      expect(named === `R${nn}` || named === `0${nn}`, `${number}: ${outcome}`).toBe(true);
+  it('answers the limit code above the merchant limit, before any magic value', () => {
+    const [magic] = amounts.values;
+    expect(issuerAnswer({ cents: magic.cents as Cents, limitCents: 100 as Cents, expired: false, cardCode: '005', sandbox: true, partialAllowed: true }).code).toBe(limit.responseCode);
+  });
+
+  it('gives every listed postal code its avsResult', () => {
+    for (const p of postalCodes.values) expect(avsResultOf({ line1: '1 Main St', postalCode: p.postalCode }), p.postalCode).toBe(p.avsResult);
+    expect(avsResultOf({ line1: '1 Main St', postalCode: '78701' })).toBe(postalCodes.otherwise.withLine1);
+    expect(avsResultOf({ postalCode: '78701' })).toBe(postalCodes.otherwise.withoutLine1);
+    expect(avsResultOf(undefined)).toBe(postalCodes.otherwise.noBillingAddress);
+  });
+
+  it('reads every listed ACH account number as its code and outcome (returned RNN with its status, or failed at submission)', () => {
+    for (const account of achAccounts.values) {
+      const code = magicAccountCode(account.accountNumber);
+      expect(code, account.accountNumber).toBe(account.code);
+      expect(sandboxOutcomeOf(code), account.accountNumber).toBe(account.returnCode ?? account.responseCode);
+      if (account.returnCode !== null) expect(CHARGEBACK_CODES.has(account.returnCode) ? 'ChargedBack' : 'Failed', account.accountNumber).toBe(account.statusName);
     }
+    // The family: every listed return code has its number; any other number is no magic account.
+    for (const returnCode of achAccounts.family.returnCodes) expect(sandboxOutcomeOf(magicAccountCode(`${achAccounts.family.prefix}${returnCode.slice(1)}`))).toBe(returnCode);
+    expect(magicAccountCode('000123456789')).toBeNull();
   });
 });

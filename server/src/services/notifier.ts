@@ -1,14 +1,15 @@
 // Delivery of messages to customers (e-mail, SMS) behind one interface. The sandbox implementation records
-// each message in the notifications table and delivers nothing; a real e-mail or SMS provider plugs in with
-// useNotifier() and implements the same send().
+// each message in the notifications table and delivers nothing; a real e-mail or SMS provider implements the
+// same send() and is plugged in at start (instances.ts: the server's `notifierFor`).
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
 import { insertNotification } from '../repositories/notifications.ts';
 
-/** InvoiceNotificationType: 1 Email, 2 Sms. */
-export type Channel = 1 | 2;
-/** InvoiceNotificationTemplateType: 1 InvoicePublished, 2 PaymentReceipt, 3 PaymentFailed. */
-export type TemplateType = 1 | 2 | 3;
+/** The channel of a message (InvoiceNotificationType). */
+export type Channel = InvoiceNotificationType;
+/** The message (InvoiceNotificationTemplateType). */
+export type TemplateType = InvoiceNotificationTemplateType;
 
 export interface NotificationMessage {
   merchantId: string;
@@ -52,14 +53,5 @@ export class SandboxNotifier implements Notifier {
 /** Makes the notifier of one database transaction. */
 export type NotifierFactory = (db: Knex) => Notifier;
 
-let factory: NotifierFactory = (db) => new SandboxNotifier(db);
-
-/** The notifier for a transaction: the sandbox one unless another was plugged in. */
-export const notifierFor = (db: Knex): Notifier => factory(db);
-
-/** Plugs in another notifier (a real provider); returns the previous factory. */
-export function useNotifier(next: NotifierFactory): NotifierFactory {
-  const previous = factory;
-  factory = next;
-  return previous;
-}
+/** The sandbox's notifier: the server's unless another is plugged in at start. */
+export const sandboxNotifier: NotifierFactory = (db) => new SandboxNotifier(db);

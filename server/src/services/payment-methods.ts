@@ -2,6 +2,7 @@
 // default), list, update, delete (a deleted default leaves none), and make one the default of its kind.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
 import { within, type Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
@@ -10,6 +11,9 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import * as methods from '../repositories/payment-methods.ts';
 import type { PaymentMethodChanges, StoredPaymentMethod } from '../repositories/payment-methods.ts';
+
+/** PaymentMethodType ids: 1 card, 2 bank account. */
+export { BANK_ACCOUNT, CARD } from '../repositories/payment-methods.ts';
 import { checkBankAccount, type BankAccountInput, type BankAccountToKeep } from './bank-accounts.ts';
 import { checkCard, isExpired, type CardInput, type CardToKeep } from './cards.ts';
 
@@ -121,11 +125,11 @@ export function checkUpdate(method: StoredPaymentMethod, update: PaymentMethodUp
   } else {
     for (const field of CARD_ONLY) if (update[field] !== undefined) add(field, 'applies to cards only; this payment method is a bank account');
     if (update.accountType !== undefined) {
-      if (update.accountType === 1 || update.accountType === 2) changes.accountTypeId = update.accountType;
+      if (update.accountType === AccountType.Checking || update.accountType === AccountType.Savings) changes.accountTypeId = update.accountType;
       else add('accountType', 'must be 1 (Checking) or 2 (Savings)');
     }
     if (update.accountHolderType !== undefined) {
-      if (update.accountHolderType === 1 || update.accountHolderType === 2) changes.accountHolderTypeId = update.accountHolderType;
+      if (update.accountHolderType === AccountHolderType.Business || update.accountHolderType === AccountHolderType.Personal) changes.accountHolderTypeId = update.accountHolderType;
       else add('accountHolderType', 'must be 1 (Business) or 2 (Personal)');
     }
   }

@@ -1,6 +1,7 @@
 // The sandbox controls: each merchant's clock (real time plus an offset that only grows) and its advance,
 // which runs everything that falls due up to the new time, and the forced network outcomes of simulate.
 import type { Knex } from 'knex';
+import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
@@ -11,9 +12,7 @@ import { countDueDeliveries } from '../repositories/webhook-deliveries.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { runDueForMerchant, noRuns } from '../worker/run-due.ts';
-import { AchStatus } from './ach.ts';
 import * as ach from './ach-network.ts';
-import { CardStatus } from './card.ts';
 import { settleBatch } from './card-network.ts';
 import { findOwn } from './payments.ts';
 import { transactionDetails } from './transaction-view.ts';
@@ -39,6 +38,8 @@ export async function advanceClock(deps: Deps, merchantId: string, seconds: numb
     const before = await repo.clockOffsetOf(tx, merchantId);
     const offsetMs = before + seconds * 1000;
     await repo.setClockOffset(tx, merchantId, offsetMs);
+    // The kept states carry the offset: every instance reads it again once this commits.
+    await deps.instances.keyStates.changed(tx, { merchantId });
     const wallNow = deps.wall.now();
     const from = offsetClock({ now: () => wallNow }, before).now();
     const until = offsetClock({ now: () => wallNow }, offsetMs).now();
@@ -53,22 +54,22 @@ type Outcome = Schemas['SandboxSimulateRequest']['outcome'];
 
 const notAllowed = (outcome: Outcome, record: TransactionRecord, status: string): ApiError =>
   new ApiError('simulation_not_allowed', {
-    details: `${outcome} does not apply to a ${record.paymentMethodTypeId === 1 ? 'card' : 'ACH'} transaction in status ${status}.`,
+    details: `${outcome} does not apply to a ${record.paymentMethodTypeId === PaymentMethodType.Card ? 'card' : 'ACH'} transaction in status ${status}.`,
     entityId: record.id,
   });
 
 /** Submits a Scheduled ACH transaction first (the network sees it before it settles, returns or fails it). */
 async function submitted(tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
-  if (record.statusId !== AchStatus.Scheduled) return record;
+  if (record.statusId !== AchTransactionStatus.Scheduled) return record;
   return ach.submit(tx, record, at, true);
 }
 
 async function simulateAch(tx: Knex, record: TransactionRecord, outcome: Outcome, returnCode: string | undefined, at: Date): Promise<TransactionRecord | undefined> {
-  const open = record.statusId === AchStatus.Scheduled || record.statusId === AchStatus.InProgress;
+  const open = record.statusId === AchTransactionStatus.Scheduled || record.statusId === AchTransactionStatus.InProgress;
   if (!open) return undefined;
   switch (outcome) {
     case 'submit':
-      return record.statusId === AchStatus.Scheduled ? ach.submit(tx, record, at, true) : undefined;
+      return record.statusId === AchTransactionStatus.Scheduled ? ach.submit(tx, record, at, true) : undefined;
     case 'settle': {
       const inProgress = await submitted(tx, record, at);
       return inProgress && ach.clear(tx, inProgress, at, true);
@@ -91,9 +92,9 @@ export async function simulate(deps: Deps, merchantId: string, id: string, body:
     const record = (await repo.lockTransaction(tx, merchantId, found.id)) ?? found;
     const at = deps.clock.now();
     let after: TransactionRecord | undefined;
-    if (record.paymentMethodTypeId === 2) {
+    if (record.paymentMethodTypeId === PaymentMethodType.ElectronicCheck) {
       after = await simulateAch(tx, record, body.outcome, body.returnCode, at);
-    } else if (body.outcome === 'settle' && record.statusId === CardStatus.Captured) {
+    } else if (body.outcome === 'settle' && record.statusId === CardTransactionStatus.Captured) {
       if ((await settleBatch(tx, merchantId, record.processorId, [record], at)) === 1) after = await repo.findTransaction(tx, merchantId, record.id);
     }
     if (!after) throw notAllowed(body.outcome, record, transactionDetails(record).status ?? String(record.statusId));

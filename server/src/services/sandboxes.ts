@@ -10,7 +10,7 @@ import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso, normalizeDateTime } from '../platform/time.ts';
-import { lockRow, withTransaction } from '../platform/transaction.ts';
+import { inSavepoint, lockRow, withTransaction } from '../platform/transaction.ts';
 import { lockMerchant } from '../repositories/sandboxes.ts';
 import { DELETE_STEPS, RESET_STEPS, removeBatch, removeMerchantRow } from '../repositories/merchant-records.ts';
 import { setUpMerchant } from '../repositories/merchant-setup.ts';
@@ -65,11 +65,10 @@ export const listSandboxes = (deps: Deps, partnerId: string, list: ListQuery): P
  * savepoint of it, so that a batch refused by a foreign key is undone alone and the next pass can run.
  */
 function batch<T>(db: Knex, merchantId: string, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
-  const locked = async (tx: Knex.Transaction): Promise<T> => {
+  return inSavepoint(db, async (tx) => {
     await lockMerchant(tx, merchantId);
     return work(tx);
-  };
-  return db.isTransaction ? (db as Knex.Transaction).transaction(locked) : withTransaction(db, locked);
+  });
 }
 
 /** Runs the steps' batches until each has nothing left; counts what went by kind. */
@@ -124,8 +123,19 @@ export async function removeMerchant(deps: Pick<Deps, 'db' | 'log'>, merchantId:
 export async function deleteSandbox(deps: Deps, partnerId: string, merchantId: string): Promise<void> {
   const found = await repo.findSandbox(deps.db, partnerId, merchantId);
   if (!found) throw notFound(merchantId, 'sandbox merchant');
-  await withTransaction(deps.db, (tx) => repo.markDeleting(tx, merchantId, iso(deps.wall.now())));
+  await markDeleting(deps, merchantId, iso(deps.wall.now()));
   await removeMerchant(deps, merchantId);
+}
+
+/**
+ * Marks the merchant as being deleted (an earlier mark stays) and announces it: once committed, its tokens
+ * answer 401 on every instance.
+ */
+async function markDeleting(deps: Pick<Deps, 'db' | 'instances'>, merchantId: string, now: string): Promise<void> {
+  await withTransaction(deps.db, async (tx) => {
+    await repo.markDeleting(tx, merchantId, now);
+    await deps.instances.keyStates.changed(tx, { merchantId });
+  });
 }
 
 const noneRemoved = (): Schemas['SandboxResetResult']['removed'] => ({
@@ -136,7 +146,10 @@ const noneRemoved = (): Schemas['SandboxResetResult']['removed'] => ({
 /** The merchant's records go, its clock returns to the present; its credentials, processors and addresses stay. */
 export async function resetSandbox(deps: Deps, merchantId: string): Promise<Schemas['SandboxResetResult']> {
   // The clock first: what the merchant does while its records go is already dated in the present.
-  await withTransaction(deps.db, (tx) => setClockOffset(tx, merchantId, 0));
+  await withTransaction(deps.db, async (tx) => {
+    await setClockOffset(tx, merchantId, 0);
+    await deps.instances.keyStates.changed(tx, { merchantId });
+  });
   const removed = noneRemoved();
   // The merchant's own requests go on during a reset: a row they add that breaks a batch is removed by another pass.
   await inPasses(deps, merchantId, async () => { await removeAll(deps, RESET_STEPS, merchantId, removed); });
@@ -144,11 +157,11 @@ export async function resetSandbox(deps: Deps, merchantId: string): Promise<Sche
 }
 
 /** The worker's sweep: deletes expired sandbox merchants and finishes interrupted deletions; returns how many went. */
-export async function sweepSandboxes(deps: Pick<Deps, 'db' | 'log' | 'wall'>, limit = 10): Promise<number> {
+export async function sweepSandboxes(deps: Pick<Deps, 'db' | 'log' | 'wall' | 'instances'>, limit = 10): Promise<number> {
   const wallNow = iso(deps.wall.now());
   let swept = 0;
   for (const merchantId of await repo.sweepable(deps.db, wallNow, limit)) {
-    await withTransaction(deps.db, (tx) => repo.markDeleting(tx, merchantId, wallNow));
+    await markDeleting(deps, merchantId, wallNow);
     await removeMerchant(deps, merchantId);
     swept += 1;
   }

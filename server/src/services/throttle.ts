@@ -25,7 +25,7 @@ export interface Attempt {
   readonly address: string;
 }
 
-export type ThrottleDeps = Pick<Deps, 'wall' | 'config'> & { readonly hashKey: Buffer; readonly throttleStore: ThrottleStore };
+export type ThrottleDeps = Pick<Deps, 'wall' | 'config' | 'instances'> & { readonly hashKey: Buffer; readonly throttleStore: ThrottleStore };
 
 /** Refused unchecked: too many failures; the caller may try again in `retryAfterSeconds`. */
 export class ThrottledError extends Error {
@@ -41,12 +41,21 @@ const keyOf = (hashKey: Buffer, ...parts: string[]): string =>
 
 /** How often (ms, wall clock) an instance removes counters whose window has passed. */
 const SWEEP_EVERY_MS = 60_000;
-const lastSweep = new WeakMap<ThrottleStore, number>();
+
+/** When this server last swept the throttle's counters: one per server, made at start (instances.ts). */
+export class ThrottleSweeps {
+  private last: number | undefined;
+
+  /** Whether a sweep is due at `now` (wall ms), and if so, that it is taken now; a clock moved back makes it due. */
+  take(now: number): boolean {
+    if (this.last !== undefined && now - this.last < SWEEP_EVERY_MS && now >= this.last) return false;
+    this.last = now;
+    return true;
+  }
+}
 
 async function sweepNow(deps: ThrottleDeps, now: number): Promise<void> {
-  const last = lastSweep.get(deps.throttleStore);
-  if (last !== undefined && now - last < SWEEP_EVERY_MS && now >= last) return;
-  lastSweep.set(deps.throttleStore, now);
+  if (!deps.instances.throttleSweeps.take(now)) return;
   await deps.throttleStore.sweep(now - deps.config.throttle.windowMs);
 }
 

@@ -1,7 +1,8 @@
 // Transactions as the wire shows them: the record of the status check and of the payment events
 // (TransactionDetails), and the results of card and ACH commands. Money leaves integer cents here.
+import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import { fromCents } from '../platform/money.ts';
+import { type Cents, fromCents } from '../platform/money.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 
@@ -20,7 +21,7 @@ const ACH_STATUS_NAMES = enumeration('AchTransactionStatus');
 export const typeName = (typeId: number): string => TYPE_NAMES.get(typeId) ?? String(typeId);
 
 export const statusName = (record: Pick<TransactionRecord, 'paymentMethodTypeId' | 'statusId'>): string =>
-  (record.paymentMethodTypeId === 1 ? CARD_STATUS_NAMES : ACH_STATUS_NAMES).get(record.statusId) ?? String(record.statusId);
+  (record.paymentMethodTypeId === PaymentMethodType.Card ? CARD_STATUS_NAMES : ACH_STATUS_NAMES).get(record.statusId) ?? String(record.statusId);
 
 const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   '000': 'Approved',
@@ -80,10 +81,10 @@ export interface CommandOutcome {
   typeId: number;
   responseCode: string;
   responseDescription: string;
-  requestedCents: number;
-  processedCents: number;
+  requestedCents: Cents;
+  processedCents: Cents;
   /** Null when the command was declined, failed or refused. */
-  approvedCents: number | null;
+  approvedCents: Cents | null;
   /** The security code result of this command (creations only). */
   cvvResult: string | null;
   avsResult: string | null;

@@ -3,14 +3,18 @@
 // webhook-timestamp, on the wall clock, and signature per attempt), records every attempt, and schedules the
 // next on the merchant's business clock (1 min, 5 min, 30 min, 2 h, 8 h, 24 h; Failed after the 7th).
 // Attempts run concurrently, so a slow receiver holds up only its own deliveries.
+import type { WebhookDeliveryTrigger } from '../../../generated/state-machines.ts';
 import { signWebhook } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
 import { postPinned } from '../platform/outbound-http.ts';
 import { findEvents, type StoredEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord } from '../repositories/webhook-deliveries.ts';
 import { endpointsById, type AnyEndpoint } from '../repositories/webhook-endpoints.ts';
+import { deliveryFamily, type DeliveryChange } from './delivery-machine.ts';
+import * as engine from './engine.ts';
 import { checkTarget } from './webhook-urls.ts';
 
 /** The delay before attempt n+1 after attempt n failed (n = 1..6), as the spec's retry table gives it. */
@@ -89,13 +93,25 @@ export async function send(deps: Sender, url: string, secret: string, messageId:
 export const envelope = (event: StoredEvent): string =>
   JSON.stringify({ id: event.id, type: event.type, timestamp: event.occurredOn, merchantId: event.merchantId, data: event.data });
 
-/** What a delivery becomes after an attempt at business time `at`. */
-export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 'triggerType'>, ok: boolean, at: Date): { status: repo.DeliveryStatus; attemptNumber: number; nextRetryAt: string | null } {
-  if (ok) return { status: 'Succeeded', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
+/** The trigger of the delivery machine an attempt at business time `at` is, and what it leaves the delivery with. */
+export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 'triggerType'>, ok: boolean, at: Date): { trigger: WebhookDeliveryTrigger } & DeliveryChange {
+  if (ok) return { trigger: 'attempt.succeeded', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
   const delay = RETRY_DELAYS_MS[delivery.attemptNumber - 1];
   // A manual retry makes one attempt; a scheduled delivery fails for good after the last of the table.
-  if (delivery.triggerType === 'Manual' || delay === undefined) return { status: 'Failed', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
-  return { status: 'Pending', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
+  if (delivery.triggerType === 'Manual' || delay === undefined) return { trigger: 'attempt.exhausted', attemptNumber: delivery.attemptNumber, nextRetryAt: null };
+  return { trigger: 'attempt.failed', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
+}
+
+/**
+ * Moves the delivery through its machine at `at`, in a transaction of its own: locked first, so a concurrent
+ * removal waits; a delivery removed meanwhile (its sandbox merchant deleted or reset while the attempt was in
+ * flight) changes nothing, and its attempt is dropped.
+ */
+async function move(db: Deps['db'], id: string, trigger: WebhookDeliveryTrigger, at: Date, changeOf: (locked: DeliveryRecord) => DeliveryChange): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const locked = await engine.lock({ db: tx }, deliveryFamily, { id });
+    if (locked) await engine.transition({ db: tx }, deliveryFamily, locked, trigger, at, changeOf(locked));
+  });
 }
 
 /** What claimed deliveries need for their attempts, read in two queries for the whole batch. */
@@ -114,15 +130,17 @@ export async function attemptDelivery(
   const target = endpoints.get(delivery.endpointId);
   const event = events.get(delivery.eventId);
   if (!target || target.deleted || !target.isActive || !event) {
-    // Inactive (or deleted) when the attempt falls due: Failed without an attempt; nothing is queued.
-    await repo.failWithoutAttempt(deps.db, delivery.id);
+    // Inactive (or deleted) when the attempt falls due: Failed without an attempt (its number is the last one
+    // made, 1 when none was); nothing is queued.
+    await move(deps.db, delivery.id, 'webhook.unavailable', at, (locked) => ({ attemptNumber: Math.max(1, locked.attemptNumber - 1), nextRetryAt: null }));
     return undefined;
   }
   const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));
-  await repo.recordAttempt(deps.db, {
-    deliveryId: delivery.id, attemptNumber: delivery.attemptNumber, attemptedOn: iso(at), responseStatusCode: outcome.statusCode,
-    durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt,
-  }, afterAttempt(delivery, outcome.ok, at), iso(at));
+  const { trigger, ...next } = afterAttempt(delivery, outcome.ok, at);
+  await move(deps.db, delivery.id, trigger, at, () => ({
+    ...next,
+    attempt: { attemptNumber: delivery.attemptNumber, responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt },
+  }));
   return outcome;
 }
 
@@ -141,11 +159,17 @@ export const attemptTimeOf = (deps: Pick<Deps, 'config'>, delivery: Pick<Deliver
  * deterministic entry for tests (runDue); the worker's delivery pump makes the same attempts without
  * waiting on receivers.
  */
+/** Claims up to `limit` of the merchant's deliveries due at or before `until` under a lease from `wallNow` (one transaction). */
+export function claimDeliveries(deps: Pick<Deps, 'db' | 'config'>, merchantId: string, until: Date, wallNow: Date, limit: number): Promise<DeliveryRecord[]> {
+  const lease = iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs));
+  return withTransaction(deps.db, (tx) => repo.claimDue(tx, merchantId, iso(until), iso(wallNow), lease, limit));
+}
+
 export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, merchantId: string, until: Date): Promise<number> {
   let attempts = 0;
   for (;;) {
     const wallNow = deps.wall.now();
-    const claimed = await repo.claimDue(deps.db, merchantId, iso(until), iso(wallNow), iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs)), 50);
+    const claimed = await claimDeliveries(deps, merchantId, until, wallNow, 50);
     if (claimed.length === 0) return attempts;
     const loaded = await attemptsOf(deps.db, claimed);
     const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, attemptTimeOf(deps, d, until), loaded)));

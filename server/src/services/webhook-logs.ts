@@ -2,6 +2,7 @@
 // header row, or JSON) of every matching entry, at most 10,000, streamed; a manual retry of a Failed
 // delivery (one attempt now, same webhook-id and body); and the test ping (signed, not logged).
 import { randomUUID } from 'node:crypto';
+import { webhookDeliveryStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
@@ -10,6 +11,8 @@ import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord, LogFilter } from '../repositories/webhook-deliveries.ts';
 import { endpointById, findEndpoint } from '../repositories/webhook-endpoints.ts';
+import { deliveryFamily } from './delivery-machine.ts';
+import * as engine from './engine.ts';
 import { attemptDelivery, send } from './webhook-delivery.ts';
 import { requirePermission } from './webhook-endpoints.ts';
 
@@ -64,19 +67,18 @@ export async function retryDelivery(deps: Deps, merchantId: string, id: string):
   await requirePermission(deps, merchantId);
   const failed = await repo.findDelivery(deps.db, merchantId, id.toLowerCase());
   if (!failed) throw notFound(id, 'delivery');
-  if (failed.status !== 'Failed') {
-    throw new ApiError('webhook_delivery_not_failed', { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
+  const now = deps.clock.now();
+  if (!engine.permits(deliveryFamily, failed, 'retryDelivery', now)) {
+    throw new ApiError(webhookDeliveryStateMachine.refusal.errorCodes.retryDelivery, { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
   }
   const endpoint = await endpointById(deps.db, failed.endpointId);
   if (!endpoint || endpoint.deleted || !endpoint.isActive) {
     throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: failed.id });
   }
-  const now = deps.clock.now();
-  const manualId = await repo.insertManual(deps.db, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType, at: iso(now) });
-  const manual = await repo.findDelivery(deps.db, merchantId, manualId);
-  if (!manual) throw new ApiError('internal_error');
+  const { record: manual } = await engine.create(deps, deliveryFamily, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType },
+    'retryDelivery', now, { attemptNumber: 1, nextRetryAt: null });
   await attemptDelivery(deps, manual, now);
-  const done = await repo.findDelivery(deps.db, merchantId, manualId);
+  const done = await repo.findDelivery(deps.db, merchantId, manual.id);
   if (!done) throw new ApiError('internal_error');
   return entryOf(done);
 }

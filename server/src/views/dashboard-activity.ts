@@ -1,13 +1,14 @@
 // The dashboard's pages of activity: the transactions list, one transaction with its status history, and the
 // events with their webhook deliveries, attempt by attempt, each Failed delivery with a Retry form.
+import { formatUsd } from '../platform/money.ts';
 import type { EventView, HistoryStep, Paged, TransactionSummary } from '../services/dashboard.ts';
-import { formatCents, formatTime, html } from './html.ts';
+import { formatTime, html } from './html.ts';
 import { notice, page, pager, postForm, type Frame } from './dashboard-layout.ts';
 
 export function transactionsPage(frame: Frame, list: Paged<TransactionSummary>): string {
   const rows = list.items.map((t) => html`<tr>
 <td><a href="/dashboard/transactions/${t.id}">${formatTime(t.createdOn)}</a></td><td>${t.method}</td><td>${t.type}</td>
-<td class="n">${formatCents(t.amountCents)}</td><td>${t.status}</td><td>${t.account}</td></tr>`);
+<td class="n">${formatUsd(t.amountCents)}</td><td>${t.status}</td><td>${t.account}</td></tr>`);
   return page(frame, 'Transactions', html`<p>${list.total} transactions, card and ACH, newest first. Open one for its status history.</p>
 <table><tr><th scope="col">Created</th><th scope="col">Method</th><th scope="col">Type</th><th scope="col" class="n">Amount</th><th scope="col">Status</th><th scope="col">Account</th></tr>
 ${rows}</table>
@@ -17,12 +18,12 @@ ${pager('/dashboard/transactions', list.page, list.pages, 'Transaction')}`);
 export function transactionPage(frame: Frame, t: TransactionSummary, history: HistoryStep[]): string {
   const steps = history.map((h) => html`<tr><td>${formatTime(h.at)}</td><td>${h.from ?? '(created)'}</td><td>${h.to}</td><td>${h.trigger}</td>
 <td>${h.responseCode}</td><td>${h.returnCode}</td></tr>`);
-  return page(frame, `${t.method} ${t.type} ${formatCents(t.amountCents)}`, html`<table>
+  return page(frame, `${t.method} ${t.type} ${formatUsd(t.amountCents)}`, html`<table>
 <tr><th scope="row">Transaction id</th><td>${t.id}</td></tr>
 <tr><th scope="row">Status</th><td id="status">${t.status}</td></tr>
-<tr><th scope="row">Amount</th><td>${formatCents(t.amountCents)}</td></tr>
-<tr><th scope="row">Processed</th><td>${formatCents(t.processedCents)}</td></tr>
-<tr><th scope="row">Refunded</th><td>${formatCents(t.refundedCents)}</td></tr>
+<tr><th scope="row">Amount</th><td>${formatUsd(t.amountCents)}</td></tr>
+<tr><th scope="row">Processed</th><td>${formatUsd(t.processedCents)}</td></tr>
+<tr><th scope="row">Refunded</th><td>${formatUsd(t.refundedCents)}</td></tr>
 <tr><th scope="row">Account</th><td>${t.account}</td></tr>
 <tr><th scope="row">Response</th><td>${t.responseCode} ${t.responseDescription}</td></tr>
 <tr><th scope="row">Created</th><td>${formatTime(t.createdOn)}</td></tr>

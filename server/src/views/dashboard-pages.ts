@@ -1,9 +1,9 @@
 // The dashboard's pages outside payments and webhooks: sign-in, overview, the clock with its advance form,
 // the invoices, and the error pages. Every value goes through the html tag (escaped).
 import type { components } from '../../../generated/types.ts';
-import { toCents } from '../platform/money.ts';
+import { formatUsd, toCents } from '../platform/money.ts';
 import { enumeration } from '../platform/spec-data.ts';
-import { formatCents, formatTime, html } from './html.ts';
+import { formatTime, html } from './html.ts';
 import { notice, page, pager, plainPage, postForm, type Frame } from './dashboard-layout.ts';
 
 type Schemas = components['schemas'];
@@ -65,7 +65,7 @@ ${postForm('/dashboard/clock/advance', frame.csrf, html`<label for="seconds">Sec
 
 export function invoicesPage(frame: Frame, list: { items: Schemas['InvoiceListItem'][]; total: number; page: number; pages: number }): string {
   const rows = list.items.map((i) => html`<tr>
-<td>${i.number ?? 'Draft'}</td><td>${i.customerName}</td><td class="n">${formatCents(toCents(i.totalAmount))}</td>
+<td>${i.number ?? 'Draft'}</td><td>${i.customerName}</td><td class="n">${formatUsd(toCents(i.totalAmount))}</td>
 <td>${INVOICE_STATUS.get(i.status) ?? String(i.status)}</td><td>${formatTime(i.dueDate)}</td>
 <td>${i.number === null ? html`<span class="muted">not published</span>` : html`<a href="/pay/invoices/${i.id}">Hosted page<span class="sr"> of invoice ${i.number}</span></a>`}</td></tr>`);
   return page(frame, 'Invoices', html`<p>${list.total} invoices, newest first.</p>

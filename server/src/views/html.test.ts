@@ -1,7 +1,7 @@
 // The one escape helper: every value is escaped wherever it lands (text, attribute, nested list), markup made
 // by the tag itself is kept, and money is formatted from integer cents without floating point.
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, formatCents, html } from './html.ts';
+import { escapeHtml, html } from './html.ts';
 
 const HOSTILE = [`<script>alert(1)</script>`, `"><img src=x onerror=alert(1)>`, `' onfocus='alert(1)`, '&lt;already&gt;', '</textarea><b>'];
 
@@ -21,9 +21,4 @@ describe('html', () => {
   it('escapes the ampersand first, so an entity in a value is shown as typed', () => {
     expect(escapeHtml('&amp;')).toBe('&amp;amp;');
   });
-});
-
-describe('formatCents', () => {
-  it.each([[0, '$0.00'], [5, '$0.05'], [100, '$1.00'], [123456, '$1,234.56'], [100000000, '$1,000,000.00'], [-2550, '-$25.50'], [29, '$0.29']])(
-    '%i cents is %s', (cents, text) => { expect(formatCents(cents)).toBe(text); });
 });

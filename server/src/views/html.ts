@@ -28,13 +28,5 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   return new Html(out);
 }
 
-/** Integer cents as dollars with thousands separators: 1234567 -> $12,345.67 (no floating point). */
-export function formatCents(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(Math.trunc(cents));
-  const dollars = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}$${dollars}.${String(abs % 100).padStart(2, '0')}`;
-}
-
 /** An ISO time as shown: date and time to the second, UTC. */
 export const formatTime = (text: string | null): string => (text === null ? '' : text.replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC').replace(/Z$/, ' UTC'));

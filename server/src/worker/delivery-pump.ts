@@ -3,9 +3,8 @@
 // never the engine (nor a sandbox clock advance, which only queues what fell due). Stopping it waits for
 // the attempts in flight.
 import type { Deps } from '../platform/deps.ts';
-import { iso } from '../platform/time.ts';
-import { claimDue, merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
-import { attemptDelivery, attemptsOf, attemptTimeOf } from '../services/webhook-delivery.ts';
+import { merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
+import { attemptDelivery, attemptsOf, attemptTimeOf, claimDeliveries } from '../services/webhook-delivery.ts';
 import { businessTimes } from './run-due.ts';
 
 export class DeliveryPump {
@@ -28,8 +27,7 @@ export class DeliveryPump {
     for (const merchantId of await merchantsWithDueDeliveries(this.deps.db, times.furthest)) {
       const room = this.maxInFlight - this.inFlight.size;
       if (room <= 0) break;
-      const lease = iso(new Date(wallNow.getTime() + this.deps.config.webhookLeaseMs));
-      const claimed = await claimDue(this.deps.db, merchantId, iso(times.of(merchantId)), iso(wallNow), lease, room);
+      const claimed = await claimDeliveries(this.deps, merchantId, times.of(merchantId), wallNow, room);
       const loaded = await attemptsOf(this.deps.db, claimed);
       for (const delivery of claimed) {
         const attempt = attemptDelivery(this.deps, delivery, attemptTimeOf(this.deps, delivery, times.of(merchantId)), loaded)

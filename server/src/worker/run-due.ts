@@ -4,6 +4,7 @@
 // (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
 // (PostgreSQL skips rows another instance holds), so each change and its event commit together, once.
 import type { Knex } from 'knex';
+import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { iso, offsetClock } from '../platform/time.ts';
@@ -24,12 +25,12 @@ export const noRuns = (): RunCounts => ({
 
 /** Runs the rows due at `at` (locked by the caller's transaction), the like ones together. */
 async function runAt(tx: Knex, merchantId: string, rows: readonly TransactionRecord[], at: Date, counts: RunCounts): Promise<void> {
-  const ach = await runDueAch(tx, rows.filter((r) => r.paymentMethodTypeId === 2), at);
+  const ach = await runDueAch(tx, rows.filter((r) => r.paymentMethodTypeId === PaymentMethodType.ElectronicCheck), at);
   counts.achSubmitted += ach.submitted;
   counts.achFailed += ach.failed;
   counts.achSettled += ach.settled;
   counts.achReturned += ach.returned;
-  const cards = rows.filter((r) => r.paymentMethodTypeId === 1);
+  const cards = rows.filter((r) => r.paymentMethodTypeId === PaymentMethodType.Card);
   const batches = new Map<string, TransactionRecord[]>();
   for (const row of cards.filter(isSettleDue)) batches.set(row.processorId, [...(batches.get(row.processorId) ?? []), row]);
   for (const [processorId, records] of batches) {

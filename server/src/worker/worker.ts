@@ -4,6 +4,7 @@
 // finish and starts no other.
 import { isPostgres } from '../db/knex.ts';
 import type { Deps } from '../platform/deps.ts';
+import { optimize } from '../repositories/maintenance.ts';
 import { sweepSandboxes } from '../services/sandboxes.ts';
 import { DeliveryPump } from './delivery-pump.ts';
 import { runNetworkDue } from './run-due.ts';
@@ -51,7 +52,7 @@ export class Worker {
   private readonly maintenance: Loop | undefined;
   private readonly sweep: Loop;
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>, intervalMs: number, deliveryIntervalMs = intervalMs, sweepIntervalMs = SWEEP_INTERVAL_MS) {
+  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost' | 'instances'>, intervalMs: number, deliveryIntervalMs = intervalMs, sweepIntervalMs = SWEEP_INTERVAL_MS) {
     this.pump = new DeliveryPump(deps);
     this.network = new Loop(() => this.guard(async () => {
       const counts = await runNetworkDue(this.deps, this.deps.wall.now());
@@ -63,12 +64,10 @@ export class Worker {
       const swept = await sweepSandboxes(this.deps);
       if (swept > 0) this.deps.log.info({ swept }, 'worker deleted expired sandbox merchants');
     }), sweepIntervalMs);
-    // SQLite keeps no planner statistics unless asked: without them a search through the customers' trigram
-    // index was planned as a scan of the merchant's every customer (9 ms instead of 0.8 at 100,000). SQLite's
-    // advice for long-lived connections: PRAGMA optimize now and then (cheap when little changed).
-    // PostgreSQL's autovacuum analyzes by itself.
+    // SQLite keeps no planner statistics unless asked (repositories/maintenance.ts); PostgreSQL's autovacuum
+    // analyzes by itself.
     this.maintenance = isPostgres(deps.db) ? undefined
-      : new Loop(() => this.guard(async () => { await this.deps.db.raw('PRAGMA optimize'); }), OPTIMIZE_INTERVAL_MS);
+      : new Loop(() => this.guard(async () => { await optimize(this.deps.db); }), OPTIMIZE_INTERVAL_MS);
   }
 
   private async guard(task: () => Promise<void>): Promise<void> {

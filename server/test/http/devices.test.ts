@@ -62,7 +62,7 @@ describe.each(engines())('devices (%s)', (engine) => {
       const id = String(claims.sub);
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       // Signed by the gateway: the server's key verifies it; a changed payload does not.
-      const deps: Deps = { db: s.db, log: createLogger('silent'), config: s.config, clock: s.clock, wall: s.clock };
+      const deps: Deps = { db: s.db, log: createLogger('silent'), config: s.config, clock: s.clock, wall: s.clock, instances: s.instances };
       await expect(verifyToken(deps, token.jwtToken)).resolves.toMatchObject({ sub: id });
       const [head, , signature] = token.jwtToken.split('.');
       const forged = `${String(head)}.${Buffer.from(JSON.stringify({ ...claims, merchant_id: merchantId(1) })).toString('base64url')}.${String(signature)}`;

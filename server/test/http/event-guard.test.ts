@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventContractError, recordEvent, type OutboxEvent } from '../../src/platform/outbox.ts';
 import { transaction } from '../../src/platform/transaction.ts';
 import { engines, startServer, type TestServer } from '../harness.ts';
-import { snapshot } from './db-snapshot.ts';
+import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
 import { cardBody, paymentCalls, transactionEvents } from './payment-helpers.ts';
 
 describe.each(engines())('the event guard (%s)', (engine) => {

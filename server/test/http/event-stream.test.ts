@@ -1,7 +1,8 @@
 // The sandbox event stream over real HTTP (server-sent events): each new event once, in order, as the webhook
 // envelope; the types filter; tenancy (a merchant, a partner naming one); resume by Last-Event-ID without a
 // loss or a repeat; the 400s before the stream; polling that stops when the client goes; on PostgreSQL, an
-// event committed late by a slower transaction is not skipped; production answers 404.
+// event committed late by a slower transaction is not skipped, and one committed before the stream opened is not sent
+// while an older transaction holds the settled position back; production answers 404.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -159,6 +160,26 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     expect(again.messages.map((m) => m.data.data.transactionId)).toEqual([missed]);
   });
 
+  // Another connection's short transaction (another tenant's request, the worker) holds the settled position behind
+  // the merchant's newest event; the opening waits for it, so the start it names is still that newest event.
+  it.runIf(engine === 'postgres')("names the merchant's newest event as its start while another tenant's transaction briefly runs", async () => {
+    const data = { clientId: 'pgw_ck_other', name: 'other tenant', isActive: true, lastUsedAt: null, createdOn: new Date().toISOString() } as never;
+    const other = await s.db.transaction();
+    try {
+      await recordEvent(other, { merchantId: s.merchantId(1), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
+      const newest = await sale(h0);
+      const [latest] = await s.db('outbox_events').where({ merchant_id: s.merchantId(0) }).orderBy('stream_seq', 'desc').limit(1).select<{ id: string; payload: string }[]>('id', 'payload');
+      expect(JSON.parse(latest?.payload ?? '{}')).toMatchObject({ transactionId: newest });
+      setTimeout(() => { void other.commit(); }, 300);
+      const st = await openStream(h0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(st.startIds).toEqual([latest?.id]);
+      st.close();
+    } finally {
+      if (!other.isCompleted()) await other.rollback();
+    }
+  });
+
   it('refuses, before streaming: an unknown type, a Last-Event-ID of another merchant or of nothing, no token', async () => {
     const unknownType = await request(s.app).get('/sandbox/v1/events/stream?types=payment.card.nope').set(h0);
     expect(unknownType.status).toBe(400);
@@ -211,6 +232,32 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     await st.waitFor(2);
     await new Promise((r) => setTimeout(r, 300));
     expect(st.messages.map((m) => m.id)).toEqual([late, early]);
+  });
+
+  // A long-lived database is never idle: another connection's transaction (another tenant's request, the worker,
+  // a second instance) holds the oldest running transaction back, and every event committed since then is not yet
+  // "settled" when a stream opens. Those events happened before the stream opened and must not be sent.
+  it.runIf(engine === 'postgres')('sends nothing committed before it opened while an older transaction still runs (a busy merchant, a moved clock)', async () => {
+    const blocker = await s.db.transaction();
+    try {
+      // Its own event commits after the stream opened: that one is the stream's, and comes first (older transaction).
+      const data = { clientId: 'pgw_ck_inflight', name: 'in flight', isActive: true, lastUsedAt: null, createdOn: new Date().toISOString() } as never;
+      const inFlight = await recordEvent(blocker, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
+      // Concurrent writers of the merchant's history, and a clock advance that commits its own work, all before the stream opens.
+      const history = await Promise.all([sale(h0), sale(h0, '4000000000000002'), sale(h0), sale(h0)]);
+      expect((await request(s.app).post('/sandbox/v1/clock/advance').set(h0).send({ seconds: 2 * 86_400 })).status).toBe(200);
+      history.push(await sale(h0));
+      const st = await openStream(h0);
+      await new Promise((r) => setTimeout(r, 300));
+      await blocker.commit();
+      const mine = await sale(h0);
+      await st.waitFor(2);
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(st.messages.map((m) => m.data.data.transactionId ?? m.id)).toEqual([inFlight, mine]);
+      expect(st.messages.some((m) => history.includes(String(m.data.data.transactionId)))).toBe(false);
+    } finally {
+      if (!blocker.isCompleted()) await blocker.rollback();
+    }
   });
 });
 

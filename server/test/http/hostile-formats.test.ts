@@ -6,7 +6,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSpec } from '../../../generated/spec.ts';
 import { engines, startServer, type TestServer } from '../harness.ts';
-import { rawRequest, snapshot } from './db-snapshot.ts';
+import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
+import { rawRequest } from './raw-request.ts';
 import { INVOICES, invoiceBody } from './invoice-helpers.ts';
 import { ACH, achDebitBody } from './payment-helpers.ts';
 

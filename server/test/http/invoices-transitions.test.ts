@@ -3,6 +3,7 @@
 // its errorCode and nothing changed), and tenancy, on both engines.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvoiceStatus } from '../../../generated/enums.ts';
 import { invoiceStateMachine } from '../../../generated/state-machines.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { INVOICES, daysFrom, invoiceBody, invoiceCalls, eventsOf, errorOf } from './invoice-helpers.ts';
@@ -49,7 +50,7 @@ describe.each(engines())('invoice transitions (%s)', (engine) => {
   describe('the lifecycle table (the spec\'s invoice state machine)', () => {
     type Status = 'Draft' | 'Due' | 'PastDue' | 'Paid' | 'Cancelled';
     const STATUSES: Status[] = ['Draft', 'Due', 'PastDue', 'Paid', 'Cancelled'];
-    const NUMBERS: Record<Status, number> = { Draft: 1, Due: 2, PastDue: 3, Paid: 4, Cancelled: 5 };
+    const NUMBERS: Record<Status, number> = InvoiceStatus;
     const card = { totalAmount: 100, accountNumber: '4111111111111111', expirationYear: 2030, expirationMonth: 12, billingCountryId: 1 };
     const ach = {
       routingNumber: '021000021', accountNumber: '1234567890', accountType: 1, accountHolderType: 2, firstName: 'Jane', lastName: 'Doe',

@@ -117,7 +117,7 @@ describe.each(engines())('API keys belong to one environment (%s)', (engine) => 
   });
 
   it('refuses a production key at the sandbox dashboard sign-in, as a wrong secret', async () => {
-    const deps = { db: sandbox.db, wall: sandbox.clock, config: sandbox.config, throttleStore: memoryStore(), hashKey: randomBytes(32) };
+    const deps = { db: sandbox.db, wall: sandbox.clock, config: sandbox.config, throttleStore: memoryStore(), hashKey: randomBytes(32), instances: sandbox.instances };
     for (const key of productionKeys) {
       await expect(signIn(deps, key.clientId, key.clientSecret, '127.0.0.1')).rejects.toThrow(SignInError);
       await expect(signIn(deps, key.clientId, key.clientSecret, '127.0.0.1')).rejects.toThrow(/not correct/);

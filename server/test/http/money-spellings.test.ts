@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiSpec } from '../../../generated/spec.ts';
 import { engines, startServer, type TestServer } from '../harness.ts';
-import { snapshot } from './db-snapshot.ts';
+import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
 import { INVOICES, invoiceBody, manualLine } from './invoice-helpers.ts';
 import { ACH, CARD, achCreditBody, achDebitBody, card, cardBody, paymentCalls } from './payment-helpers.ts';
 

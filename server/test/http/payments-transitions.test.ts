@@ -5,13 +5,16 @@
 // answers 400 simulation_not_allowed and changes nothing.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '../../../generated/enums.ts';
 import { achStateMachine, cardStateMachine } from '../../../generated/state-machines.ts';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { achCreditBody, achDebitBody, cardBody, paymentCalls, transactionEvents, type Details, type Headers } from './payment-helpers.ts';
 
-const ACH_STATUS = { Scheduled: 21, Cancelled: 22, ChargedBack: 23, InProgress: 24, Settled: 25, Held: 26, Failed: 27, Refunded: 28 } as const;
-const CARD_STATUS = { Authorized: 1, PartiallyAuthorized: 2, Captured: 3, Settled: 4, Voided: 5, Expired: 6, Refunded: 7, Declined: 8, Failed: 9 } as const;
-const TYPE = { Authorization: 1, Sale: 2, RefundWORef: 7, AchDebit: 11, AchRefund: 12 } as const;
+const ACH_STATUS = AchTransactionStatus;
+// Every card status but Pending, which no row of the table reaches.
+const { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed } = CardTransactionStatus;
+const CARD_STATUS = { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed } as const;
+const TYPE = TransactionType;
 
 /** The command of each operation trigger: the path segment after the id. */
 const ACH_COMMANDS: Record<string, 'hold' | 'unhold' | 'void' | 'refund'> = {

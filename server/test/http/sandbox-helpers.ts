@@ -51,9 +51,9 @@ export async function secondPartner(s: TestServer, name = 'Other Partner'): Prom
 }
 
 /** The worker's dependencies on the test server (its moved clock; its log lines kept in `lines` when given). */
-export function workerDeps(s: TestServer, lines: string[] = []): Pick<Deps, 'db' | 'config' | 'wall' | 'log'> {
+export function workerDeps(s: TestServer, lines: string[] = []): Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'instances'> {
   const sink = new Writable({ write(chunk: Buffer, _encoding, done) { lines.push(chunk.toString('utf8')); done(); } });
-  return { db: s.db, config: s.config, wall: s.clock, log: createLogger('info', sink) };
+  return { db: s.db, config: s.config, wall: s.clock, log: createLogger('info', sink), instances: s.instances };
 }
 
 async function ok(res: Promise<request.Response>): Promise<Record<string, unknown>> {

@@ -8,7 +8,7 @@ import type { App } from '../../src/app.ts';
 import { removeMerchant, sweepSandboxes } from '../../src/services/sandboxes.ts';
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { engines, fieldsOf, secondInstance, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { merchantRowCounts, snapshotOthers } from './db-snapshot.ts';
+import { merchantRowCounts, snapshotOthers } from '../../../scripts/lib/db-snapshot.ts';
 import { customer } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
 import { bearer, createSandbox, fill, holdingReceiver, SANDBOXES, startReceiver, tokenOf, workerDeps } from './sandbox-helpers.ts';

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMIT } from '../../src/services/sandboxes.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { snapshot } from './db-snapshot.ts';
+import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
 import { customer, invoiceBody } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
 import { createSandbox, SANDBOXES, secondPartner, type Created } from './sandbox-helpers.ts';

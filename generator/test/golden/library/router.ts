@@ -2,8 +2,8 @@
 // The Express router: routes, validation and dispatch to the handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouterFromRoutes } from './runtime/router-runtime.ts';
-import type { ApiRouter, OperationInput, OperationResult, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
-import type * as op from './operations.ts';
+import type { ApiRouter, Dispatch, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
+import type { HandlerTypes, OperationId } from './operations.ts';
 import { routes } from './operations.ts';
 import type { Handlers } from './handlers.ts';
 import { apiSpec } from './spec.ts';
@@ -12,7 +12,7 @@ export interface ApiRouterOptions<Ctx> {
   /** The implementation of every operation. */
   handlers: Handlers<Ctx>;
   /** Builds the handler context before the request is parsed and validated (authenticate here; throw to refuse). */
-  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>;
+  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition<OperationId>) => Ctx | Promise<Ctx>;
   /** Validate every response against the document (default true). */
   validateResponses?: boolean;
   /** Largest accepted request body (default `1mb`). */
@@ -28,19 +28,15 @@ export function requestContext(req: IncomingMessage, res: ServerResponse, route:
 /** or a Node request handler given a `next` (an unknown path reaches `next` as a 404 problem). */
 export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter {
   const h = options.handlers;
-  // Validation has checked each input against its operation before the handler sees it.
-  const dispatch = (operationId: string, input: OperationInput, context: Ctx): Promise<OperationResult> =>
-    {
-      switch (operationId) {
-        case 'searchBooks': return h.books.searchBooks(input as unknown as op.SearchBooksInput, context);
-        case 'addBook': return h.books.addBook(input as unknown as op.AddBookInput, context);
-        case 'getBook': return h.books.getBook(input as unknown as op.GetBookInput, context);
-        case 'withdrawBook': return h.books.withdrawBook(input as unknown as op.WithdrawBookInput, context);
-        case 'getMember': return h.members.getMember(input as unknown as op.GetMemberInput, context);
-        case 'openLoan': return h.loans.openLoan(input as unknown as op.OpenLoanInput, context);
-        case 'changeLoan': return h.loans.changeLoan(input as unknown as op.ChangeLoanInput, context);
-        default: return Promise.reject(new Error(`no operation ${operationId}`));
-      }
-    };
-  return createRouterFromRoutes({ ...options, apiSpec, routes, dispatch });
+  // Each operation's handler by operationId, typed by its own input and result (validation has checked the input).
+  const dispatch: Dispatch<HandlerTypes, Ctx> = {
+    searchBooks: (input, context) => h.books.searchBooks(input, context),
+    addBook: (input, context) => h.books.addBook(input, context),
+    getBook: (input, context) => h.books.getBook(input, context),
+    withdrawBook: (input, context) => h.books.withdrawBook(input, context),
+    getMember: (input, context) => h.members.getMember(input, context),
+    openLoan: (input, context) => h.loans.openLoan(input, context),
+    changeLoan: (input, context) => h.loans.changeLoan(input, context),
+  };
+  return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });
 }

@@ -6,6 +6,7 @@ export type * from './handlers.ts';
 export * from './router.ts';
 export * from './client.ts';
 export * from './webhooks.ts';
+export * from './enums.ts';
 export { apiSpec } from './spec.ts';
 export { routerProblem, webhookEventProblems, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';
 export { requestPath, requestQuery } from './runtime/http-io.ts';

@@ -2,8 +2,8 @@
 // The Express router: routes, validation and dispatch to the handlers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouterFromRoutes } from './runtime/router-runtime.ts';
-import type { ApiRouter, OperationInput, OperationResult, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
-import type * as op from './operations.ts';
+import type { ApiRouter, Dispatch, RequestContext, RouteDefinition } from './runtime/router-runtime.ts';
+import type { HandlerTypes, OperationId } from './operations.ts';
 import { routes } from './operations.ts';
 import type { Handlers } from './handlers.ts';
 import { apiSpec } from './spec.ts';
@@ -12,7 +12,7 @@ export interface ApiRouterOptions<Ctx> {
   /** The implementation of every operation. */
   handlers: Handlers<Ctx>;
   /** Builds the handler context before the request is parsed and validated (authenticate here; throw to refuse). */
-  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition) => Ctx | Promise<Ctx>;
+  context: (req: IncomingMessage, res: ServerResponse, route: RouteDefinition<OperationId>) => Ctx | Promise<Ctx>;
   /** Validate every response against the document (default true). */
   validateResponses?: boolean;
   /** Largest accepted request body (default `1mb`). */
@@ -28,19 +28,15 @@ export function requestContext(req: IncomingMessage, res: ServerResponse, route:
 /** or a Node request handler given a `next` (an unknown path reaches `next` as a 404 problem). */
 export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter {
   const h = options.handlers;
-  // Validation has checked each input against its operation before the handler sees it.
-  const dispatch = (operationId: string, input: OperationInput, context: Ctx): Promise<OperationResult> =>
-    {
-      switch (operationId) {
-        case 'listPets': return h.pets.listPets(input as unknown as op.ListPetsInput, context);
-        case 'createPet': return h.pets.createPet(input as unknown as op.CreatePetInput, context);
-        case 'getPet': return h.pets.getPet(input as unknown as op.GetPetInput, context);
-        case 'renamePet': return h.pets.renamePet(input as unknown as op.RenamePetInput, context);
-        case 'listPetNames': return h.pets.listPetNames(input as unknown as op.ListPetNamesInput, context);
-        case 'createLineItem': return h.lineItems.createLineItem(input as unknown as op.CreateLineItemInput, context);
-        case 'health': return h.default.health(input as unknown as op.HealthInput, context);
-        default: return Promise.reject(new Error(`no operation ${operationId}`));
-      }
-    };
-  return createRouterFromRoutes({ ...options, apiSpec, routes, dispatch });
+  // Each operation's handler by operationId, typed by its own input and result (validation has checked the input).
+  const dispatch: Dispatch<HandlerTypes, Ctx> = {
+    listPets: (input, context) => h.pets.listPets(input, context),
+    createPet: (input, context) => h.pets.createPet(input, context),
+    getPet: (input, context) => h.pets.getPet(input, context),
+    renamePet: (input, context) => h.pets.renamePet(input, context),
+    listPetNames: (input, context) => h.pets.listPetNames(input, context),
+    createLineItem: (input, context) => h.lineItems.createLineItem(input, context),
+    health: (input, context) => h.default.health(input, context),
+  };
+  return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });
 }

@@ -1,9 +1,7 @@
-// Every row of every table, summarised per table, so a test can say which tables a request changed
-// ("a refused request changes nothing"), on SQLite and PostgreSQL alike; and a request sent as raw bytes.
+// Every row of every table, summarised per table, so a test can say which tables a request changed ("a refused
+// request changes nothing"), or what one merchant holds; on SQLite and PostgreSQL alike. Shared by the server's and
+// the conformance suite's tests (neither imports the other's test tree).
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 
 /** Tables whose rows move without any request's doing (leases renewed by a timer). */
@@ -38,31 +36,6 @@ export async function snapshot(db: Knex): Promise<Snapshot> {
     digests.set(name, createHash('sha256').update(lines.join('\n')).digest('hex'));
   }
   return new Snapshot(digests);
-}
-
-/** One request over a real socket, its body as the given bytes (supertest re-encodes a Buffer body's type). */
-export async function rawRequest(app: RequestListener, method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; text: string; body: unknown }> {
-  const server = createServer(app).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  try {
-    const { port } = server.address() as AddressInfo;
-    return await new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try { parsed = JSON.parse(text); } catch { parsed = undefined; }
-          resolve({ status: res.statusCode ?? 0, text, body: parsed });
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  } finally {
-    server.close();
-  }
 }
 
 /** Tables whose rows belong to a merchant through a parent row (child table -> its column and the parent table). */
