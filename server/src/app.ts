@@ -24,6 +24,7 @@ import { addressBucket, clientAddress, trustedProxyList } from './platform/clien
 import { databaseStore, memoryStore } from './repositories/auth-throttle.ts';
 import { ping } from './repositories/maintenance.ts';
 import { correlate } from './platform/request-context.ts';
+import { openMerchantScope } from './platform/scope.ts';
 import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService } from './platform/tokens.ts';
 import { signingKey } from './services/signing-keys.ts';
@@ -84,6 +85,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     throttleStore: isPostgres(options.db) ? databaseStore(options.db) : memoryStore(),
     addressOf: (req) => addressBucket(clientAddress(req, proxies)),
+    scopeOf: (merchantId) => openMerchantScope(services, merchantId),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -2,12 +2,13 @@
 // the query builder only in repositories (and the migrations, and the one transaction helper), transactions and
 // row locks only in platform/transaction.ts, no module-level `let` or `var`, imports that keep the layers
 // (handlers -> services -> repositories), and money made, mapped to the wire and formatted only in
-// platform/money.ts. A rule reports where it is broken, so a test can show each one catching a planted violation.
+// platform/money.ts, and one scope per request or job (a merchant id never passed beside the dependencies it
+// must agree with; a scope and a business clock opened only by the platform and the worker). A rule reports where it is broken, so a test can show each one catching a planted violation.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
-export type Rule = 'query-builder' | 'transaction-or-lock' | 'module-let' | 'layer' | 'money';
+export type Rule = 'query-builder' | 'transaction-or-lock' | 'module-let' | 'layer' | 'money' | 'scope';
 
 export interface Violation {
   readonly rule: Rule;
@@ -73,6 +74,12 @@ function isCentsType(type: ts.Type): boolean {
   return symbol?.getName() === 'Cents'
     && (symbol.getDeclarations() ?? []).some((d) => d.getSourceFile().fileName.split(path.sep).join('/').endsWith(`/${MONEY}`));
 }
+
+/** The dependency shapes a merchant's scope replaces: a `merchantId` parameter beside one of them is a second merchant. */
+const DEPENDENCY_TYPE = /\b(Deps|Scope|Platform|Services|ServerContext)\b/;
+/** What opens a scope or builds a business clock: only the platform (and the worker, the platform of jobs) calls these. */
+const OPENERS = new Set(['openScope', 'openMerchantScope', 'businessClock']);
+const mayOpen = (relative: string): boolean => relative.startsWith('platform/') || relative.startsWith('worker/') || relative === 'app.ts';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -171,6 +178,23 @@ export function checkServer(srcDir: string, planted: Readonly<Record<string, str
       };
       money(file);
     }
+    // One scope: no parameter list has a merchant id beside a dependency shape (platform/scope.ts, which opens
+    // scopes from both, aside); openers called only where a request or job begins.
+    const scoped = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) && relative !== 'platform/scope.ts') {
+        const params = node.parameters;
+        const hasDeps = params.some((p) => p.type !== undefined && DEPENDENCY_TYPE.test(p.type.getText(file)));
+        const merchant = params.find((p) => p.name.getText(file) === 'merchantId');
+        if (hasDeps && merchant) report('scope', merchant);
+      }
+      if (ts.isCallExpression(node) && !mayOpen(relative)) {
+        const callee = node.expression;
+        const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
+        if (OPENERS.has(name)) report('scope', node);
+      }
+      ts.forEachChild(node, scoped);
+    };
+    scoped(file);
     // The helper itself, and the schema's own work (migrations and the seed run their transactions).
     if (relative === 'platform/transaction.ts' || relative.startsWith('db/')) continue;
     const visit = (node: ts.Node): void => {

@@ -48,6 +48,14 @@ import { findMerchant } from '../repositories/merchants.ts';
 export type Record = CustomerRecord;
 export const find = findMerchant;
 `,
+  'services/planted-scope.ts': `// planted: a merchant id beside its dependencies, and a scope opened by a service
+import type { Deps } from '../platform/deps.ts';
+import { businessClock, openScope, type Scope } from '../platform/scope.ts';
+export const listFor = (deps: Deps, merchantId: string) => deps.log.info({ merchantId });
+export const other = (scope: Scope, merchantId: string) => openScope(scope, merchantId, 0);
+export const clock = (deps: Deps) => businessClock(deps, 1000);
+export const fine = (scope: Scope, id: string) => scope.log.info({ id, merchantId: scope.merchantId });
+`,
 };
 
 let violations: Violation[] = [];
@@ -58,7 +66,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('architecture', () => {
-  it('holds over server/src: no query builder outside repositories, transactions and locks only in the helper, no module-level let, layers kept, money only in money.ts', () => {
+  it('holds over server/src: no query builder outside repositories, transactions and locks only in the helper, no module-level let, layers kept, money only in money.ts, one scope', () => {
     expect(violations.filter((v) => !v.file.includes('planted-'))).toEqual([]);
   });
 
@@ -81,6 +89,10 @@ describe('architecture', () => {
     expect(planted('services/planted-express.ts')).toEqual(['layer:2']);
     // The type-only import of a record is allowed; the value import is not.
     expect(planted('handlers/planted-repository.ts')).toEqual(['layer:3']);
+  });
+
+  it('catches a merchant id passed beside its dependencies, and a scope or business clock opened outside the platform', () => {
+    expect(planted('services/planted-scope.ts')).toEqual(['scope:4', 'scope:5', 'scope:5', 'scope:6']);
   });
 
   it('catches money outside platform/money.ts: cents asserted, cents divided (a second wire mapping), a currency formatter', () => {

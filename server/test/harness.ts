@@ -9,7 +9,7 @@ import { createApp } from '../src/app.ts';
 import { loadConfig, type Environment, type ServerConfig } from '../src/config.ts';
 import { createDatabase, migrate, type Database } from '../src/db/knex.ts';
 import { seedDemoData, type CredentialsFile } from '../src/db/seed.ts';
-import { createLogger } from '../src/platform/log.ts';
+import { createLogger, type Logger } from '../src/platform/log.ts';
 import type { HostResolver } from '../src/platform/outbound-http.ts';
 import type { Clock } from '../src/platform/time.ts';
 
@@ -49,6 +49,8 @@ export interface TestServer {
   secrets: Secrets;
   /** Every log line written so far, as text. */
   logLines: string[];
+  /** The app's log (writes to logLines): runDue({ ...s }) and a worker's deps pass it on. */
+  log: Logger;
   /** A fresh access token of merchant 0 or 1, or of the partner. */
   token(who: 0 | 1 | 'partner'): Promise<string>;
   /** Authorization header for merchant 0 or 1 (tokens cached per server). */
@@ -89,7 +91,8 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     },
   });
   const config = loadConfig({ PGW_ENV: environment, DATABASE_URL: url, PORT: '0', LOG_LEVEL: 'info', ...options.env });
-  const app = await createApp({ config, db, log: createLogger('info', sink), clock, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+  const log = createLogger('info', sink);
+  const app = await createApp({ config, db, log, clock, ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const cache = new Map<string, string>();
   const credentialsOf = (who: 0 | 1 | 'partner'): { clientId: string; clientSecret: string } => {
     const entry = who === 'partner' ? secrets.partner : secrets.merchants[who];
@@ -118,7 +121,7 @@ export async function startServer(engine: Engine, options: ServerOptions = {}): 
     return m.merchantId;
   };
   return {
-    app, db, config, clock, secrets, logLines, token, auth, merchantId, instances: app.instances,
+    app, db, config, clock, secrets, logLines, log, token, auth, merchantId, instances: app.instances,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     async as(who, acting) {
       return { ...(await auth(who)), ...(acting === undefined ? {} : { 'x-merchant-id': merchantId(acting) }) };

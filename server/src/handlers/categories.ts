@@ -6,7 +6,7 @@ import * as catalogue from '../services/catalogue.ts';
 
 export const categoriesHandlers = {
   async listCategories(input: op.ListCategoriesInput, context: ServerContext): Promise<op.ListCategoriesResult> {
-    const { items, total } = await catalogue.listCategories(context, context.merchantId(), input.query);
+    const { items, total } = await catalogue.listCategories(context.merchant(), input.query);
     return {
       status: 200,
       body: {
@@ -16,14 +16,14 @@ export const categoriesHandlers = {
     };
   },
   async createCategory(input: op.CreateCategoryInput, context: ServerContext): Promise<op.CreateCategoryResult> {
-    return { status: 200, body: { id: await catalogue.createCategory(context, context.merchantId(), input.body) } };
+    return { status: 200, body: { id: await catalogue.createCategory(context.merchant(), input.body) } };
   },
   async updateCategory(input: op.UpdateCategoryInput, context: ServerContext): Promise<op.UpdateCategoryResult> {
-    await catalogue.updateCategory(context, context.merchantId(), input.path.categoryId, input.body);
+    await catalogue.updateCategory(context.merchant(), input.path.categoryId, input.body);
     return { status: 200 };
   },
   async deleteCategory(input: op.DeleteCategoryInput, context: ServerContext): Promise<op.DeleteCategoryResult> {
-    await catalogue.deleteCategory(context, context.merchantId(), input.path.categoryId);
+    await catalogue.deleteCategory(context.merchant(), input.path.categoryId);
     return { status: 200 };
   },
 } satisfies CategoriesHandlers<ServerContext>;

@@ -6,10 +6,10 @@ import { contactInfos, paymentConfiguration } from '../services/merchants.ts';
 
 export const configurationHandlers = {
   async getPaymentConfiguration(_input: op.GetPaymentConfigurationInput, context: ServerContext): Promise<op.GetPaymentConfigurationResult> {
-    return { status: 200, body: await paymentConfiguration(context, context.merchantId()) };
+    return { status: 200, body: await paymentConfiguration(context.merchant()) };
   },
 
   async listContactInfos(_input: op.ListContactInfosInput, context: ServerContext): Promise<op.ListContactInfosResult> {
-    return { status: 200, body: { contactInfos: await contactInfos(context, context.merchantId()) } };
+    return { status: 200, body: { contactInfos: await contactInfos(context.merchant()) } };
   },
 } satisfies ConfigurationHandlers<ServerContext>;

@@ -117,22 +117,22 @@ export const customersHandlers = {
   },
 
   async createCustomer(input: op.CreateCustomerInput, context: ServerContext): Promise<op.CreateCustomerResult> {
-    const id = await service.createCustomer(context, context.merchantId(), input.body);
+    const id = await service.createCustomer(context.merchant(), input.body);
     return { status: 200, body: { id } };
   },
 
   async getCustomer(input: op.GetCustomerInput, context: ServerContext): Promise<op.GetCustomerResult> {
-    const { customer, paymentMethods } = await service.getCustomer(context, context.merchantId(), input.path.customerId);
+    const { customer, paymentMethods } = await service.getCustomer(context.merchant(), input.path.customerId);
     return { status: 200, body: customerOf(customer, paymentMethods) };
   },
 
   async updateCustomer(input: op.UpdateCustomerInput, context: ServerContext): Promise<op.UpdateCustomerResult> {
-    await service.updateCustomer(context, context.merchantId(), input.path.customerId, input.body);
+    await service.updateCustomer(context.merchant(), input.path.customerId, input.body);
     return { status: 200 };
   },
 
   async deleteCustomer(input: op.DeleteCustomerInput, context: ServerContext): Promise<op.DeleteCustomerResult> {
-    await service.deleteCustomer(context, context.merchantId(), input.path.customerId);
+    await service.deleteCustomer(context.merchant(), input.path.customerId);
     return { status: 200 };
   },
 } satisfies CustomersHandlers<ServerContext>;

@@ -4,10 +4,9 @@
 // sandbox serves it (a production server answers 404, as it does for /sandbox).
 import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../platform/context.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
-import { offsetClock } from '../platform/time.ts';
-import { clockOffset, merchantName } from '../services/merchants.ts';
+import { merchantName } from '../services/merchants.ts';
+import type { Scope } from '../platform/scope.ts';
 import * as dashboard from '../services/dashboard.ts';
 import { csrfMatches, csrfToken, newNonce, signIn, SignInError, signOut, ABSOLUTE_MS, type Session } from '../services/dashboard-sessions.ts';
 import { listInvoices } from '../services/invoices.ts';
@@ -28,17 +27,11 @@ const field = (req: Request, name: string): string => {
   return typeof value === 'string' ? value.trim() : '';
 };
 
-/** The dependencies of the merchant's work: its business clock is its sandbox clock. */
-async function merchantDeps(services: Services, merchantId: string): Promise<Deps> {
-  const offset = await clockOffset(services, merchantId);
-  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset), instances: services.instances };
-}
-
 /** `42 seconds`, `5 minutes`: how long to wait, for a person. */
 const waitText = (seconds: number): string =>
   seconds < 120 ? `${String(seconds)} second${seconds === 1 ? '' : 's'}` : `${String(Math.ceil(seconds / 60))} minutes`;
 
-interface Signed { session: Session; deps: Deps; frame: (section: Section) => Frame }
+interface Signed { session: Session; deps: Scope; frame: (section: Section) => Frame }
 
 /** A page's answer from an ApiError of a service: its status and text (a 404 for another merchant's record). */
 function apiErrorPage(res: Response, error: ApiError): void {
@@ -63,8 +56,8 @@ export function dashboardPages(services: Services): Router {
         forbidden(res);
         return;
       }
-      const deps = await merchantDeps(services, session.merchantId);
-      const name = await merchantName(services, session.merchantId);
+      const deps = await services.scopeOf(session.merchantId);
+      const name = await merchantName(deps);
       const csrf = sessionCsrf(services, session);
       const frame = (section: Section): Frame => ({ merchantName: name ?? session.merchantId, clientId: session.clientId, csrf, section });
       try {
@@ -126,29 +119,28 @@ export function dashboardPages(services: Services): Router {
     res.redirect(303, '/dashboard/sign-in');
   }, true));
 
-  router.get('/dashboard', signed(async (_req, res, { session, deps, frame }) => {
-    const m = session.merchantId;
+  router.get('/dashboard', signed(async (_req, res, { deps, frame }) => {
     const [transactions, events, invoices, clock] = await Promise.all([
-      dashboard.transactionsPage(deps, m, 0), dashboard.eventsPage(deps, m, 0), listInvoices(deps, m, { pageSize: 1 }), getClock(deps, m),
+      dashboard.transactionsPage(deps, 0), dashboard.eventsPage(deps, 0), listInvoices(deps, { pageSize: 1 }), getClock(deps),
     ]);
     res.type('html').send(overviewPage(frame('overview'), { transactions: transactions.total, events: events.total, invoices: invoices.total, clock }));
   }));
-  router.get('/dashboard/transactions', signed(async (req, res, { session, deps, frame }) => {
-    res.type('html').send(transactionsPage(frame('transactions'), await dashboard.transactionsPage(deps, session.merchantId, dashboard.pageNumber(req.query.page))));
+  router.get('/dashboard/transactions', signed(async (req, res, { deps, frame }) => {
+    res.type('html').send(transactionsPage(frame('transactions'), await dashboard.transactionsPage(deps, dashboard.pageNumber(req.query.page))));
   }));
-  router.get('/dashboard/transactions/:id', signed(async (req, res, { session, deps, frame }) => {
-    const found = await dashboard.transactionDetail(deps, session.merchantId, String(req.params.id));
+  router.get('/dashboard/transactions/:id', signed(async (req, res, { deps, frame }) => {
+    const found = await dashboard.transactionDetail(deps, String(req.params.id));
     res.type('html').send(transactionPage(frame('transactions'), found.transaction, found.history));
   }));
 
   const showEvents = async (req: Request, res: Response, s: Signed, message: string | null, error: string | null, status = 200): Promise<void> => {
-    const list = await dashboard.eventsPage(s.deps, s.session.merchantId, dashboard.pageNumber(req.query.page));
+    const list = await dashboard.eventsPage(s.deps, dashboard.pageNumber(req.query.page));
     res.status(status).type('html').send(eventsPage(s.frame('events'), list, message, error));
   };
   router.get('/dashboard/events', signed(async (req, res, s) => { await showEvents(req, res, s, null, null); }));
   router.post('/dashboard/deliveries/:id/retry', form, signed(async (req, res, s) => {
     try {
-      const entry = await retryDelivery(s.deps, s.session.merchantId, String(req.params.id));
+      const entry = await retryDelivery(s.deps, String(req.params.id));
       await showEvents(req, res, s, `Retried: the new attempt ${entry.status === 'Succeeded' ? 'succeeded' : 'failed'} (status code ${entry.responseStatusCode === null ? 'none' : String(entry.responseStatusCode)}).`, null);
     } catch (error) {
       // Another merchant's or an unknown delivery is a 404 page; a business rule (not Failed, its webhook gone), a message on the list.
@@ -157,23 +149,23 @@ export function dashboardPages(services: Services): Router {
     }
   }, true));
 
-  router.get('/dashboard/clock', signed(async (_req, res, { session, deps, frame }) => {
-    res.type('html').send(clockPage(frame('clock'), await getClock(deps, session.merchantId), null, null));
+  router.get('/dashboard/clock', signed(async (_req, res, { deps, frame }) => {
+    res.type('html').send(clockPage(frame('clock'), await getClock(deps), null, null));
   }));
-  router.post('/dashboard/clock/advance', form, signed(async (req, res, { session, deps, frame }) => {
+  router.post('/dashboard/clock/advance', form, signed(async (req, res, { deps, frame }) => {
     const text = field(req, 'seconds');
     const seconds = /^\d{1,8}$/.test(text) ? Number(text) : NaN;
     if (!(seconds >= 1 && seconds <= 31_536_000)) {
-      res.status(400).type('html').send(clockPage(frame('clock'), await getClock(deps, session.merchantId), null, 'Enter a whole number of seconds from 1 to 31536000. The clock did not move.'));
+      res.status(400).type('html').send(clockPage(frame('clock'), await getClock(deps), null, 'Enter a whole number of seconds from 1 to 31536000. The clock did not move.'));
       return;
     }
-    const result = await advanceClock(deps, session.merchantId, seconds);
+    const result = await advanceClock(deps, seconds);
     res.type('html').send(clockPage(frame('clock'), { merchantId: result.merchantId, now: result.now, offsetSeconds: result.offsetSeconds }, result.ran, null));
   }, true));
 
-  router.get('/dashboard/invoices', signed(async (req, res, { session, deps, frame }) => {
+  router.get('/dashboard/invoices', signed(async (req, res, { deps, frame }) => {
     const page = dashboard.pageNumber(req.query.page);
-    const list = await listInvoices(deps, session.merchantId, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
+    const list = await listInvoices(deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
     res.type('html').send(invoicesPage(frame('invoices'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }));
   }));
 

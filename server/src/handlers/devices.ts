@@ -26,18 +26,18 @@ export const devicesHandlers = {
   async issueTapToPayToken(input: op.IssueTapToPayTokenInput, context: ServerContext): Promise<op.IssueTapToPayTokenResult> {
     // The router authenticated the caller; a token route has no principal, and this is not one.
     if (!context.principal) throw new ApiError('internal_error');
-    const token = await devices.issueToken(context, context.merchantId(), context.principal.keyName, input.body.deviceId);
+    const token = await devices.issueToken(context.merchant(), context.principal.keyName, input.body.deviceId);
     return { status: 200, body: { jwtToken: token.jwtToken, expiresAt: token.expiresAt } };
   },
   async activateTapToPayDevice(input: op.ActivateTapToPayDeviceInput, context: ServerContext): Promise<op.ActivateTapToPayDeviceResult> {
-    await devices.activate(context, context.merchantId(), input.path.deviceId);
+    await devices.activate(context.merchant(), input.path.deviceId);
     return { status: 200 };
   },
   async listDevices(input: op.ListDevicesInput, context: ServerContext): Promise<op.ListDevicesResult> {
-    const { items, total } = await devices.listDevices(context, context.merchantId(), input.query);
+    const { items, total } = await devices.listDevices(context.merchant(), input.query);
     return { status: 200, body: { items: items.map(toDevice), total } };
   },
   async getDevice(input: op.GetDeviceInput, context: ServerContext): Promise<op.GetDeviceResult> {
-    return { status: 200, body: toDevice(await devices.getDevice(context, context.merchantId(), input.path.deviceId)) };
+    return { status: 200, body: toDevice(await devices.getDevice(context.merchant(), input.path.deviceId)) };
   },
 } satisfies DevicesHandlers<ServerContext>;

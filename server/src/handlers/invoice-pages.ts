@@ -7,26 +7,14 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { InvoiceStatus } from '../../../generated/enums.ts';
 import type { Services } from '../platform/context.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { FormTokens, type FormTokenProblem } from '../platform/form-tokens.ts';
-import { offsetClock } from '../platform/time.ts';
-import { clockOffset } from '../services/merchants.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { payFromPage } from '../services/invoice-page-payments.ts';
 import * as service from '../services/invoices.ts';
 import { achRequest, cardRequest, fieldsOf, messageOf, validPayment, type FormKind } from './invoice-page-forms.ts';
 import { NOT_FOUND_PAGE, invoicePageHtml, type PageMessage } from './invoice-page-views.ts';
 import { sameOrigin } from './same-origin.ts';
-
-/**
- * The dependencies of a page of one merchant's invoice. No token names the merchant here, so the business
- * clock is read from the invoice's merchant: its sandbox offset (none in production).
- */
-async function merchantDeps(services: Services, merchantId: string): Promise<Deps> {
-  const offset = services.config.environment === 'sandbox' ? await clockOffset(services, merchantId) : 0;
-  return { db: services.db, log: services.log, config: services.config, wall: services.wall, clock: offsetClock(services.wall, offset), instances: services.instances };
-}
 
 /** The headers of every page answer: no caching, no framing, and only the response's own script and style. */
 function pageHeaders(res: Response): string {
@@ -60,7 +48,7 @@ export function invoicePages(services: Services): Router {
     // Read again: a payment may have changed it since (this one's decline, or another's payment).
     const invoice = (await service.findPublicInvoice(services, shown.id)) ?? shown;
     const nonce = pageHeaders(res);
-    const found = await service.publicInvoice(await merchantDeps(services, invoice.merchantId), invoice);
+    const found = await service.publicInvoice(await services.scopeOf(invoice.merchantId), invoice);
     const open = found.invoice.status === InvoiceStatus.Due || found.invoice.status === InvoiceStatus.PastDue;
     const pageForms = open ? { cardToken: tokens.issue(subject(invoice.id, 'card')), achToken: tokens.issue(subject(invoice.id, 'ach')) } : null;
     res.status(status).type('html').send(invoicePageHtml(found.invoice, found.merchantName, { nonce, forms: pageForms, message }));
@@ -96,7 +84,7 @@ export function invoicePages(services: Services): Router {
     const token = tokens.verify((req.body as Record<string, unknown> | undefined)?.formToken, subject(invoice.id, kind));
     if ('problem' in token) return render(res, invoice, token.problem === 'expired' ? 400 : 403, TOKEN_MESSAGES[token.problem]);
     const fields = fieldsOf(kind, req.body);
-    const deps = { ...(await merchantDeps(services, invoice.merchantId)), hashKey: services.hashKey };
+    const deps = { ...(await services.scopeOf(invoice.merchantId)), hashKey: services.hashKey };
     try {
       const body = kind === 'card' ? cardRequest(fields) : achRequest(fields, services.wall.now());
       const outcome = await payFromPage(deps, invoice, validPayment(kind, invoice.id, body), token.nonce, fields);

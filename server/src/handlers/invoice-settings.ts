@@ -7,12 +7,13 @@ import type { ServerContext } from '../platform/context.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import * as settingsService from '../services/invoice-settings.ts';
+import type { Scope } from '../platform/scope.ts';
 
 /** The merchant the path names, when the request may act on it; 404 otherwise (never 403). */
-function addressed(context: ServerContext, merchantId: string): string {
-  const id = merchantId.toLowerCase();
-  if (!context.scope.includes(id)) throw notFound(merchantId, 'merchant');
-  return id;
+async function addressed(context: ServerContext, named: string): Promise<Scope> {
+  const id = named.toLowerCase();
+  if (!context.scope.includes(id)) throw notFound(named, 'merchant');
+  return context.scopeOf(id);
 }
 
 function body(context: ServerContext, settings: settingsService.InvoiceSettings): op.GetInvoiceSettingsResult & { status: 200 } {
@@ -50,12 +51,10 @@ function body(context: ServerContext, settings: settingsService.InvoiceSettings)
 
 export const invoiceSettingsHandlers: Pick<InvoicesHandlers<ServerContext>, 'getInvoiceSettings' | 'updateInvoiceSettings'> = {
   async getInvoiceSettings(input: op.GetInvoiceSettingsInput, context: ServerContext): Promise<op.GetInvoiceSettingsResult> {
-    const merchantId = addressed(context, input.path.merchantId);
-    return body(context, await settingsService.getSettings(context, merchantId));
+    return body(context, await settingsService.getSettings(await addressed(context, input.path.merchantId)));
   },
   async updateInvoiceSettings(input: op.UpdateInvoiceSettingsInput, context: ServerContext): Promise<op.UpdateInvoiceSettingsResult> {
-    const merchantId = addressed(context, input.path.merchantId);
-    await settingsService.updateSettings(context, merchantId, input.body);
+    await settingsService.updateSettings(await addressed(context, input.path.merchantId), input.body);
     return { status: 200 };
   },
 };

@@ -27,18 +27,18 @@ function toLineItem(item: LineItemRecord): components['schemas']['CatalogueLineI
 
 export const lineItemsHandlers = {
   async listLineItems(input: op.ListLineItemsInput, context: ServerContext): Promise<op.ListLineItemsResult> {
-    const { items, total } = await catalogue.listLineItems(context, context.merchantId(), input.query);
+    const { items, total } = await catalogue.listLineItems(context.merchant(), input.query);
     return { status: 200, body: { items: items.map(toLineItem), total } };
   },
   async createLineItem(input: op.CreateLineItemInput, context: ServerContext): Promise<op.CreateLineItemResult> {
-    return { status: 200, body: { id: await catalogue.createLineItem(context, context.merchantId(), input.body) } };
+    return { status: 200, body: { id: await catalogue.createLineItem(context.merchant(), input.body) } };
   },
   async updateLineItem(input: op.UpdateLineItemInput, context: ServerContext): Promise<op.UpdateLineItemResult> {
-    await catalogue.updateLineItem(context, context.merchantId(), input.path.lineItemId, input.body);
+    await catalogue.updateLineItem(context.merchant(), input.path.lineItemId, input.body);
     return { status: 200 };
   },
   async deleteLineItem(input: op.DeleteLineItemInput, context: ServerContext): Promise<op.DeleteLineItemResult> {
-    await catalogue.deleteLineItem(context, context.merchantId(), input.path.lineItemId);
+    await catalogue.deleteLineItem(context.merchant(), input.path.lineItemId);
     return { status: 200 };
   },
   // The same list for every merchant: a partner need not name one (as the lookups).

@@ -41,32 +41,32 @@ function listItemOf(method: StoredPaymentMethod & { isDefault: boolean }): compo
 
 export const paymentMethodsHandlers = {
   async listPaymentMethods(input: op.ListPaymentMethodsInput, context: ServerContext): Promise<op.ListPaymentMethodsResult> {
-    const page = await service.listPaymentMethods(context, context.merchantId(), input.path.customerId, input.query);
+    const page = await service.listPaymentMethods(context.merchant(), input.path.customerId, input.query);
     return { status: 200, body: { items: page.items.map(listItemOf), total: page.total } };
   },
 
   async addCardPaymentMethod(input: op.AddCardPaymentMethodInput, context: ServerContext): Promise<op.AddCardPaymentMethodResult> {
-    const id = await service.addCard(context, context.merchantId(), input.path.customerId, input.body);
+    const id = await service.addCard(context.merchant(), input.path.customerId, input.body);
     return { status: 200, body: { id } };
   },
 
   async addAchPaymentMethod(input: op.AddAchPaymentMethodInput, context: ServerContext): Promise<op.AddAchPaymentMethodResult> {
-    const id = await service.addBankAccount(context, context.merchantId(), input.path.customerId, input.body);
+    const id = await service.addBankAccount(context.merchant(), input.path.customerId, input.body);
     return { status: 200, body: { id } };
   },
 
   async updatePaymentMethod(input: op.UpdatePaymentMethodInput, context: ServerContext): Promise<op.UpdatePaymentMethodResult> {
-    await service.updatePaymentMethod(context, context.merchantId(), input.path.customerId, input.path.paymentMethodId, input.body);
+    await service.updatePaymentMethod(context.merchant(), input.path.customerId, input.path.paymentMethodId, input.body);
     return { status: 200 };
   },
 
   async deletePaymentMethod(input: op.DeletePaymentMethodInput, context: ServerContext): Promise<op.DeletePaymentMethodResult> {
-    await service.deletePaymentMethod(context, context.merchantId(), input.path.customerId, input.path.paymentMethodId);
+    await service.deletePaymentMethod(context.merchant(), input.path.customerId, input.path.paymentMethodId);
     return { status: 200 };
   },
 
   async makeDefaultPaymentMethod(input: op.MakeDefaultPaymentMethodInput, context: ServerContext): Promise<op.MakeDefaultPaymentMethodResult> {
-    await service.makeDefault(context, context.merchantId(), input.path.customerId, input.path.paymentMethodId);
+    await service.makeDefault(context.merchant(), input.path.customerId, input.path.paymentMethodId);
     return { status: 200 };
   },
 } satisfies PaymentMethodsHandlers<ServerContext>;

@@ -15,42 +15,42 @@ export const transactionsHandlers = {
 
 export const achPaymentsHandlers = {
   async createAchDebit(input: op.CreateAchDebitInput, context: ServerContext): Promise<op.CreateAchDebitResult> {
-    return { status: 200, body: await ach.createDebit(context, context.merchantId(), input.body) };
+    return { status: 200, body: await ach.createDebit(context.merchant(), input.body) };
   },
   async createAchCredit(input: op.CreateAchCreditInput, context: ServerContext): Promise<op.CreateAchCreditResult> {
-    return { status: 200, body: await ach.createCredit(context, context.merchantId(), input.body) };
+    return { status: 200, body: await ach.createCredit(context.merchant(), input.body) };
   },
   async holdAchTransaction(input: op.HoldAchTransactionInput, context: ServerContext): Promise<op.HoldAchTransactionResult> {
-    return { status: 200, body: await ach.command(context, context.merchantId(), input.path.transactionId, 'holdAchTransaction') };
+    return { status: 200, body: await ach.command(context.merchant(), input.path.transactionId, 'holdAchTransaction') };
   },
   async unholdAchTransaction(input: op.UnholdAchTransactionInput, context: ServerContext): Promise<op.UnholdAchTransactionResult> {
-    return { status: 200, body: await ach.command(context, context.merchantId(), input.path.transactionId, 'unholdAchTransaction') };
+    return { status: 200, body: await ach.command(context.merchant(), input.path.transactionId, 'unholdAchTransaction') };
   },
   async voidAchTransaction(input: op.VoidAchTransactionInput, context: ServerContext): Promise<op.VoidAchTransactionResult> {
-    return { status: 200, body: await ach.command(context, context.merchantId(), input.path.transactionId, 'voidAchTransaction') };
+    return { status: 200, body: await ach.command(context.merchant(), input.path.transactionId, 'voidAchTransaction') };
   },
   async refundAchTransaction(input: op.RefundAchTransactionInput, context: ServerContext): Promise<op.RefundAchTransactionResult> {
-    return { status: 200, body: await ach.refund(context, context.merchantId(), input.path.transactionId, input.body) };
+    return { status: 200, body: await ach.refund(context.merchant(), input.path.transactionId, input.body) };
   },
 } satisfies AchPaymentsHandlers<ServerContext>;
 
 export const cardPaymentsHandlers = {
   async authorizeCard(input: op.AuthorizeCardInput, context: ServerContext): Promise<op.AuthorizeCardResult> {
-    return { status: 200, body: await card.createCardTransaction(context, context.merchantId(), 'authorizeCard', input.body) };
+    return { status: 200, body: await card.createCardTransaction(context.merchant(), 'authorizeCard', input.body) };
   },
   async createCardSale(input: op.CreateCardSaleInput, context: ServerContext): Promise<op.CreateCardSaleResult> {
-    return { status: 200, body: await card.createCardTransaction(context, context.merchantId(), 'createCardSale', input.body) };
+    return { status: 200, body: await card.createCardTransaction(context.merchant(), 'createCardSale', input.body) };
   },
   async refundCardWithoutReference(input: op.RefundCardWithoutReferenceInput, context: ServerContext): Promise<op.RefundCardWithoutReferenceResult> {
-    return { status: 200, body: await card.createCardTransaction(context, context.merchantId(), 'refundCardWithoutReference', input.body) };
+    return { status: 200, body: await card.createCardTransaction(context.merchant(), 'refundCardWithoutReference', input.body) };
   },
   async captureCardTransaction(input: op.CaptureCardTransactionInput, context: ServerContext): Promise<op.CaptureCardTransactionResult> {
-    return { status: 200, body: await card.capture(context, context.merchantId(), input.path.transactionId, input.body) };
+    return { status: 200, body: await card.capture(context.merchant(), input.path.transactionId, input.body) };
   },
   async voidCardTransaction(input: op.VoidCardTransactionInput, context: ServerContext): Promise<op.VoidCardTransactionResult> {
-    return { status: 200, body: await card.voidTransaction(context, context.merchantId(), input.path.transactionId) };
+    return { status: 200, body: await card.voidTransaction(context.merchant(), input.path.transactionId) };
   },
   async refundCardTransaction(input: op.RefundCardTransactionInput, context: ServerContext): Promise<op.RefundCardTransactionResult> {
-    return { status: 200, body: await card.refund(context, context.merchantId(), input.path.transactionId, input.body) };
+    return { status: 200, body: await card.refund(context.merchant(), input.path.transactionId, input.body) };
   },
 } satisfies CardPaymentsHandlers<ServerContext>;

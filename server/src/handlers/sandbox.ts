@@ -45,18 +45,18 @@ function partnerOf(context: ServerContext): string {
 
 export const sandboxHandlers = {
   async getSandboxClock(_input: op.GetSandboxClockInput, context: ServerContext): Promise<op.GetSandboxClockResult> {
-    return { status: 200, body: await sandbox.getClock(context, context.merchantId()) };
+    return { status: 200, body: await sandbox.getClock(context.merchant()) };
   },
   async advanceSandboxClock(input: op.AdvanceSandboxClockInput, context: ServerContext): Promise<op.AdvanceSandboxClockResult> {
-    return { status: 200, body: await sandbox.advanceClock(context, context.merchantId(), input.body.seconds) };
+    return { status: 200, body: await sandbox.advanceClock(context.merchant(), input.body.seconds) };
   },
   async simulateTransaction(input: op.SimulateTransactionInput, context: ServerContext): Promise<op.SimulateTransactionResult> {
-    return { status: 200, body: await sandbox.simulate(context, context.merchantId(), input.path.transactionId, input.body) };
+    return { status: 200, body: await sandbox.simulate(context.merchant(), input.path.transactionId, input.body) };
   },
   async streamSandboxEvents(input: op.StreamSandboxEventsInput, context: ServerContext): Promise<op.StreamSandboxEventsResult> {
     const tracked = context.instances.streams.track(context.disconnected());
     try {
-      const items = await openEventStream(context, context.merchantId(), { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
+      const items = await openEventStream(context.merchant(), { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
       // The generated result types carry `body`; a stream carries `stream` (the router writes it as it comes).
       return {
         status: 200, contentType: 'text/event-stream',
@@ -80,6 +80,6 @@ export const sandboxHandlers = {
     return { status: 200 };
   },
   async resetSandbox(_input: op.ResetSandboxInput, context: ServerContext): Promise<op.ResetSandboxResult> {
-    return { status: 200, body: await sandboxes.resetSandbox(context, context.merchantId()) };
+    return { status: 200, body: await sandboxes.resetSandbox(context.merchant()) };
   },
 } satisfies SandboxHandlers<ServerContext>;

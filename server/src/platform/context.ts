@@ -9,7 +9,8 @@ import type { Logger } from './log.ts';
 import type { HostResolver } from './outbound-http.ts';
 import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
-import { offsetClock, type Clock } from './time.ts';
+import type { Clock } from './time.ts';
+import { businessClock, openMerchantScope, openScope, type Scope } from './scope.ts';
 import type { Instances } from '../instances.ts';
 import type { KeyState } from './key-state.ts';
 import type { ThrottleStore } from '../repositories/auth-throttle.ts';
@@ -34,6 +35,11 @@ export interface Services {
   readonly resolveHost?: HostResolver;
   /** The throttle's counters (repositories/auth-throttle.ts): the database's on PostgreSQL, in memory on SQLite. */
   readonly throttleStore: ThrottleStore;
+  /**
+   * Opens the scope of a merchant no token names (a hosted invoice page, a dashboard session, a merchant a
+   * partner names in the path): its business clock read now.
+   */
+  readonly scopeOf: (merchantId: string) => Promise<Scope>;
   /** The throttle's bucket of a request's source address (client-address.ts; PGW_TRUST_PROXY decides X-Forwarded-For). */
   readonly addressOf: (req: IncomingMessage) => string;
 }
@@ -50,6 +56,11 @@ export interface ServerContext extends Services, Deps {
   readonly scope: readonly string[];
   /** The merchant this request acts on; a partner without `x-merchant-id` gets a 400. */
   merchantId(): string;
+  /**
+   * The scope of the merchant this request acts on (its business clock with it; the database handle of this
+   * context, an idempotent request's transaction included); the same 400 as merchantId.
+   */
+  merchant(): Scope;
   /** The owner of the calling key: the scope of Idempotency-Keys. */
   readonly tenantKey: string;
   /** The business clock of the merchant acted on (its sandbox offset read once per request); real time without one. */
@@ -178,6 +189,7 @@ export function contextFactory(services: Services) {
         sourceAddress: services.addressOf(req),
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
+        merchant: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
         disconnected: disconnectedOf(res),
       };
@@ -185,21 +197,25 @@ export function contextFactory(services: Services) {
     const principal = await authenticate(services, req);
     const { scope, acting, offsetMs } = await tenancy(services, principal, req);
     actingOf.set(req, { merchantIds: acting === null ? [] : [acting], ownKey: principal.merchantId !== null });
+    const actingOn = (): string => {
+      if (acting === null) {
+        throw new ApiError('validation_failed', { errors: { 'x-merchant-id': ["is required with a partner's token for this operation"] } });
+      }
+      return acting;
+    };
     return {
       ...services,
-      // The sandbox offset only exists in the sandbox; production business time is real time.
-      clock: offsetClock(services.wall, services.config.environment === 'sandbox' ? offsetMs : 0),
+      clock: businessClock(services, offsetMs),
       correlationId,
       principal,
       basic: null,
       sourceAddress: services.addressOf(req),
       scope,
-      merchantId: () => {
-        if (acting === null) {
-          throw new ApiError('validation_failed', { errors: { 'x-merchant-id': ["is required with a partner's token for this operation"] } });
-        }
-        return acting;
-      },
+      merchantId: actingOn,
+      // Opened from the context they are called on: an idempotent request's copy carries its transaction as `db`
+      // (a scope of the pool would wait for the connection that transaction holds on SQLite).
+      scopeOf(this: ServerContext, id: string): Promise<Scope> { return openMerchantScope(this, id); },
+      merchant(this: ServerContext): Scope { return openScope(this, actingOn(), offsetMs); },
       tenantKey: principal.merchantId === null ? `partner:${principal.partnerId}` : `merchant:${principal.merchantId}`,
       disconnected: disconnectedOf(res),
     };

@@ -23,6 +23,3 @@ export interface Deps {
   /** How webhook hosts are resolved (the system resolver when absent; tests give their own answers). */
   readonly resolveHost?: HostResolver;
 }
-
-/** The same dependencies working in another database handle (a transaction). */
-export const within = <D extends Deps>(deps: D, db: Knex): D => ({ ...deps, db });

@@ -10,11 +10,6 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** The business clock `offsetMs` ahead of the wall clock. */
-export function offsetClock(wall: Clock, offsetMs: number): Clock {
-  if (offsetMs === 0) return wall;
-  return { now: () => new Date(wall.now().getTime() + offsetMs) };
-}
 
 /** `2026-01-02T03:04:05.678Z`: the stored form of every date-time. */
 export const iso = (date: Date): string => date.toISOString();

@@ -225,11 +225,6 @@ export async function clockOffsets(db: Knex): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.id, Number(r.clock_offset_ms)]));
 }
 
-export async function clockOffsetOf(db: Knex, merchantId: string): Promise<number> {
-  const row = await db('merchants').where({ id: merchantId }).first<{ clock_offset_ms: number | string } | undefined>('clock_offset_ms');
-  return Number(row?.clock_offset_ms ?? 0);
-}
-
 export async function setClockOffset(db: Knex, merchantId: string, offsetMs: number): Promise<void> {
   await db('merchants').where({ id: merchantId }).update({ clock_offset_ms: offsetMs });
 }

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { AchTransactionStatus, TransactionType } from '../../../generated/enums.ts';
 import { iso } from '../platform/time.ts';
+import type { Tx } from '../platform/scope.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { CHARGEBACK_CODES } from './ach.ts';
 import { invoicePaymentFailed } from './invoice-returns.ts';
@@ -14,7 +15,7 @@ import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
 
 /** A debit that fails or is returned after it was accepted stops counting, and the invoice it paid is Due again. */
-async function failedAfterAcceptance(tx: Knex, before: TransactionRecord, after: TransactionRecord, at: Date): Promise<TransactionRecord> {
+async function failedAfterAcceptance(tx: Tx, before: TransactionRecord, after: TransactionRecord, at: Date): Promise<TransactionRecord> {
   if (before.typeId === TransactionType.AchDebit) await uncountPayment(tx, before, before.processedAmountCents);
   await invoicePaymentFailed(tx as Knex.Transaction, after, at);
   return after;
@@ -28,13 +29,13 @@ const submission = (at: Date) => (record: TransactionRecord) => ({
  * Scheduled -> InProgress at `at` (clearing falls due after the clearing delay); the failing magic account
  * fails here, unless `forced` (the sandbox's simulate says what happens instead).
  */
-export async function submit(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
+export async function submit(tx: Tx, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
   if (record.sandboxOutcome === '096' && !forced) return fail(tx, record, at);
   return engine.transition({ db: tx }, achFamily, record, 'network.submit', at, submission(at)(record));
 }
 
 /** Scheduled or InProgress -> Failed with 096 (a processing failure). */
-export async function fail(tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
+export async function fail(tx: Tx, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
   const after = await engine.transition({ db: tx }, achFamily, record, 'network.fail', at, {
     responseCode: '096', responseDescription: 'Processing failure', dueAction: null, dueAt: null,
   });
@@ -42,7 +43,7 @@ export async function fail(tx: Knex, record: TransactionRecord, at: Date): Promi
 }
 
 /** InProgress -> ChargedBack or Failed with the return code (ChargedBack for the codes of a dispute). */
-export async function returned(tx: Knex, record: TransactionRecord, returnCode: string, at: Date): Promise<TransactionRecord | undefined> {
+export async function returned(tx: Tx, record: TransactionRecord, returnCode: string, at: Date): Promise<TransactionRecord | undefined> {
   const trigger = CHARGEBACK_CODES.has(returnCode) ? 'network.return.chargeback' : 'network.return.failed';
   const after = await engine.transition({ db: tx }, achFamily, record, trigger, at, { returnCode, dueAction: null, dueAt: null });
   return after && failedAfterAcceptance(tx, record, after, at);
@@ -52,7 +53,7 @@ const clearing = (at: Date) => (): Partial<TransactionRecord> => ({ settledOn: i
 const returning = (record: TransactionRecord): boolean => record.sandboxOutcome !== null && record.sandboxOutcome.startsWith('R');
 
 /** InProgress -> Settled, or the sandbox magic account's return (unless `forced` to settle). */
-export async function clear(tx: Knex, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
+export async function clear(tx: Tx, record: TransactionRecord, at: Date, forced = false): Promise<TransactionRecord | undefined> {
   if (returning(record) && !forced) return returned(tx, record, record.sandboxOutcome ?? '', at);
   return engine.transition({ db: tx }, achFamily, record, 'network.clear', at, clearing(at)());
 }
@@ -64,7 +65,7 @@ export interface AchRun { submitted: number; failed: number; settled: number; re
  * InProgress ones clear (the magic accounts are returned). The common outcomes change together; the rare
  * ones, which touch invoices and counters, one by one. `unchanged`: entries whose due action no longer fits.
  */
-export async function runDueAch(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<AchRun> {
+export async function runDueAch(tx: Tx, records: readonly TransactionRecord[], at: Date): Promise<AchRun> {
   const run: AchRun = { submitted: 0, failed: 0, settled: 0, returned: 0, unchanged: [] };
   const toSubmit = records.filter((r) => r.dueAction === 'submit' && r.statusId === AchTransactionStatus.Scheduled);
   const toClear = records.filter((r) => r.dueAction === 'clear' && r.statusId === AchTransactionStatus.InProgress);

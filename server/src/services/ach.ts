@@ -6,7 +6,6 @@ import type { Knex } from 'knex';
 import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
 import { sandboxMagicValues } from '../../../generated/magic-values.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
@@ -21,6 +20,7 @@ import { achCommandResult, achResult, responseDescription, statusName } from './
 import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
 import { wireText, ZERO_CENTS } from '../platform/money.ts';
+import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type AchRequest = Schemas['AchDebitRequest'] | Schemas['AchCreditRequest'];
@@ -119,10 +119,11 @@ export interface AchCreate {
  * Creates an ACH debit or credit: Scheduled (000) for the processor's next batch time slot, or Failed
  * (102) above the merchant's maxTransactionAmount. Runs in the caller's transaction when there is one.
  */
-export async function createAch(deps: Deps, merchantId: string, body: AchRequest, create: AchCreate): Promise<TransactionRecord> {
-  const now = deps.clock.now();
+export async function createAch(scope: Scope, body: AchRequest, create: AchCreate): Promise<TransactionRecord> {
+  const { merchantId } = scope;
+  const now = scope.clock.now();
   const cents = amountCents(body.amount);
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const errors: Problems = {};
     let processor;
     try {
@@ -149,7 +150,7 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
       panMask: null, cardType: null, avsResult: null, cvvResult: null,
       accountLast4: account.last4, routingNumber: account.routingNumber, secCode: body.secCode,
       isFasterProcessing: body.isFasterProcessing ?? false,
-      sandboxOutcome: sandboxed(deps) ? sandboxOutcomeOf(account.magicCode) : null,
+      sandboxOutcome: sandboxed(scope) ? sandboxOutcomeOf(account.magicCode) : null,
       orderNumber: null, description: null, authorizationConsentOn: create.authorizationConsentOn ?? null, createdOn: at, modifiedOn: at, submittedOn: null, settledOn: null, expiresAt: null,
       dueAction: approved ? 'submit' : null,
       dueAt: approved ? iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)) : null,
@@ -161,13 +162,13 @@ export async function createAch(deps: Deps, merchantId: string, body: AchRequest
   });
 }
 
-export async function createDebit(deps: Deps, merchantId: string, body: Schemas['AchDebitRequest']): Promise<Schemas['AchTransactionResult']> {
-  const record = await createAch(deps, merchantId, body, { typeId: TransactionType.AchDebit });
+export async function createDebit(scope: Scope, body: Schemas['AchDebitRequest']): Promise<Schemas['AchTransactionResult']> {
+  const record = await createAch(scope, body, { typeId: TransactionType.AchDebit });
   return achResult(record, { typeId: TransactionType.AchDebit, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
 }
 
-export async function createCredit(deps: Deps, merchantId: string, body: Schemas['AchCreditRequest']): Promise<Schemas['AchTransactionResult']> {
-  const record = await createAch(deps, merchantId, body, { typeId: TransactionType.AchRefund });
+export async function createCredit(scope: Scope, body: Schemas['AchCreditRequest']): Promise<Schemas['AchTransactionResult']> {
+  const record = await createAch(scope, body, { typeId: TransactionType.AchRefund });
   return achResult(record, { typeId: TransactionType.AchRefund, responseCode: record.responseCode ?? '000', responseDescription: record.responseDescription ?? '', processedCents: record.processedAmountCents });
 }
 
@@ -180,11 +181,12 @@ const COMMANDS: Record<Command, { typeId: number; verb: string }> = {
 };
 
 /** Hold, unhold or void: the row of the command, or 101 with nothing changed. */
-export async function command(deps: Deps, merchantId: string, id: string, trigger: Command): Promise<Schemas['AchCommandResult']> {
+export async function command(scope: Scope, id: string, trigger: Command): Promise<Schemas['AchCommandResult']> {
+  const { merchantId } = scope;
   const { typeId, verb } = COMMANDS[trigger];
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.ElectronicCheck);
-    const now = deps.clock.now();
+    const now = scope.clock.now();
     let changes: Partial<TransactionRecord> = { responseCode: '000', responseDescription: 'Approved' };
     if (trigger === 'unholdAchTransaction') {
       // Processing resumes: the entry goes to the network at the processor's next batch time slot from now.
@@ -206,20 +208,21 @@ export async function command(deps: Deps, merchantId: string, id: string, trigge
 }
 
 /** Refunds a settled debit (101 otherwise; 103 above the processed amount): Refunded, one refund per transaction. */
-export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['AchRefundRequest'] | undefined): Promise<Schemas['AchTransactionResult']> {
+export async function refund(scope: Scope, id: string, body: Schemas['AchRefundRequest'] | undefined): Promise<Schemas['AchTransactionResult']> {
+  const { merchantId } = scope;
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.ElectronicCheck);
     const refused = (code: string, text: string): Schemas['AchTransactionResult'] =>
       achResult(record, { typeId: TransactionType.AchRefund, responseCode: code, responseDescription: text, processedCents: ZERO_CENTS });
-    if (!engine.permits(achFamily, record, 'refundAchTransaction', deps.clock.now())) {
+    if (!engine.permits(achFamily, record, 'refundAchTransaction', scope.clock.now())) {
       return refused('101', record.typeId === TransactionType.AchRefund ? 'An ACH credit cannot be refunded.' : 'Only a settled transaction can be refunded.');
     }
     const cents = requested ?? record.processedAmountCents;
     if (cents > record.processedAmountCents) {
       return refused('103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`);
     }
-    const after = await engine.transition({ db: tx }, achFamily, record, 'refundAchTransaction', deps.clock.now(), {
+    const after = await engine.transition({ db: tx }, achFamily, record, 'refundAchTransaction', scope.clock.now(), {
       refundedAmountCents: cents, responseCode: '000', responseDescription: 'Approved',
     });
     if (!after) return refused('101', 'Only a settled transaction can be refunded.');

@@ -3,9 +3,9 @@
 // and the expiry of authorizations not captured within 7 days. Rows of the card state machine; the caller
 // holds the records' locks and the transaction.
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import { CardTransactionStatus, PaymentProcessorType, TransactionType } from '../../../generated/enums.ts';
 import { fromCents, minusCents, sumCents, ZERO_CENTS } from '../platform/money.ts';
+import type { Tx } from '../platform/scope.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/transactions.ts';
@@ -15,7 +15,7 @@ import * as engine from './engine.ts';
 import { cardFamily } from './transaction-machine.ts';
 
 /** Authorized or PartiallyAuthorized -> Expired. */
-export async function expireAll(tx: Knex, records: readonly TransactionRecord[], at: Date): Promise<number> {
+export async function expireAll(tx: Tx, records: readonly TransactionRecord[], at: Date): Promise<number> {
   const expired = await engine.transitionAll({ db: tx }, cardFamily, records, 'network.expire', at, () => ({ dueAction: null, dueAt: null }));
   return expired.filter(Boolean).length;
 }
@@ -24,7 +24,7 @@ export async function expireAll(tx: Knex, records: readonly TransactionRecord[],
  * Settles captured transactions of one processor in one batch at `at`: each Captured -> Settled, the batch
  * recorded, settlement.batch.completed sent. Returns how many settled (0: no batch).
  */
-export async function settleBatch(tx: Knex, merchantId: string, processorId: string, records: readonly TransactionRecord[], at: Date): Promise<number> {
+export async function settleBatch(tx: Tx, merchantId: string, processorId: string, records: readonly TransactionRecord[], at: Date): Promise<number> {
   const batchId = randomUUID();
   const when = iso(at);
   let sale = ZERO_CENTS;

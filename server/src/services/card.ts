@@ -22,6 +22,7 @@ import { AUTHORIZATION_LIFETIME_MS, nextBatchSlot } from './schedule.ts';
 import { cardResult, responseDescription, statusName, type CommandOutcome } from './transaction-view.ts';
 import * as engine from './engine.ts';
 import { cardFamily } from './transaction-machine.ts';
+import { within, type Scope, type Tx } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type PaymentRequest = Schemas['CardPaymentRequest'] | Schemas['CardRefundWithoutReferenceRequest'];
@@ -109,11 +110,12 @@ function statusAfter(trigger: Creation, code: string): number {
  * Creates a card transaction (authorization, sale or refund without reference) and answers its result: a
  * decline or failure is a 200 business error. Saves the entered card when asked and approved.
  */
-export async function createCard(deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest, create: CardCreate = {}): Promise<{ record: TransactionRecord; result: CardResult }> {
-  const now = deps.clock.now();
+export async function createCard(scope: Scope, trigger: Creation, body: PaymentRequest, create: CardCreate = {}): Promise<{ record: TransactionRecord; result: CardResult }> {
+  const { merchantId } = scope;
+  const now = scope.clock.now();
   const cents = amountCents(body.amount);
   const tipCents = 'tipAmount' in body && body.tipAmount !== undefined ? toCents(body.tipAmount) : ZERO_CENTS;
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const errors: Problems = {};
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
     // The record, not only its id: an approved sale's settlement slot is read from it below.
@@ -130,7 +132,7 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
     const typeId = CREATION_TYPE[trigger];
     const cardCode = magicCodeOfCard(card);
     const answer = issuerAnswer({
-      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(deps),
+      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(scope),
       partialAllowed: trigger !== 'refundCardWithoutReference' && create.partialAllowed !== false,
     });
     const statusId = statusAfter(trigger, answer.code);
@@ -142,7 +144,7 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
     const at = iso(now);
     let paymentMethodId = card.paymentMethodId;
     if (approved && card.pan !== undefined && 'savePaymentMethod' in body && body.savePaymentMethod && card.customerId !== null && body.card) {
-      paymentMethodId = await addCard({ ...deps, db: tx }, merchantId, card.customerId, {
+      paymentMethodId = await addCard(within(scope, tx), card.customerId, {
         pan: body.card.pan, expirationMonth: body.card.expirationMonth, expirationYear: body.card.expirationYear, name: body.card.cardholderName ?? null,
       });
     }
@@ -175,8 +177,8 @@ export async function createCard(deps: Deps, merchantId: string, trigger: Creati
   });
 }
 
-export const createCardTransaction = async (deps: Deps, merchantId: string, trigger: Creation, body: PaymentRequest): Promise<CardResult> =>
-  (await createCard(deps, merchantId, trigger, body)).result;
+export const createCardTransaction = async (scope: Scope, trigger: Creation, body: PaymentRequest): Promise<CardResult> =>
+  (await createCard(scope, trigger, body)).result;
 
 /** The answer of a command refused with `code` (status unchanged, nothing moved). */
 function refused(record: TransactionRecord, typeId: number, code: string, text: string, requestedCents: Cents): CardResult {
@@ -191,17 +193,18 @@ function approved(record: TransactionRecord, typeId: number, cents: Cents): Card
 const APPROVED = { responseCode: '000', responseDescription: 'Approved' };
 
 /** Captures an authorization, up to the approved amount (103 above it; 101 in any other status). */
-export async function capture(deps: Deps, merchantId: string, id: string, body: Schemas['CardCaptureRequest'] | undefined): Promise<CardResult> {
+export async function capture(scope: Scope, id: string, body: Schemas['CardCaptureRequest'] | undefined): Promise<CardResult> {
+  const { merchantId } = scope;
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
     const cents = requested ?? record.approvedAmountCents ?? record.amountCents;
-    if (!engine.permits(cardFamily, record, 'captureCardTransaction', deps.clock.now())) {
+    if (!engine.permits(cardFamily, record, 'captureCardTransaction', scope.clock.now())) {
       return refused(record, TransactionType.Capture, '101', refusalText('captured', statusName(record)), cents);
     }
     const approvedCents = record.approvedAmountCents ?? ZERO_CENTS;
     if (cents > approvedCents) return refused(record, TransactionType.Capture, '103', `The amount exceeds the approved amount of ${wireText(approvedCents)}.`, cents);
-    const now = deps.clock.now();
+    const now = scope.clock.now();
     const processor = await processorFor(tx, merchantId, PaymentMethodType.Card, record.processorId);
     const after = await engine.transition({ db: tx }, cardFamily, record, 'captureCardTransaction', now, {
       ...APPROVED, processedAmountCents: cents, dueAction: 'settle', dueAt: iso(nextBatchSlot(now, processor.settlementBatchTimeSlots)),
@@ -216,7 +219,7 @@ export async function capture(deps: Deps, merchantId: string, id: string, body: 
 const voidedCents = (record: TransactionRecord): Cents =>
   (record.statusId === CardTransactionStatus.Captured ? record.processedAmountCents : record.approvedAmountCents ?? ZERO_CENTS);
 
-async function voidLocked(tx: Knex, deps: Deps, record: TransactionRecord, trigger: 'voidCardTransaction' | 'refundCardTransaction'): Promise<CardResult | undefined> {
+async function voidLocked(tx: Tx, deps: Deps, record: TransactionRecord, trigger: 'voidCardTransaction' | 'refundCardTransaction'): Promise<CardResult | undefined> {
   const cents = voidedCents(record);
   const after = await engine.transition({ db: tx }, cardFamily, record, trigger, deps.clock.now(), { ...APPROVED, dueAction: null, dueAt: null }, { to: CardTransactionStatus.Voided });
   if (!after) return undefined;
@@ -225,10 +228,11 @@ async function voidLocked(tx: Knex, deps: Deps, record: TransactionRecord, trigg
 }
 
 /** Voids an authorization or an unsettled capture (101 in any other status). */
-export async function voidTransaction(deps: Deps, merchantId: string, id: string): Promise<CardResult> {
-  return withTransaction(deps.db, async (tx) => {
+export async function voidTransaction(scope: Scope, id: string): Promise<CardResult> {
+  const { merchantId } = scope;
+  return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
-    return (await voidLocked(tx, deps, record, 'voidCardTransaction'))
+    return (await voidLocked(tx, scope, record, 'voidCardTransaction'))
       ?? refused(record, TransactionType.Void, '101', refusalText('voided', statusName(record)), voidedCents(record));
   });
 }
@@ -237,12 +241,13 @@ export async function voidTransaction(deps: Deps, merchantId: string, id: string
  * Refunds a settled transaction (Refunded; up to the processed amount, 103 above), or voids a captured,
  * unsettled one in full (104 for a partial amount); 101 in any other status and for a refund without reference.
  */
-export async function refund(deps: Deps, merchantId: string, id: string, body: Schemas['CardRefundRequest'] | undefined): Promise<CardResult> {
+export async function refund(scope: Scope, id: string, body: Schemas['CardRefundRequest'] | undefined): Promise<CardResult> {
+  const { merchantId } = scope;
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
     const cents = requested ?? record.processedAmountCents;
-    if (!engine.permits(cardFamily, record, 'refundCardTransaction', deps.clock.now())) {
+    if (!engine.permits(cardFamily, record, 'refundCardTransaction', scope.clock.now())) {
       const text = record.typeId === TransactionType.RefundWORef ? 'A refund without reference cannot be refunded.' : refusalText('refunded', statusName(record));
       return refused(record, TransactionType.Refund, '101', text, cents);
     }
@@ -250,12 +255,12 @@ export async function refund(deps: Deps, merchantId: string, id: string, body: S
       if (cents !== record.processedAmountCents) {
         return refused(record, TransactionType.Refund, '104', 'Before settlement a refund voids the whole transaction: omit the amount or give the processed amount.', cents);
       }
-      return (await voidLocked(tx, deps, record, 'refundCardTransaction')) ?? refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
+      return (await voidLocked(tx, scope, record, 'refundCardTransaction')) ?? refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
     }
     if (cents > record.processedAmountCents) {
       return refused(record, TransactionType.Refund, '103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`, cents);
     }
-    const after = await engine.transition({ db: tx }, cardFamily, record, 'refundCardTransaction', deps.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardTransactionStatus.Refunded });
+    const after = await engine.transition({ db: tx }, cardFamily, record, 'refundCardTransaction', scope.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardTransactionStatus.Refunded });
     if (!after) return refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
     return approved(after, TransactionType.Refund, cents);
   });

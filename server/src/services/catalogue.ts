@@ -6,12 +6,12 @@ import { apiSpec } from '../../../generated/index.ts';
 import { responseExample } from '../platform/spec-data.ts';
 import type { components } from '../../../generated/types.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
-import type { Deps } from '../platform/deps.ts';
 import { toCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/catalogue.ts';
+import type { Scope } from '../platform/scope.ts';
 
 export type UnitType = components['schemas']['CatalogueUnitType'];
 type CategoryRequest = components['schemas']['CatalogueCategoryRequest'];
@@ -97,36 +97,39 @@ async function guarded(name: string, write: () => Promise<void>): Promise<void> 
   }
 }
 
-export async function createCategory(deps: Deps, merchantId: string, body: CategoryRequest): Promise<string> {
+export async function createCategory(scope: Scope, body: CategoryRequest): Promise<string> {
+  const { merchantId } = scope;
   const values = checkCategory(body);
   const id = randomUUID();
-  await guarded(values.name, () => withTransaction(deps.db, async (tx) => {
+  await guarded(values.name, () => withTransaction(scope.db, async (tx) => {
     await ensureNameFree(tx, merchantId, values.nameKey, values.name);
-    await repo.insertCategory(tx, { id, merchantId, ...values, now: iso(deps.clock.now()) });
+    await repo.insertCategory(tx, { id, merchantId, ...values, now: iso(scope.clock.now()) });
   }));
   return id;
 }
 
-export async function updateCategory(deps: Deps, merchantId: string, id: string, body: CategoryRequest): Promise<void> {
+export async function updateCategory(scope: Scope, id: string, body: CategoryRequest): Promise<void> {
+  const { merchantId } = scope;
   const categoryId = id.toLowerCase();
-  await guarded(body.name?.trim() ?? '', () => withTransaction(deps.db, async (tx) => {
+  await guarded(body.name?.trim() ?? '', () => withTransaction(scope.db, async (tx) => {
     if (!(await repo.findCategory(tx, merchantId, categoryId))) throw notFound(id, 'category');
     const values = checkCategory(body);
     await ensureNameFree(tx, merchantId, values.nameKey, values.name, categoryId);
-    await repo.updateCategory(tx, merchantId, categoryId, { ...values, now: iso(deps.clock.now()) });
+    await repo.updateCategory(tx, merchantId, categoryId, { ...values, now: iso(scope.clock.now()) });
   }));
 }
 
-export async function deleteCategory(deps: Deps, merchantId: string, id: string): Promise<void> {
+export async function deleteCategory(scope: Scope, id: string): Promise<void> {
+  const { merchantId } = scope;
   const categoryId = id.toLowerCase();
-  await withTransaction(deps.db, async (tx) => {
+  await withTransaction(scope.db, async (tx) => {
     if (!(await repo.findCategory(tx, merchantId, categoryId))) throw notFound(id, 'category');
-    await repo.deleteCategory(tx, merchantId, categoryId, iso(deps.clock.now()));
+    await repo.deleteCategory(tx, merchantId, categoryId, iso(scope.clock.now()));
   });
 }
 
-export const listCategories = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.CategoryListItem[]; total: number }> =>
-  repo.listCategories(deps.db, merchantId, list);
+export const listCategories = (scope: Scope, list: ListQuery): Promise<{ items: repo.CategoryListItem[]; total: number }> =>
+  repo.listCategories(scope.db, scope.merchantId, list);
 
 // ---- line items
 
@@ -152,46 +155,50 @@ async function checkLineItem(db: Knex, merchantId: string, body: LineItemRequest
   };
 }
 
-export async function createLineItem(deps: Deps, merchantId: string, body: LineItemRequest): Promise<string> {
+export async function createLineItem(scope: Scope, body: LineItemRequest): Promise<string> {
+  const { merchantId } = scope;
   const id = randomUUID();
-  await withTransaction(deps.db, async (tx) => {
-    await repo.insertLineItem(tx, id, merchantId, await checkLineItem(tx, merchantId, body), iso(deps.clock.now()));
+  await withTransaction(scope.db, async (tx) => {
+    await repo.insertLineItem(tx, id, merchantId, await checkLineItem(tx, merchantId, body), iso(scope.clock.now()));
   });
   return id;
 }
 
-export async function updateLineItem(deps: Deps, merchantId: string, id: string, body: LineItemRequest): Promise<void> {
+export async function updateLineItem(scope: Scope, id: string, body: LineItemRequest): Promise<void> {
+  const { merchantId } = scope;
   const lineItemId = id.toLowerCase();
-  await withTransaction(deps.db, async (tx) => {
+  await withTransaction(scope.db, async (tx) => {
     if (!(await repo.findLineItem(tx, merchantId, lineItemId))) throw notFound(id, 'line item');
-    await repo.updateLineItem(tx, merchantId, lineItemId, await checkLineItem(tx, merchantId, body), iso(deps.clock.now()));
+    await repo.updateLineItem(tx, merchantId, lineItemId, await checkLineItem(tx, merchantId, body), iso(scope.clock.now()));
   });
 }
 
-export async function deleteLineItem(deps: Deps, merchantId: string, id: string): Promise<void> {
-  if (!(await repo.deleteLineItem(deps.db, merchantId, id.toLowerCase()))) throw notFound(id, 'line item');
+export async function deleteLineItem(scope: Scope, id: string): Promise<void> {
+  const { merchantId } = scope;
+  if (!(await repo.deleteLineItem(scope.db, merchantId, id.toLowerCase()))) throw notFound(id, 'line item');
 }
 
 /** A catalogue line item of the merchant (invoices copy its values), or undefined. */
-export const findLineItem = (deps: Deps, merchantId: string, id: string): Promise<repo.LineItemRecord | undefined> =>
-  repo.findLineItem(deps.db, merchantId, id.toLowerCase());
+export const findLineItem = (scope: Scope, id: string): Promise<repo.LineItemRecord | undefined> =>
+  repo.findLineItem(scope.db, scope.merchantId, id.toLowerCase());
 
 export interface LineItemListQuery extends ListQuery {
   categoryId?: string;
   noCategory?: boolean;
 }
 
-export async function listLineItems(deps: Deps, merchantId: string, query: LineItemListQuery): Promise<{ items: repo.LineItemRecord[]; total: number }> {
+export async function listLineItems(scope: Scope, query: LineItemListQuery): Promise<{ items: repo.LineItemRecord[]; total: number }> {
+  const { merchantId } = scope;
   const { categoryId, noCategory, ...list } = query;
   if (categoryId !== undefined && noCategory !== undefined) {
     const message = 'categoryId and noCategory cannot be given together.';
     throw new ApiError('validation_failed', { errors: { categoryId: [message], noCategory: [message] } });
   }
   const category = categoryId?.toLowerCase();
-  if (category !== undefined && !(await repo.findCategory(deps.db, merchantId, category))) {
+  if (category !== undefined && !(await repo.findCategory(scope.db, merchantId, category))) {
     throw invalid('categoryId', 'names no category of this merchant.');
   }
-  return repo.listLineItems(deps.db, merchantId, list, {
+  return repo.listLineItems(scope.db, merchantId, list, {
     ...(category !== undefined ? { categoryId: category } : {}),
     ...(noCategory !== undefined ? { noCategory } : {}),
     unitTypeRank: UNIT_TYPE_RANK,

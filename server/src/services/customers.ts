@@ -1,7 +1,8 @@
 // Customer rules: the fields of a create or update, addresses checked against the states lookup, the
 // atomic create with cards and bank accounts, search, read, update and delete.
 import { randomUUID } from 'node:crypto';
-import { within, type Deps } from '../platform/deps.ts';
+import type { Deps } from '../platform/deps.ts';
+import { type Scope, within } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { responseExample } from '../platform/spec-data.ts';
@@ -116,10 +117,11 @@ const failIfAny = (errors: Record<string, string[]>): void => {
  * is checked first, and the rows are written in one transaction. The first card and the first bank account
  * become the defaults.
  */
-export async function createCustomer(deps: Deps, merchantId: string, input: CustomerCreateInput): Promise<string> {
+export async function createCustomer(scope: Scope, input: CustomerCreateInput): Promise<string> {
+  const { merchantId } = scope;
   const errors: Record<string, string[]> = {};
   const fields = checkCustomerFields(input, errors);
-  const now = deps.clock.now();
+  const now = scope.clock.now();
   const cards: CardToKeep[] = [];
   (input.paymentMethodsCards ?? []).forEach((card, i) => {
     const kept = checkCard(card, now, errors, `paymentMethodsCards[${i}].`);
@@ -133,8 +135,8 @@ export async function createCustomer(deps: Deps, merchantId: string, input: Cust
   failIfAny(errors);
   const id = randomUUID();
   const createdOn = iso(now);
-  await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
+  await withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
     await customers.insertCustomer(tx, { id, merchantId, fields, createdOn });
     let position = 0;
     const cardIds: string[] = [];
@@ -148,25 +150,28 @@ export async function createCustomer(deps: Deps, merchantId: string, input: Cust
 }
 
 /** The customer with its payment methods (oldest first). */
-export async function getCustomer(deps: Deps, merchantId: string, id: string): Promise<{ customer: CustomerRecord; paymentMethods: StoredPaymentMethod[] }> {
-  const found = await customers.findCustomerWithPaymentMethods(deps.db, merchantId, id);
+export async function getCustomer(scope: Scope, id: string): Promise<{ customer: CustomerRecord; paymentMethods: StoredPaymentMethod[] }> {
+  const { merchantId } = scope;
+  const found = await customers.findCustomerWithPaymentMethods(scope.db, merchantId, id);
   if (!found) throw notFound(id, 'customer');
   return found;
 }
 
 /** Replaces the customer's fields; payment methods and defaults do not change. */
-export async function updateCustomer(deps: Deps, merchantId: string, id: string, input: CustomerInput): Promise<void> {
+export async function updateCustomer(scope: Scope, id: string, input: CustomerInput): Promise<void> {
+  const { merchantId } = scope;
   const errors: Record<string, string[]> = {};
   const fields = checkCustomerFields(input, errors);
   // An unknown customer is a 404 whatever the body says.
-  if (!(await customers.findCustomer(deps.db, merchantId, id))) throw notFound(id, 'customer');
+  if (!(await customers.findCustomer(scope.db, merchantId, id))) throw notFound(id, 'customer');
   failIfAny(errors);
-  if (!(await customers.updateCustomerFields(deps.db, merchantId, id, fields, iso(deps.clock.now())))) throw notFound(id, 'customer');
+  if (!(await customers.updateCustomerFields(scope.db, merchantId, id, fields, iso(scope.clock.now())))) throw notFound(id, 'customer');
 }
 
 /** Deletes the customer with its payment methods. */
-export async function deleteCustomer(deps: Deps, merchantId: string, id: string): Promise<void> {
-  await withTransaction(deps.db, async (tx) => {
+export async function deleteCustomer(scope: Scope, id: string): Promise<void> {
+  const { merchantId } = scope;
+  await withTransaction(scope.db, async (tx) => {
     if (!(await customers.deleteCustomer(tx, merchantId, id))) throw notFound(id, 'customer');
   });
 }

@@ -3,7 +3,6 @@
 // stay integer cents here; the views format them. The clock, the retry and the invoices are the services the
 // API calls (sandbox.ts, webhook-logs.ts, invoices.ts).
 import { PaymentMethodType } from '../../../generated/enums.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import * as events from '../repositories/event-log.ts';
 import { listTransactions } from '../repositories/transaction-list.ts';
@@ -14,6 +13,7 @@ import { findOwn } from './payments.ts';
 import { statusName, typeName } from './transaction-view.ts';
 import { requirePermission } from './webhook-endpoints.ts';
 import type { Cents } from '../platform/money.ts';
+import type { Scope } from '../platform/scope.ts';
 
 export const PAGE_SIZE = 20;
 
@@ -47,16 +47,18 @@ function summaryOf(t: TransactionRecord): TransactionSummary {
   };
 }
 
-export async function transactionsPage(deps: Deps, merchantId: string, page: number): Promise<Paged<TransactionSummary>> {
-  const { items, total } = await listTransactions(deps.db, merchantId, { page, pageSize: PAGE_SIZE, orderBy: 'createdOn', asc: false });
+export async function transactionsPage(scope: Scope, page: number): Promise<Paged<TransactionSummary>> {
+  const { merchantId } = scope;
+  const { items, total } = await listTransactions(scope.db, merchantId, { page, pageSize: PAGE_SIZE, orderBy: 'createdOn', asc: false });
   return { items: items.map(summaryOf), total, page, pages: pagesOf(total) };
 }
 
 /** The merchant's transaction with its status history, oldest step first; 404 (ApiError) for another merchant's or none. */
-export async function transactionDetail(deps: Deps, merchantId: string, id: string): Promise<{ transaction: TransactionSummary; history: HistoryStep[] }> {
-  const record = await findOwn(deps.db, merchantId, id);
+export async function transactionDetail(scope: Scope, id: string): Promise<{ transaction: TransactionSummary; history: HistoryStep[] }> {
+  const { merchantId } = scope;
+  const record = await findOwn(scope.db, merchantId, id);
   const name = (statusId: number): string => statusName({ paymentMethodTypeId: record.paymentMethodTypeId, statusId });
-  const history = (await historyOf(deps.db, record.id)).map((h) => ({
+  const history = (await historyOf(scope.db, record.id)).map((h) => ({
     at: h.createdOn, from: h.fromStatusId === null ? null : name(h.fromStatusId), to: name(h.toStatusId), trigger: h.trigger,
     responseCode: h.responseCode, returnCode: h.returnCode,
   }));
@@ -64,9 +66,9 @@ export async function transactionDetail(deps: Deps, merchantId: string, id: stri
 }
 
 /** Whether the merchant may use webhooks (without it the events show no deliveries). */
-async function webhooksAllowed(deps: Deps, merchantId: string): Promise<boolean> {
+async function webhooksAllowed(scope: Scope): Promise<boolean> {
   try {
-    await requirePermission(deps, merchantId);
+    await requirePermission(scope);
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'webhooks_permission_required') return false;
@@ -74,12 +76,13 @@ async function webhooksAllowed(deps: Deps, merchantId: string): Promise<boolean>
   }
 }
 
-export async function eventsPage(deps: Deps, merchantId: string, page: number): Promise<Paged<EventView> & { webhooks: boolean }> {
-  const { items, total } = await events.listEvents(deps.db, merchantId, { page, pageSize: PAGE_SIZE, orderBy: 'occurredOn', asc: false });
-  const webhooks = await webhooksAllowed(deps, merchantId);
-  const deliveries = webhooks ? await events.deliveriesOf(deps.db, merchantId, items.map((e) => e.id)) : [];
-  const attempts = await events.attemptsOfAll(deps.db, deliveries.map((d) => d.id));
-  const endpoints = await endpointsById(deps.db, [...new Set(deliveries.map((d) => d.endpointId))]);
+export async function eventsPage(scope: Scope, page: number): Promise<Paged<EventView> & { webhooks: boolean }> {
+  const { merchantId } = scope;
+  const { items, total } = await events.listEvents(scope.db, merchantId, { page, pageSize: PAGE_SIZE, orderBy: 'occurredOn', asc: false });
+  const webhooks = await webhooksAllowed(scope);
+  const deliveries = webhooks ? await events.deliveriesOf(scope.db, merchantId, items.map((e) => e.id)) : [];
+  const attempts = await events.attemptsOfAll(scope.db, deliveries.map((d) => d.id));
+  const endpoints = await endpointsById(scope.db, [...new Set(deliveries.map((d) => d.endpointId))]);
   const views: DeliveryView[] = deliveries.map((d) => {
     const endpoint = endpoints.get(d.endpointId);
     return { ...d, webhookName: endpoint?.name ?? '', webhookUrl: endpoint?.endpointUrl ?? '', attempts: attempts.filter((a) => a.deliveryId === d.id) };

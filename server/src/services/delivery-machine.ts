@@ -27,7 +27,7 @@ export interface DeliveryChange {
   readonly attempt?: Omit<AttemptRecord, 'deliveryId' | 'attemptedOn'>;
 }
 
-const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, DeliveryChange, engine.Scope, NewDelivery> = {
+const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, DeliveryChange, engine.InTransaction, NewDelivery> = {
   table: 'webhook_deliveries',
   fromRow: (row) => repo.recordOf(row as unknown as repo.Row),
   status: (record) => record.status,

@@ -13,6 +13,7 @@ import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/devices.ts';
+import type { Scope } from '../platform/scope.ts';
 
 export type TapToPayStatusId = components['schemas']['TapToPayStatus'];
 export type TapToPayStatusName = components['schemas']['Device']['tapToPayStatus'];
@@ -91,15 +92,16 @@ export interface TapToPayToken {
  * times are real time (a device checks them against its own clock); the login time is the merchant's.
  */
 export async function issueToken(
-  deps: Deps, merchantId: string, apiKeyName: string, requestedId: string | null | undefined,
+  scope: Scope, apiKeyName: string, requestedId: string | null | undefined,
 ): Promise<TapToPayToken> {
-  const environment = deps.config.environment;
+  const { merchantId } = scope;
+  const environment = scope.config.environment;
   const deviceId = requestedId?.toLowerCase() ?? randomUUID();
-  const key = deps.instances.tapToPayKey;
-  const issuedAt = Math.floor(deps.wall.now().getTime() / 1000);
+  const key = scope.instances.tapToPayKey;
+  const issuedAt = Math.floor(scope.wall.now().getTime() / 1000);
   const expiresAt = issuedAt + TAP_TO_PAY_TOKEN_SECONDS;
-  const lastLoginAt = iso(deps.clock.now());
-  await withTransaction(deps.db, async (tx) => {
+  const lastLoginAt = iso(scope.clock.now());
+  await withTransaction(scope.db, async (tx) => {
     await repo.registerDevice(tx, { merchantId, deviceId, statusId: statusId('Inactive'), lastLoginAt, apiKeyName });
     const device = await repo.findDevice(tx, merchantId, deviceId);
     if (!device) throw new Error(`device ${deviceId} vanished while registered`);
@@ -131,9 +133,10 @@ export async function verifyToken(deps: Deps, token: string): Promise<JWTPayload
   return payload;
 }
 
-export async function activate(deps: Deps, merchantId: string, id: string): Promise<void> {
+export async function activate(scope: Scope, id: string): Promise<void> {
+  const { merchantId } = scope;
   const deviceId = id.toLowerCase();
-  await withTransaction(deps.db, async (tx) => {
+  await withTransaction(scope.db, async (tx) => {
     const device = await repo.findDevice(tx, merchantId, deviceId);
     if (!device) throw notFound(id, 'device');
     const next = ACTIVATION[statusName(device.statusId)];
@@ -142,11 +145,12 @@ export async function activate(deps: Deps, merchantId: string, id: string): Prom
   });
 }
 
-export async function getDevice(deps: Deps, merchantId: string, id: string): Promise<repo.DeviceRecord> {
-  const device = await repo.findDevice(deps.db, merchantId, id.toLowerCase());
+export async function getDevice(scope: Scope, id: string): Promise<repo.DeviceRecord> {
+  const { merchantId } = scope;
+  const device = await repo.findDevice(scope.db, merchantId, id.toLowerCase());
   if (!device) throw notFound(id, 'device');
   return device;
 }
 
-export const listDevices = (deps: Deps, merchantId: string, list: ListQuery): Promise<{ items: repo.DeviceRecord[]; total: number }> =>
-  repo.listDevices(deps.db, merchantId, list);
+export const listDevices = (scope: Scope, list: ListQuery): Promise<{ items: repo.DeviceRecord[]; total: number }> =>
+  repo.listDevices(scope.db, scope.merchantId, list);

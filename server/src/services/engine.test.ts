@@ -3,6 +3,7 @@
 // an event needs the family's whole scope, and a row is picked by status, type and outcome from the tables.
 import { describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
+import type { Tx } from '../platform/scope.ts';
 import { achStateMachine, cardStateMachine, invoiceStateMachine } from '../../../generated/state-machines.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
@@ -28,8 +29,10 @@ describe('the engine', () => {
   it('asks the family scope of a trigger that emits an event, and only the transaction of one that does not', () => {
     const record = invoice(2, null);
     // Never called: the lines only have to compile (or not).
-    const calls = (tx: Knex) => [
+    const calls = (tx: Tx, pool: Knex) => [
       () => engine.transition({ db: tx }, invoiceFamily, record, 'cancelInvoice', NOW, {}),
+      // @ts-expect-error -- the pool is no transaction: the change, its history and its event must commit together.
+      () => engine.transition({ db: pool }, invoiceFamily, record, 'cancelInvoice', NOW, {}),
       // @ts-expect-error -- invoice.paid's payload is the invoice as getInvoice shows it: it needs the request's dependencies.
       () => engine.transition({ db: tx }, invoiceFamily, record, 'markInvoiceAsPaid', NOW, {}),
     ];

@@ -12,6 +12,7 @@ import { ApiError } from '../platform/errors.ts';
 import { recordEvents, type EventData, type OutboxEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import { lockRow } from '../platform/transaction.ts';
+import type { Tx } from '../platform/scope.ts';
 
 /** A row of a generated state machine table, whose event is one of the spec's. */
 export type TransitionRow = StateTransition<number | string, string, string, WebhookEventName>;
@@ -22,9 +23,12 @@ export interface Machine<Row extends TransitionRow> {
   readonly transitions: readonly Row[];
 }
 
-/** What every engine call works in: the caller's transaction. A family may need more for its events' payloads. */
-export interface Scope {
-  readonly db: Knex;
+/**
+ * What every engine call works in: the caller's transaction (the pool does not compile: a lock, the history and
+ * the outbox event must commit with the change). A family may need more for its events' payloads.
+ */
+export interface InTransaction {
+  readonly db: Tx;
 }
 
 /** A record moved by a row: as it was, the row, and what the caller changes with it. */
@@ -46,7 +50,7 @@ export interface Moved<R, Row, Change> {
  * The per-aggregate part: where the records live and how a change, its history and its event are written.
  * `New` is what a creation is given (the record itself, or what the adapter makes one of).
  */
-export interface Adapter<R, Row extends TransitionRow, Change, S extends Scope, New = R> {
+export interface Adapter<R, Row extends TransitionRow, Change, S extends InTransaction, New = R> {
   /** The table the records are locked in (through platform/transaction.ts lockRow). */
   readonly table: string;
   /** The record of a row read under lock. */
@@ -71,7 +75,7 @@ export interface Adapter<R, Row extends TransitionRow, Change, S extends Scope, 
 }
 
 /** A machine of the spec with the adapter of its aggregate. */
-export interface Family<R, Row extends TransitionRow, Change, S extends Scope, New = R> {
+export interface Family<R, Row extends TransitionRow, Change, S extends InTransaction, New = R> {
   readonly machine: Machine<Row>;
   readonly adapter: Adapter<R, Row, Change, S, New>;
 }
@@ -86,7 +90,7 @@ export type RecordOf<F> = F extends { adapter: { fromRow: (row: never) => infer 
 export type RowOf<F> = F extends { machine: Machine<infer Row> } ? Row & TransitionRow : never;
 export type ChangeOf<F> = F extends { adapter: { insert: (db: never, fresh: never, row: never, change: infer C, at: never) => unknown } } ? C : never;
 export type NewOf<F> = F extends { adapter: { initial: (fresh: infer N) => unknown } } ? N : never;
-type ScopeOf<F> = F extends { adapter: { eventData: (scope: infer S extends Scope, ...rest: never[]) => unknown } } ? S : never;
+type ScopeOf<F> = F extends { adapter: { eventData: (scope: infer S extends InTransaction, ...rest: never[]) => unknown } } ? S : never;
 /** The triggers of a family's machine: a trigger the spec's table does not name does not compile. */
 export type TriggerOf<F> = RowOf<F>['trigger'];
 type AdapterOf<F> = Adapter<RecordOf<F>, RowOf<F>, ChangeOf<F>, ScopeOf<F>, NewOf<F>>;
@@ -98,7 +102,7 @@ const adapterOf = <F extends AnyFamily>(f: F): AdapterOf<F> => f.adapter as Adap
  * need more than the database: an invoice's addresses need the server's base URL), the transaction alone
  * otherwise.
  */
-export type ScopeFor<F, T> = [Extract<RowOf<F>, { trigger: T; event: string }>] extends [never] ? Scope : ScopeOf<F>;
+export type ScopeFor<F, T> = [Extract<RowOf<F>, { trigger: T; event: string }>] extends [never] ? InTransaction : ScopeOf<F>;
 
 /** What picks one row when a trigger has several outcomes (approved, declined, failed). */
 export interface Outcome {
@@ -107,7 +111,7 @@ export interface Outcome {
 }
 
 /** Defines a family: the generated machine and its aggregate's adapter. */
-export const family = <R, Row extends TransitionRow, Change, S extends Scope, New>(
+export const family = <R, Row extends TransitionRow, Change, S extends InTransaction, New>(
   machine: Machine<Row>, adapter: Adapter<R, Row, Change, S, New>,
 ): Family<R, Row, Change, S, New> => ({ machine, adapter });
 
@@ -131,14 +135,13 @@ export const permits = <F extends AnyFamily>(f: F, record: RecordOf<F>, trigger:
   rowOf(f, record, trigger, at) !== undefined;
 
 /** Reads the record matching `where` in the family's table and locks it until the transaction ends. */
-export async function lock<F extends AnyFamily>(scope: Scope, f: F, where: Record<string, string | number>): Promise<RecordOf<F> | undefined> {
-  if (!scope.db.isTransaction) throw new Error(`engine.lock(${f.machine.name}): a row lock needs a transaction`);
-  const row = await lockRow<Record<string, unknown>>(scope.db as Knex.Transaction, f.adapter.table, where);
+export async function lock<F extends AnyFamily>(scope: InTransaction, f: F, where: Record<string, string | number>): Promise<RecordOf<F> | undefined> {
+  const row = await lockRow<Record<string, unknown>>(scope.db, f.adapter.table, where);
   return row === undefined ? undefined : adapterOf(f).fromRow(row);
 }
 
 /** The history entries and events of moves made together (many rows a statement). */
-async function historyAndEvents<R, Row extends TransitionRow, Change, S extends Scope, New>(
+async function historyAndEvents<R, Row extends TransitionRow, Change, S extends InTransaction, New>(
   scope: S, adapter: Adapter<R, Row, Change, S, New>, moved: readonly Moved<R, Row, Change>[], at: Date,
 ): Promise<void> {
   if (moved.length === 0) return;
@@ -159,7 +162,7 @@ async function historyAndEvents<R, Row extends TransitionRow, Change, S extends 
 // The scope's type is a parameter of its own (S), so that the object literal given for it does not fix T
 // before the trigger is read (T would be every trigger, and every call would need the family's scope).
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- S is checked, not used
-export async function create<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & Scope>(
+export async function create<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & InTransaction>(
   scope: S, f: F, fresh: NewOf<F>, trigger: T, at: Date, change: ChangeOf<F>, outcome: Outcome = {},
 ): Promise<{ row: RowOf<F>; record: RecordOf<F> }> {
   const adapter = adapterOf(f);
@@ -177,7 +180,7 @@ export async function create<F extends AnyFamily, const T extends TriggerOf<F>, 
  * Returns the changed record, or undefined when the table has no such row (forbidden: nothing changed).
  */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- as create's S
-export async function transition<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & Scope>(
+export async function transition<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & InTransaction>(
   scope: S, f: F, record: RecordOf<F>, trigger: T, at: Date, change: ChangeOf<F>, outcome: Outcome = {},
 ): Promise<RecordOf<F> | undefined> {
   return (await transitionAll(scope, f, [record], trigger, at, () => change, outcome))[0];
@@ -189,7 +192,7 @@ export async function transition<F extends AnyFamily, const T extends TriggerOf<
  * after its change, or undefined where the table has no row for it (nothing changed).
  */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- as create's S
-export async function transitionAll<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & Scope>(
+export async function transitionAll<F extends AnyFamily, const T extends TriggerOf<F>, S extends ScopeFor<F, T> & InTransaction>(
   scope: S, f: F, records: readonly RecordOf<F>[], trigger: T, at: Date,
   changeOf: (record: RecordOf<F>) => ChangeOf<F>, outcome: Outcome = {},
 ): Promise<(RecordOf<F> | undefined)[]> {

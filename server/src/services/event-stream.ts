@@ -3,10 +3,10 @@
 // once, from now or after a given event (Last-Event-ID).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookEvents } from '../../../generated/webhooks.ts';
-import type { Deps } from '../platform/deps.ts';
 import { invalid } from '../platform/errors.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
 import { eventsAfter, positionOf, streamStart, type StreamCursor, type StreamStart } from '../repositories/event-stream.ts';
+import type { Scope } from '../platform/scope.ts';
 
 /** Events read a query; a full batch is followed at once by the next. */
 const BATCH = 200;
@@ -44,18 +44,19 @@ function typesOf(filter: string | undefined): string[] {
 }
 
 /** Validates the request (400 before anything is sent) and returns the stream. */
-export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
+export async function openEventStream(scope: Scope, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
+  const { merchantId } = scope;
   const types = typesOf(options.types);
   let start: { cursor: StreamCursor; afterId: string | undefined };
   if (options.lastEventId === undefined) {
-    start = await settledStart(deps, merchantId, options.signal);
+    start = await settledStart(scope, options.signal);
   } else {
     // Another merchant's event is unknown here, as it is everywhere else.
-    const found = await positionOf(deps.db, merchantId, options.lastEventId);
+    const found = await positionOf(scope.db, merchantId, options.lastEventId);
     if (!found) throw invalid('Last-Event-ID', 'names no event of this merchant');
     start = { cursor: found, afterId: options.lastEventId };
   }
-  return poll(deps, merchantId, start, types, options.signal);
+  return poll(scope, start, types, options.signal);
 }
 
 /**
@@ -64,21 +65,22 @@ export async function openEventStream(deps: Pick<Deps, 'db'>, merchantId: string
  * start it names is the merchant's newest event and a client resuming from it gets only what came after. Each
  * answer is a consistent pair of position and snapshot; past the wait the last one is taken as it is.
  */
-async function settledStart(deps: Pick<Deps, 'db'>, merchantId: string, signal: AbortSignal): Promise<StreamStart> {
+async function settledStart(scope: Scope, signal: AbortSignal): Promise<StreamStart> {
+  const { merchantId } = scope;
   const deadline = performance.now() + START_SETTLE_MS;
-  let start = await streamStart(deps.db, merchantId);
+  let start = await streamStart(scope.db, merchantId);
   while (!start.allSettled && performance.now() < deadline && !signal.aborted) {
     try {
       await sleep(START_RETRY_MS, undefined, { signal });
     } catch {
       break;
     }
-    start = await streamStart(deps.db, merchantId);
+    start = await streamStart(scope.db, merchantId);
   }
   return start;
 }
 
-async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
+async function* poll(scope: Scope, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
   yield { kind: 'start', afterId: start.afterId };
   let cursor = start.cursor;
   let wait = MIN_WAIT_MS;
@@ -87,7 +89,7 @@ async function* poll(deps: Pick<Deps, 'db'>, merchantId: string, start: { cursor
   // A function, not the property: the signal aborts while this generator is suspended at a yield.
   const stopped = (): boolean => signal.aborted;
   while (!stopped()) {
-    const batch = await eventsAfter(deps.db, merchantId, cursor, types, BATCH);
+    const batch = await eventsAfter(scope.db, scope.merchantId, cursor, types, BATCH);
     for (const event of batch) {
       if (stopped()) return;
       yield { kind: 'event', event };

@@ -3,7 +3,6 @@
 // (customer, contact address, processors) checked against the merchant's records, amounts in cents.
 import type { Knex } from 'knex';
 import { PaymentProcessorType } from '../../../generated/enums.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import { type Cents, fromCents, minusCents, sumCents, toCents, ZERO_CENTS } from '../platform/money.ts';
@@ -15,6 +14,7 @@ import { findCustomer, type AddressValue, type CustomerRecord } from '../reposit
 import { findLineItem, unitTypeById } from './catalogue.ts';
 import { calculateInvoice, type CalcInput, type CalcResult } from './invoice-calculations.ts';
 import { invoiceDefaults } from './invoice-settings.ts';
+import type { Scope } from '../platform/scope.ts';
 
 export interface InvoiceCustomerInput {
   firstName?: string;
@@ -155,7 +155,7 @@ interface LineOutcome {
   refusal?: ApiError;
 }
 
-async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, index: number, overrideAllowed: boolean,
+async function lineOf(scope: Scope, input: InvoiceLineInput, index: number, overrideAllowed: boolean,
   settings: InvoiceSettingsRecord, errors: Errors): Promise<LineOutcome> {
   const field = (name: string): string => `lineItems[${index}].${name}`;
   const discountPercentage = input.discountPercentage ?? 0;
@@ -183,7 +183,7 @@ async function lineOf(deps: Deps, merchantId: string, input: InvoiceLineInput, i
     }
     return { line };
   }
-  const item = await findLineItem(deps, merchantId, input.lineItemId);
+  const item = await findLineItem(scope, input.lineItemId);
   if (!item) {
     addError(errors, field('lineItemId'), 'names no catalogue line item of this merchant.');
     return {};
@@ -255,14 +255,15 @@ async function checkReferences(db: Knex, merchantId: string, input: InvoiceInput
  * Checks an invoice request and settles it into the content to store. Validation problems (fields, ids)
  * answer 400 validation_failed together; a line that breaks a settings rule answers its own errorCode.
  */
-export async function settleContent(deps: Deps, merchantId: string, input: InvoiceInput, settings: InvoiceSettingsRecord, terms: ZeroCostTerms): Promise<InvoiceContent> {
+export async function settleContent(scope: Scope, input: InvoiceInput, settings: InvoiceSettingsRecord, terms: ZeroCostTerms): Promise<InvoiceContent> {
+  const { merchantId } = scope;
   const errors: Errors = {};
-  const refs = await checkReferences(deps.db, merchantId, input, settings, errors);
+  const refs = await checkReferences(scope.db, merchantId, input, settings, errors);
   const overrideAllowed = (input.canPriceBeForceOverrided ?? false) && settings.canOverWriteInvoiceLineItemPrice;
   const lines: Omit<InvoiceLineValue, 'totalCents'>[] = [];
   let refusal: ApiError | undefined;
   for (const [index, lineInput] of input.lineItems.entries()) {
-    const outcome = await lineOf(deps, merchantId, lineInput, index, overrideAllowed, settings, errors);
+    const outcome = await lineOf(scope, lineInput, index, overrideAllowed, settings, errors);
     if (outcome.line) lines.push(outcome.line);
     refusal ??= outcome.refusal;
   }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { invoiceStateMachine, type InvoiceTransition, type InvoiceTrigger } from '../../../generated/state-machines.ts';
 import type { WebhookEventName } from '../../../generated/webhooks.ts';
-import type { Deps } from '../platform/deps.ts';
+import type { InTx, Scope } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { EventData } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
@@ -96,7 +96,7 @@ async function apply(db: Knex, moves: readonly engine.Move<InvoiceRecord, Invoic
   return afters;
 }
 
-const invoices: engine.Adapter<InvoiceRecord, InvoiceTransition, InvoiceChange, Deps, NewInvoice> = {
+const invoices: engine.Adapter<InvoiceRecord, InvoiceTransition, InvoiceChange, InTx<Scope>, NewInvoice> = {
   table: 'invoices',
   fromRow: repo.invoiceOf,
   status: (record, at) => effectiveStatus(record, at),
@@ -122,7 +122,7 @@ const invoices: engine.Adapter<InvoiceRecord, InvoiceTransition, InvoiceChange, 
   },
   // invoice.created and invoice.paid carry the invoice as getInvoice shows it at the change (read back with
   // its history entry); the cast says so for both (the outbox checks the body against the event's schema).
-  eventData: async <E extends WebhookEventName>(scope: Deps, _event: E, after: InvoiceRecord, at: Date): Promise<EventData<E>> =>
+  eventData: async <E extends WebhookEventName>(scope: InTx<Scope>, _event: E, after: InvoiceRecord, at: Date): Promise<EventData<E>> =>
     (await invoiceView(scope, await reread(scope.db, after.id), at)) as EventData<E>,
 };
 
@@ -145,8 +145,8 @@ export function permit(record: InvoiceRecord, trigger: InvoiceOperation, at: Dat
 }
 
 /** The invoice of the merchant, locked until the transaction ends; 404 when none. */
-export async function lockInvoice(scope: engine.Scope, merchantId: string, id: string): Promise<InvoiceRecord> {
-  const record = await engine.lock(scope, invoiceFamily, { merchant_id: merchantId, id: id.toLowerCase() });
+export async function lockInvoice(scope: InTx<Scope>, id: string): Promise<InvoiceRecord> {
+  const record = await engine.lock(scope, invoiceFamily, { merchant_id: scope.merchantId, id: id.toLowerCase() });
   if (!record) throw notFound(id, 'invoice');
   return record;
 }

@@ -3,7 +3,7 @@
 // SMS takes an e-mail address and sends an e-mail: the channel follows the body. Each send is recorded in
 // the invoice's history, in the transaction that records the message.
 import { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
-import { within, type Deps } from '../platform/deps.ts';
+import { type Scope, within } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { formatUsd } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
@@ -42,12 +42,13 @@ function messageOf(kind: Kind, invoice: InvoiceRecord, merchantName: string, bas
   };
 }
 
-async function send(deps: Deps, merchantId: string, id: string, kind: Kind, given: string | null, consent: boolean): Promise<void> {
+async function send(scope: Scope, id: string, kind: Kind, given: string | null, consent: boolean): Promise<void> {
+  const { merchantId } = scope;
   const spec = CHANNELS[kind];
-  const now = deps.clock.now();
-  await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const invoice = await lockInvoice(t, merchantId, id);
+  const now = scope.clock.now();
+  await withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
+    const invoice = await lockInvoice(t, id);
     if (!consent) {
       throw new ApiError('consent_required', {
         details: 'The customer must consent to the notification: send customerConsent true.',
@@ -65,8 +66,8 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
       });
     }
     const merchant = await findMerchant(tx, merchantId);
-    const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', deps.config.baseUrl);
-    const notificationId = await deps.instances.notifierFor(tx).send({
+    const { subject, text } = messageOf(kind, invoice, merchant?.company_name ?? 'Your merchant', scope.config.baseUrl);
+    const notificationId = await scope.instances.notifierFor(tx).send({
       merchantId, invoiceId: invoice.id, channel: spec.channel, template: InvoiceNotificationTemplateType.InvoicePublished, to, subject, text, createdOn: iso(now),
     });
     await engine.transition(t, invoiceFamily, invoice, spec.trigger, now, {
@@ -76,13 +77,13 @@ async function send(deps: Deps, merchantId: string, id: string, kind: Kind, give
 }
 
 /** send-email-notification: a text message to phoneNumber (null: the invoice customer's mobile number). */
-export function sendToPhone(deps: Deps, merchantId: string, id: string, body: { phoneNumber: string | null; customerConsent: boolean }): Promise<void> {
+export function sendToPhone(scope: Scope, id: string, body: { phoneNumber: string | null; customerConsent: boolean }): Promise<void> {
   // The phone pattern of the interface admits the text `null`: it means none.
   const phone = body.phoneNumber === 'null' ? null : body.phoneNumber;
-  return send(deps, merchantId, id, 'sms', phone, body.customerConsent);
+  return send(scope, id, 'sms', phone, body.customerConsent);
 }
 
 /** send-published-sms-notification: an e-mail to receiverEmail (null or left out: the invoice customer's e-mail). */
-export function sendToEmail(deps: Deps, merchantId: string, id: string, body: { receiverEmail?: string | null; customerConsent: boolean }): Promise<void> {
-  return send(deps, merchantId, id, 'email', body.receiverEmail ?? null, body.customerConsent);
+export function sendToEmail(scope: Scope, id: string, body: { receiverEmail?: string | null; customerConsent: boolean }): Promise<void> {
+  return send(scope, id, 'email', body.receiverEmail ?? null, body.customerConsent);
 }

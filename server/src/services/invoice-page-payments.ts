@@ -5,7 +5,7 @@
 import { InvoiceHistoryType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
-import { within } from '../platform/deps.ts';
+import { within, type Scope } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { once, requestHash } from '../platform/idempotency.ts';
 import { historyOf, type InvoiceRecord } from '../repositories/invoices.ts';
@@ -41,7 +41,7 @@ async function lastDecline(deps: Deps, invoiceId: string): Promise<string> {
  * included, so the corrected form may be sent again.
  */
 export async function payFromPage(
-  deps: Deps & { hashKey: Buffer }, invoice: InvoiceRecord, payment: PagePayment, formKey: string, fields: Record<string, string>,
+  deps: Scope & { hashKey: Buffer }, invoice: InvoiceRecord, payment: PagePayment, formKey: string, fields: Record<string, string>,
 ): Promise<PageOutcome> {
   const operationId = OPERATION[payment.kind];
   // Keyed (HMAC), never a plain hash: the fields hold a card or account number.
@@ -49,8 +49,8 @@ export async function payFromPage(
   const result = await once(deps, { tenant: `invoice-page:${invoice.merchantId}`, key: formKey }, hash, async (tx) => {
     const t = within(deps, tx);
     const answer = payment.kind === 'card'
-      ? await payByCard(t, invoice.merchantId, invoice.id, payment.body)
-      : await payByAch(t, invoice.merchantId, invoice.id, payment.body);
+      ? await payByCard(t, invoice.id, payment.body)
+      : await payByAch(t, invoice.id, payment.body);
     const outcome: PageOutcome = { paid: answer.success, decline: answer.success ? null : await lastDecline(t, invoice.id) };
     return { status: 200, body: outcome };
   });

@@ -7,8 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
-import { within } from '../platform/deps.ts';
+import { type InTx, type Scope, within } from '../platform/scope.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { type Cents, formatUsd, fromCents, toCents, wireText } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
@@ -35,8 +34,8 @@ type PaymentResponse = Schemas['InvoicePaymentResponse'];
 type PaymentTrigger = 'submitInvoiceCardPayment' | 'submitInvoiceAchPayment';
 
 /** The invoice, locked for the payment, and permitted to be paid (400 invoice_not_open otherwise). */
-async function payable(t: Deps, merchantId: string, id: string, trigger: PaymentTrigger): Promise<InvoiceRecord> {
-  const invoice = await lockInvoice(t, merchantId, id);
+async function payable(t: InTx<Scope>, id: string, trigger: PaymentTrigger): Promise<InvoiceRecord> {
+  const invoice = await lockInvoice(t, id);
   permit(invoice, trigger, t.clock.now());
   return invoice;
 }
@@ -53,7 +52,7 @@ function expected(calc: PaymentTypeCalc, totalAmount: number | undefined, kind: 
 }
 
 /** The invoice's customer record, created from the invoice's customer when it has none (then linked to it). */
-async function customerOf(t: Deps, invoice: InvoiceRecord, now: string): Promise<{ customerId: string; created: boolean }> {
+async function customerOf(t: Scope, invoice: InvoiceRecord, now: string): Promise<{ customerId: string; created: boolean }> {
   if (invoice.customerId !== null) return { customerId: invoice.customerId, created: false };
   const c = invoice.customer;
   const address = (a: repo.InvoiceAddress | null): customers.AddressValue | null => (a ? {
@@ -74,8 +73,8 @@ async function customerOf(t: Deps, invoice: InvoiceRecord, now: string): Promise
 }
 
 /** The SMS after a payment (receipt, or failure) when the settings ask for it and the customer has a mobile number. */
-async function paymentSms(t: Deps, invoice: InvoiceRecord, approved: boolean, cents: Cents, now: string): Promise<void> {
-  const settings = await getSettings(t, invoice.merchantId);
+async function paymentSms(t: Scope, invoice: InvoiceRecord, approved: boolean, cents: Cents, now: string): Promise<void> {
+  const settings = await getSettings(t);
   const wanted = approved ? settings.isSmsNotificationAfterPaymentEnabled : settings.isSmsNotificationAfterPaymentFailedEnabled;
   const to = invoice.customer.mobilePhoneNumber;
   if (!wanted || to === null) return;
@@ -93,7 +92,7 @@ async function paymentSms(t: Deps, invoice: InvoiceRecord, approved: boolean, ce
 
 /** Paid (the trigger's row): the amounts of the payment type, the history entry and invoice.paid; then the receipt. */
 async function settlePaid(
-  t: Deps, invoice: InvoiceRecord, trigger: PaymentTrigger, payment: TransactionRecord, calc: PaymentTypeCalc, useCardPrice: boolean | null, now: Date,
+  t: InTx<Scope>, invoice: InvoiceRecord, trigger: PaymentTrigger, payment: TransactionRecord, calc: PaymentTypeCalc, useCardPrice: boolean | null, now: Date,
 ): Promise<void> {
   const at = iso(now);
   const changed = await engine.transition(t, invoiceFamily, invoice, trigger, now, {
@@ -109,7 +108,7 @@ async function settlePaid(
 }
 
 /** Declined: the invoice stays as it was; PaymentFailed records the processor's code; the failure SMS when asked. */
-async function recordFailure(t: Deps, invoice: InvoiceRecord, payment: TransactionRecord, now: Date): Promise<PaymentResponse> {
+async function recordFailure(t: Scope, invoice: InvoiceRecord, payment: TransactionRecord, now: Date): Promise<PaymentResponse> {
   const at = iso(now);
   await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
     typeId: History.PaymentFailed, errorCode: payment.responseCode, errorMessage: payment.responseDescription,
@@ -120,7 +119,7 @@ async function recordFailure(t: Deps, invoice: InvoiceRecord, payment: Transacti
 }
 
 /** Pays a Due or PastDue invoice by card: a sale for the total of the card's kind (credit or debit). */
-export async function payByCard(deps: Deps, merchantId: string, id: string, body: Schemas['InvoiceCardPaymentRequest']): Promise<PaymentResponse> {
+export async function payByCard(scope: Scope, id: string, body: Schemas['InvoiceCardPaymentRequest']): Promise<PaymentResponse> {
   const pan = body.accountNumber;
   if (pan === null) throw invalid('accountNumber', 'is required: the card number');
   const problem = panProblem(pan);
@@ -128,16 +127,16 @@ export async function payByCard(deps: Deps, merchantId: string, id: string, body
   const code = body.securityCode ?? undefined;
   const codeProblem = code === undefined ? undefined : securityCodeProblem(code, cardTypeOf(pan));
   if (codeProblem) throw invalid('securityCode', codeProblem);
-  return withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
+  return withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
     const now = t.clock.now();
-    const invoice = await payable(t, merchantId, id, 'submitInvoiceCardPayment');
+    const invoice = await payable(t, id, 'submitInvoiceCardPayment');
     if (invoice.cardProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no card payment processor.', entityId: invoice.id });
     const { terms, result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
     const debit = creditDebitTypeOf(pan) === CreditDebitType.Debit;
     const calc = debit ? result.debitCard : result.creditCard;
     const cents = expected(calc, body.totalAmount, debit ? 'debit card' : 'credit card');
-    const { record } = await createCard(t, merchantId, 'createCardSale', {
+    const { record } = await createCard(t, 'createCardSale', {
       amount: fromCents(cents), tipAmount: 0, savePaymentMethod: false, paymentProcessorId: invoice.cardProcessorId,
       ...(invoice.customerId === null ? {} : { customerId: invoice.customerId }),
       card: { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear, ...(code === undefined ? {} : { securityCode: code }) },
@@ -148,7 +147,7 @@ export async function payByCard(deps: Deps, merchantId: string, id: string, body
     let saved = { paymentMethodCreated: false, customerInfoSaved: false };
     if (body.savePaymentMethod) {
       const { customerId, created } = await customerOf(t, invoice, iso(now));
-      await addCard(t, merchantId, customerId, { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear });
+      await addCard(t, customerId, { pan, expirationMonth: body.expirationMonth, expirationYear: body.expirationYear });
       saved = { paymentMethodCreated: true, customerInfoSaved: created };
     }
     await settlePaid(t, invoice, 'submitInvoiceCardPayment', record, calc, terms.optionId === ZeroCostProcessingOption.DualPricing ? true : null, now);
@@ -157,19 +156,19 @@ export async function payByCard(deps: Deps, merchantId: string, id: string, body
 }
 
 /** Pays a Due or PastDue invoice by ACH: a WEB debit for the ACH total, with the payer's authorization. */
-export async function payByAch(deps: Deps, merchantId: string, id: string, body: Schemas['InvoiceAchPaymentRequest']): Promise<PaymentResponse> {
+export async function payByAch(scope: Scope, id: string, body: Schemas['InvoiceAchPaymentRequest']): Promise<PaymentResponse> {
   if (!body.authorizeBankWithdrawal) {
     throw new ApiError('ach_authorization_required', { errors: { authorizeBankWithdrawal: ['must be true: the payer authorizes the withdrawal'] } });
   }
-  return withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
+  return withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
     const now = t.clock.now();
-    const invoice = await payable(t, merchantId, id, 'submitInvoiceAchPayment');
+    const invoice = await payable(t, id, 'submitInvoiceAchPayment');
     if (invoice.achProcessorId === null) throw new ApiError('payment_method_not_available', { details: 'The invoice has no ACH payment processor.', entityId: invoice.id });
     const { result } = await calculationsOf(t, invoice, await repo.linesOf(tx, invoice.id));
     const cents = result.ach.totalCents;
-    const settings = await getSettings(t, merchantId);
-    const record = await createAch(t, merchantId, {
+    const settings = await getSettings(t);
+    const record = await createAch(t, {
       amount: fromCents(cents), paymentProcessorId: invoice.achProcessorId, secCode: SecCode.WEB, requesterIPaddress: 'invoice-payment',
       routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType,
       isFasterProcessing: invoice.achAllowFasterProcessing ?? settings.achAllowFasterProcessing,
@@ -182,7 +181,7 @@ export async function payByAch(deps: Deps, merchantId: string, id: string, body:
     let saved = { paymentMethodCreated: false, customerInfoSaved: false };
     if (body.savePaymentMethod) {
       const { customerId, created } = await customerOf(t, invoice, iso(now));
-      await addBankAccount(t, merchantId, customerId, {
+      await addBankAccount(t, customerId, {
         routingNumber: body.routingNumber, accountNumber: body.accountNumber, accountType: body.accountType, accountHolderType: body.accountHolderType,
       });
       saved = { paymentMethodCreated: true, customerInfoSaved: created };

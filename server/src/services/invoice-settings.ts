@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import { within, type Deps } from '../platform/deps.ts';
+import { type Scope, within } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { type Cents, toCents, ZERO_CENTS } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
@@ -37,15 +37,16 @@ const INITIAL = {
 } as const satisfies Omit<InvoiceSettings, 'merchantId' | 'cardPaymentProcessorId' | 'achPaymentProcessorId'>;
 
 /** The merchant's settings; the first call for a merchant stores the initial ones (its default processors). */
-export async function getSettings(deps: Deps, merchantId: string): Promise<InvoiceSettings> {
-  const { db } = deps;
+export async function getSettings(scope: Scope): Promise<InvoiceSettings> {
+  const { merchantId } = scope;
+  const { db } = scope;
   const existing = await repo.findSettings(db, merchantId);
   if (existing) return existing;
   await repo.insertSettings(db, merchantId, {
     ...INITIAL,
     cardPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, PaymentProcessorType.CardProcessor),
     achPaymentProcessorId: await repo.defaultProcessorId(db, merchantId, PaymentProcessorType.Eft),
-  }, iso(deps.clock.now()));
+  }, iso(scope.clock.now()));
   const created = await repo.findSettings(db, merchantId);
   if (!created) throw new Error(`the invoice settings of merchant ${merchantId} were not stored`);
   return created;
@@ -91,12 +92,13 @@ async function changesOf(db: Knex, merchantId: string, body: InvoiceSettingsUpda
 }
 
 /** Applies an update (spec: InvoiceSettingsUpdateRequest); existing invoices keep their values. */
-export async function updateSettings(deps: Deps, merchantId: string, body: InvoiceSettingsUpdate): Promise<InvoiceSettings> {
-  return withTransaction(deps.db, async (tx) => {
-    const inTx = within(deps, tx);
-    await getSettings(inTx, merchantId);
-    await repo.updateSettings(tx, merchantId, await changesOf(tx, merchantId, body), iso(deps.clock.now()));
-    return getSettings(inTx, merchantId);
+export async function updateSettings(scope: Scope, body: InvoiceSettingsUpdate): Promise<InvoiceSettings> {
+  const { merchantId } = scope;
+  return withTransaction(scope.db, async (tx) => {
+    const inTx = within(scope, tx);
+    await getSettings(inTx);
+    await repo.updateSettings(tx, merchantId, await changesOf(tx, merchantId, body), iso(scope.clock.now()));
+    return getSettings(inTx);
   });
 }
 

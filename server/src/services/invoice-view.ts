@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { InvoiceHistoryType, InvoiceStatus as InvoiceStatuses, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
 import { fromCents } from '../platform/money.ts';
 import { enumeration, type EnumerationName } from '../platform/spec-data.ts';
 import { findCustomer, type AddressValue, type CustomerRecord } from '../repositories/customers.ts';
@@ -13,6 +12,7 @@ import { historyOf, linesOf } from '../repositories/invoices.ts';
 import { contactInfosOf, findMerchant, merchantSettings, type ContactInfoRow } from '../repositories/merchants.ts';
 import { calcInputOf } from './invoice-content.ts';
 import { calculateInvoice, type CalcResult, type PaymentTypeCalc } from './invoice-calculations.ts';
+import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 export type InvoiceStatus = Schemas['InvoiceStatus'];
@@ -27,8 +27,9 @@ export function effectiveStatus(record: Pick<InvoiceRecord, 'status' | 'dueDate'
 }
 
 /** The merchant's zero cost processing terms now (a draft's calculations use them; publication freezes them). */
-export async function merchantTerms(deps: Deps, merchantId: string): Promise<ZeroCostTerms> {
-  const merchant = await findMerchant(deps.db, merchantId);
+export async function merchantTerms(scope: Scope): Promise<ZeroCostTerms> {
+  const { merchantId } = scope;
+  const merchant = await findMerchant(scope.db, merchantId);
   if (!merchant) return { optionId: ZeroCostProcessingOption.None, surchargeRate: null, cashDiscountRate: null, dualPricingRate: null };
   const rates = merchantSettings(merchant);
   const option = merchant.zero_cost_processing_option_id;
@@ -64,8 +65,8 @@ export function paymentTypeOf(calc: PaymentTypeCalc): Schemas['InvoicePaymentTyp
 }
 
 /** The calculations of the invoice: under its frozen terms once published, the merchant's current ones on a draft. */
-export async function calculationsOf(deps: Deps, record: InvoiceRecord, lines: readonly InvoiceLineRecord[]) {
-  const terms = record.zeroCost ?? (await merchantTerms(deps, record.merchantId));
+export async function calculationsOf(deps: Scope, record: InvoiceRecord, lines: readonly InvoiceLineRecord[]) {
+  const terms = record.zeroCost ?? (await merchantTerms(deps));
   return { terms, result: calculateInvoice(calcInputOf({ ...record, lines }, terms)) };
 }
 
@@ -204,7 +205,7 @@ export interface InvoiceViewData {
 }
 
 /** Reads what the invoice's view shows. */
-export async function invoiceViewData(deps: Deps, record: InvoiceRecord): Promise<InvoiceViewData> {
+export async function invoiceViewData(deps: Scope, record: InvoiceRecord): Promise<InvoiceViewData> {
   const { db } = deps;
   const lines = await linesOf(db, record.id);
   const { result } = await calculationsOf(deps, record, lines);
@@ -219,7 +220,7 @@ export async function invoiceViewData(deps: Deps, record: InvoiceRecord): Promis
 }
 
 /** The full invoice record of the spec (Invoice), as it stands at `now` on the merchant's business clock. */
-export async function invoiceView(deps: Deps, record: InvoiceRecord, now: Date = deps.clock.now()): Promise<Schemas['Invoice']> {
+export async function invoiceView(deps: Scope, record: InvoiceRecord, now: Date = deps.clock.now()): Promise<Schemas['Invoice']> {
   return invoiceOf(await invoiceViewData(deps, record), deps.config.baseUrl, now);
 }
 

@@ -4,7 +4,8 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { PaymentMethodType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import { within, type Deps } from '../platform/deps.ts';
+import type { Deps } from '../platform/deps.ts';
+import { type Scope, within } from '../platform/scope.ts';
 import { invalid, notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
@@ -27,8 +28,9 @@ type Schemas = components['schemas'];
 export { History, Status } from './invoice-machine.ts';
 
 /** The invoice of the merchant (not locked: a read), or 404. */
-export async function findOrFail(deps: Pick<Deps, 'db'>, merchantId: string, id: string): Promise<InvoiceRecord> {
-  const record = await repo.findInvoice(deps.db, merchantId, id.toLowerCase());
+export async function findOrFail(scope: Scope, id: string): Promise<InvoiceRecord> {
+  const { merchantId } = scope;
+  const record = await repo.findInvoice(scope.db, merchantId, id.toLowerCase());
   if (!record) throw notFound(id, 'invoice');
   return record;
 }
@@ -50,82 +52,84 @@ const DAY_MS = 24 * 3600 * 1000;
 // is locked first; the engine checks its row, writes the change, its history entry and its event.
 
 /** The content of a create, update or publish body under the merchant's settings and current terms. */
-async function contentOf(t: Deps, merchantId: string, input: InvoiceInput) {
-  return settleContent(t, merchantId, input, await getSettings(t, merchantId), await merchantTerms(t, merchantId));
+async function contentOf(t: Scope, input: InvoiceInput) {
+  return settleContent(t, input, await getSettings(t), await merchantTerms(t));
 }
 
 /** A new draft of the body. */
-async function newInvoice(t: Deps, merchantId: string, input: InvoiceInput): Promise<NewInvoice> {
-  return { id: randomUUID(), merchantId, shortCode: newShortCode(), content: await contentOf(t, merchantId, input) };
+async function newInvoice(t: Scope, input: InvoiceInput): Promise<NewInvoice> {
+  const { merchantId } = t;
+  return { id: randomUUID(), merchantId, shortCode: newShortCode(), content: await contentOf(t, input) };
 }
 
 /** Creates a draft; invoice.created is sent. */
-export async function createInvoice(deps: Deps, merchantId: string, input: InvoiceInput): Promise<string> {
-  const now = deps.clock.now();
-  return withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const { record } = await engine.create(t, invoiceFamily, await newInvoice(t, merchantId, input), 'createInvoice', now, {});
+export async function createInvoice(scope: Scope, input: InvoiceInput): Promise<string> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
+    const { record } = await engine.create(t, invoiceFamily, await newInvoice(t, input), 'createInvoice', now, {});
     return record.id;
   });
 }
 
 /** Replaces a draft's content. */
-export async function updateInvoice(deps: Deps, merchantId: string, id: string, input: InvoiceInput): Promise<void> {
-  const now = deps.clock.now();
-  await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const invoice = await lockInvoice(t, merchantId, id);
+export async function updateInvoice(scope: Scope, id: string, input: InvoiceInput): Promise<void> {
+  const now = scope.clock.now();
+  await withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
+    const invoice = await lockInvoice(t, id);
     permit(invoice, 'updateInvoice', now);
-    await engine.transition(t, invoiceFamily, invoice, 'updateInvoice', now, { content: await contentOf(t, merchantId, input) });
+    await engine.transition(t, invoiceFamily, invoice, 'updateInvoice', now, { content: await contentOf(t, input) });
   });
 }
 
-export async function deleteInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
-  const now = deps.clock.now();
-  await withTransaction(deps.db, async (tx) => {
-    const invoice = await lockInvoice({ db: tx }, merchantId, id);
+export async function deleteInvoice(scope: Scope, id: string): Promise<void> {
+  const now = scope.clock.now();
+  await withTransaction(scope.db, async (tx) => {
+    const invoice = await lockInvoice(within(scope, tx), id);
     permit(invoice, 'deleteInvoice', now);
     await engine.transition({ db: tx }, invoiceFamily, invoice, 'deleteInvoice', now, {});
   });
 }
 
 /** What publishing at `now` fixes: the due date (the body's, or the settings' default), the number and the terms. */
-async function publicationOf(t: Deps, merchantId: string, content: InvoiceContent, now: Date): Promise<Publication> {
+async function publicationOf(t: Scope, content: InvoiceContent, now: Date): Promise<Publication> {
+  const { merchantId } = t;
   const issueDate = iso(now);
-  const settings = await getSettings(t, merchantId);
+  const settings = await getSettings(t);
   let dueDate = content.dueDate;
   if (dueDate === null) dueDate = iso(new Date(now.getTime() + (settings.dueDateAfterDays ?? 0) * DAY_MS));
   else if (dueDate < issueDate) throw invalid('dueDate', `must not be before the publication time (${issueDate}).`);
   const sequence = await repo.nextInvoiceNumber(t.db, merchantId);
-  return { number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(t, merchantId) };
+  return { number: invoiceNumber(sequence), numberSeq: sequence, issueDate, dueDate, zeroCost: await merchantTerms(t) };
 }
 
 /**
  * Publishes a draft (updated with the body first), or, without an id, creates an invoice and publishes it
  * in one transaction (invoice.created is then sent).
  */
-export async function publishInvoice(deps: Deps, merchantId: string, input: InvoiceInput & { id?: string | null }): Promise<string> {
-  const now = deps.clock.now();
-  return withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
+export async function publishInvoice(scope: Scope, input: InvoiceInput & { id?: string | null }): Promise<string> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
     const draftId = input.id ?? null;
     if (draftId === null) {
-      const fresh = await newInvoice(t, merchantId, input);
-      const publication = await publicationOf(t, merchantId, fresh.content, now);
+      const fresh = await newInvoice(t, input);
+      const publication = await publicationOf(t, fresh.content, now);
       return (await engine.create(t, invoiceFamily, fresh, 'publishInvoice', now, { publication })).record.id;
     }
-    const draft = await lockInvoice(t, merchantId, draftId);
+    const draft = await lockInvoice(t, draftId);
     permit(draft, 'publishInvoice', now);
-    const content = await contentOf(t, merchantId, input);
-    await engine.transition(t, invoiceFamily, draft, 'publishInvoice', now, { content, publication: await publicationOf(t, merchantId, content, now) });
+    const content = await contentOf(t, input);
+    await engine.transition(t, invoiceFamily, draft, 'publishInvoice', now, { content, publication: await publicationOf(t, content, now) });
     return draft.id;
   });
 }
 
-export async function cancelInvoice(deps: Deps, merchantId: string, id: string): Promise<void> {
-  const now = deps.clock.now();
-  await withTransaction(deps.db, async (tx) => {
-    const invoice = await lockInvoice({ db: tx }, merchantId, id);
+export async function cancelInvoice(scope: Scope, id: string): Promise<void> {
+  const now = scope.clock.now();
+  await withTransaction(scope.db, async (tx) => {
+    const invoice = await lockInvoice(within(scope, tx), id);
     permit(invoice, 'cancelInvoice', now);
     await engine.transition({ db: tx }, invoiceFamily, invoice, 'cancelInvoice', now, {});
   });
@@ -135,11 +139,11 @@ export async function cancelInvoice(deps: Deps, merchantId: string, id: string):
  * Records a payment made outside the gateway: Paid, markedAsPaid, no transaction. The amounts stay the base
  * amounts (no surcharge or cash discount: the gateway charged nothing). invoice.paid is sent.
  */
-export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: string, paymentMethodTypeId: PaymentMethodType | null): Promise<void> {
-  const now = deps.clock.now();
-  await withTransaction(deps.db, async (tx) => {
-    const t = within(deps, tx);
-    const invoice = await lockInvoice(t, merchantId, id);
+export async function markInvoiceAsPaid(scope: Scope, id: string, paymentMethodTypeId: PaymentMethodType | null): Promise<void> {
+  const now = scope.clock.now();
+  await withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
+    const invoice = await lockInvoice(t, id);
     permit(invoice, 'markInvoiceAsPaid', now);
     await engine.transition(t, invoiceFamily, invoice, 'markInvoiceAsPaid', now, {
       payment: { paymentDate: iso(now), paymentMethodTypeId, markedAsPaid: true, transactionId: null },
@@ -148,24 +152,25 @@ export async function markInvoiceAsPaid(deps: Deps, merchantId: string, id: stri
   });
 }
 
-export async function getInvoice(deps: Deps, merchantId: string, id: string): Promise<Schemas['Invoice']> {
-  return invoiceView(deps, await findOrFail(deps, merchantId, id));
+export async function getInvoice(scope: Scope, id: string): Promise<Schemas['Invoice']> {
+  return invoiceView(scope, await findOrFail(scope, id));
 }
 
 /** The PDF of a published invoice, base64-encoded. */
-export async function invoicePdfBase64(deps: Deps, merchantId: string, id: string): Promise<string> {
-  const now = deps.clock.now();
-  const invoice = await findOrFail(deps, merchantId, id);
+export async function invoicePdfBase64(scope: Scope, id: string): Promise<string> {
+  const { merchantId } = scope;
+  const now = scope.clock.now();
+  const invoice = await findOrFail(scope, id);
   permit(invoice, 'downloadInvoicePdf', now);
-  const merchant = await findMerchant(deps.db, merchantId);
-  const view = await invoiceView(deps, invoice, now);
-  return (await deps.instances.pdfs.of(view, merchant?.company_name ?? '', now)).toString('base64');
+  const merchant = await findMerchant(scope.db, merchantId);
+  const view = await invoiceView(scope, invoice, now);
+  return (await scope.instances.pdfs.of(view, merchant?.company_name ?? '', now)).toString('base64');
 }
 
 /** The credit card figures (the payment type that can carry a surcharge). */
-export async function getCalculations(deps: Deps, merchantId: string, id: string): Promise<Schemas['InvoiceCalculationsResponse']> {
-  const invoice = await findOrFail(deps, merchantId, id);
-  const { terms, result } = await calculationsOf(deps, invoice, await repo.linesOf(deps.db, invoice.id));
+export async function getCalculations(scope: Scope, id: string): Promise<Schemas['InvoiceCalculationsResponse']> {
+  const invoice = await findOrFail(scope, id);
+  const { terms, result } = await calculationsOf(scope, invoice, await repo.linesOf(scope.db, invoice.id));
   const credit = result.creditCard;
   return {
     id: invoice.id,
@@ -186,10 +191,11 @@ export async function getCalculations(deps: Deps, merchantId: string, id: string
 
 export interface InvoiceListQuery extends ListQuery, InvoiceListFilter {}
 
-export async function listInvoices(deps: Deps, merchantId: string, query: InvoiceListQuery): Promise<{ items: Schemas['InvoiceListItem'][]; total: number }> {
+export async function listInvoices(scope: Scope, query: InvoiceListQuery): Promise<{ items: Schemas['InvoiceListItem'][]; total: number }> {
+  const { merchantId } = scope;
   const { issueDateFrom, issueDateTo, dueDateFrom, dueDateTo, paymentDateFrom, paymentDateTo, status, ...list } = query;
-  const now = deps.clock.now();
-  const page = await listPage(deps.db, merchantId, list,
+  const now = scope.clock.now();
+  const page = await listPage(scope.db, merchantId, list,
     { issueDateFrom, issueDateTo, dueDateFrom, dueDateTo, paymentDateFrom, paymentDateTo, status }, iso(now));
   return {
     items: page.items.map((item) => ({
@@ -222,7 +228,7 @@ export async function findPublicInvoice(deps: Pick<Deps, 'db'>, id: string): Pro
 }
 
 /** The page of a published invoice; `deps` are its merchant's (the business clock decides PastDue). */
-export async function publicInvoice(deps: Deps, invoice: InvoiceRecord): Promise<{ invoice: Schemas['Invoice']; merchantName: string }> {
+export async function publicInvoice(deps: Scope, invoice: InvoiceRecord): Promise<{ invoice: Schemas['Invoice']; merchantName: string }> {
   const merchant = await findMerchant(deps.db, invoice.merchantId);
   return { invoice: await invoiceView(deps, invoice), merchantName: merchant?.company_name ?? '' };
 }

@@ -3,18 +3,19 @@
 import { type CardType, Currency, PaymentProcessorType, type TransactionType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
 import { notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import { enumeration, enumerationItems } from '../platform/spec-data.ts';
-import { clockOffsetOf, contactInfosOf, findMerchant, merchantSettings, processorsOf } from '../repositories/merchants.ts';
+import { contactInfosOf, findMerchant, merchantSettings, processorsOf } from '../repositories/merchants.ts';
+import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type ContactInfoItem = Extract<op.ListContactInfosResult, { status: 200 }>['body']['contactInfos'][number];
 
 /** The merchant's payment configuration (getPaymentConfiguration). */
-export async function paymentConfiguration(deps: Pick<Deps, 'db'>, merchantId: string): Promise<Schemas['PaymentConfiguration']> {
-  const merchant = await findMerchant(deps.db, merchantId);
+export async function paymentConfiguration(scope: Scope): Promise<Schemas['PaymentConfiguration']> {
+  const { merchantId } = scope;
+  const merchant = await findMerchant(scope.db, merchantId);
   if (!merchant) throw notFound(merchantId, 'merchant');
   const settings = merchantSettings(merchant);
   const zeroCost = merchant.zero_cost_processing_option_id as ZeroCostProcessingOption;
@@ -29,7 +30,7 @@ export async function paymentConfiguration(deps: Pick<Deps, 'db'>, merchantId: s
     availableCurrencies: enumerationItems('Currency') as { id: Currency; name: string }[],
     availableCardTypes: enumerationItems('CardType') as { id: CardType; name: string }[],
     availableTransactionTypes: enumerationItems('TransactionType') as { id: TransactionType; name: string }[],
-    availablePaymentProcessors: (await processorsOf(deps.db, merchantId)).map((p) => ({
+    availablePaymentProcessors: (await processorsOf(scope.db, merchantId)).map((p) => ({
       ...p,
       // The names are typed by the spec's enumeration, so tsc holds this mapping to it.
       type: p.typeId === PaymentProcessorType.Eft ? ('Eft' as const) : ('CardProcessor' as const),
@@ -46,8 +47,9 @@ export async function paymentConfiguration(deps: Pick<Deps, 'db'>, merchantId: s
 }
 
 /** The merchant's contact addresses (listContactInfos). */
-export async function contactInfos(deps: Pick<Deps, 'db'>, merchantId: string): Promise<ContactInfoItem[]> {
-  const rows = await contactInfosOf(deps.db, merchantId);
+export async function contactInfos(scope: Scope): Promise<ContactInfoItem[]> {
+  const { merchantId } = scope;
+  const rows = await contactInfosOf(scope.db, merchantId);
   return rows.map((r) => ({
     id: r.id, addressName: r.address_name, addressLine1: r.address_line1, addressLine2: r.address_line2, city: r.city, zip: r.zip,
     countryId: r.country_id, stateId: r.state_id ?? 0, stateName: r.state_name ?? '', email: r.email,
@@ -57,9 +59,9 @@ export async function contactInfos(deps: Pick<Deps, 'db'>, merchantId: string): 
 }
 
 /** The merchant's company name; undefined when there is no such merchant. */
-export async function merchantName(deps: Pick<Deps, 'db'>, merchantId: string): Promise<string | undefined> {
-  return (await findMerchant(deps.db, merchantId))?.company_name;
+export async function merchantName(scope: Scope): Promise<string | undefined> {
+  const { merchantId } = scope;
+  return (await findMerchant(scope.db, merchantId))?.company_name;
 }
 
 /** The merchant's sandbox clock offset (ms; 0 when it never moved). */
-export const clockOffset = (deps: Pick<Deps, 'db'>, merchantId: string): Promise<number> => clockOffsetOf(deps.db, merchantId);

@@ -1,9 +1,9 @@
 // Stored payment methods of a customer: add a card or a bank account (the first of its kind becomes the
 // default), list, update, delete (a deleted default leaves none), and make one the default of its kind.
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
-import { within, type Deps } from '../platform/deps.ts';
+import type { Deps } from '../platform/deps.ts';
+import { type Scope, type Tx, within } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
@@ -45,22 +45,24 @@ function failIfAny(errors: Record<string, string[]>): void {
  * (so that two changes of one customer do not interleave); 404 when the customer is not the merchant's.
  * A change that changes something marks the customer modified.
  */
-async function changingCustomer<T>(deps: Deps, merchantId: string, customerId: string,
-  change: (trx: Knex, now: string, touch: () => Promise<void>) => Promise<T>): Promise<T> {
-  const now = iso(deps.clock.now());
-  return withTransaction(deps.db, async (tx) => {
+async function changingCustomer<T>(scope: Scope, customerId: string,
+  change: (trx: Tx, now: string, touch: () => Promise<void>) => Promise<T>): Promise<T> {
+  const { merchantId } = scope;
+  const now = iso(scope.clock.now());
+  return withTransaction(scope.db, async (tx) => {
     if (!(await customers.lockCustomer(tx, merchantId, customerId))) throw notFound(customerId, 'customer');
     return change(tx, now, async () => { await customers.touchCustomer(tx, merchantId, customerId, now); });
   });
 }
 
-async function add(deps: Deps, merchantId: string, customerId: string, kind: StoredPaymentMethod['kind'],
+async function add(scope: Scope, customerId: string, kind: StoredPaymentMethod['kind'],
   store: (t: Deps, placement: Placement) => Promise<string>): Promise<string> {
-  return changingCustomer(deps, merchantId, customerId, async (trx, now, touch) => {
+  const { merchantId } = scope;
+  return changingCustomer(scope, customerId, async (trx, now, touch) => {
     await touch();
     const existing = await methods.paymentMethodsOf(trx, customerId);
     const position = (existing.at(-1)?.position ?? -1) + 1;
-    const id = await store(within(deps, trx), { merchantId, customerId, position, createdOn: now });
+    const id = await store(within(scope, trx), { merchantId, customerId, position, createdOn: now });
     // The customer's first card (bank account) becomes its default card (bank account).
     if (!existing.some((m) => m.kind === kind)) {
       await customers.setDefaults(trx, customerId, kind === 'card' ? { cardId: id } : { achId: id });
@@ -69,32 +71,33 @@ async function add(deps: Deps, merchantId: string, customerId: string, kind: Sto
   });
 }
 
-export async function addCard(deps: Deps, merchantId: string, customerId: string, input: CardInput): Promise<string> {
+export async function addCard(scope: Scope, customerId: string, input: CardInput): Promise<string> {
   const errors: Record<string, string[]> = {};
-  const card = checkCard(input, deps.clock.now(), errors);
-  await assertCustomer(deps, merchantId, customerId);
+  const card = checkCard(input, scope.clock.now(), errors);
+  await assertCustomer(scope, customerId);
   failIfAny(errors);
   if (!card) throw new ApiError('internal_error');
-  return add(deps, merchantId, customerId, 'card', (t, placement) => storeCard(t, placement, card));
+  return add(scope, customerId, 'card', (t, placement) => storeCard(t, placement, card));
 }
 
-export async function addBankAccount(deps: Deps, merchantId: string, customerId: string, input: BankAccountInput): Promise<string> {
+export async function addBankAccount(scope: Scope, customerId: string, input: BankAccountInput): Promise<string> {
   const errors: Record<string, string[]> = {};
   const account = checkBankAccount(input, errors);
-  await assertCustomer(deps, merchantId, customerId);
+  await assertCustomer(scope, customerId);
   failIfAny(errors);
   if (!account) throw new ApiError('internal_error');
-  return add(deps, merchantId, customerId, 'bankAccount', (t, placement) => storeBankAccount(t, placement, account));
+  return add(scope, customerId, 'bankAccount', (t, placement) => storeBankAccount(t, placement, account));
 }
 
 /** 404 for an unknown customer comes before any complaint about the body. */
-async function assertCustomer(deps: Deps, merchantId: string, customerId: string): Promise<void> {
-  if (!(await customers.findCustomer(deps.db, merchantId, customerId))) throw notFound(customerId, 'customer');
+async function assertCustomer(scope: Scope, customerId: string): Promise<void> {
+  const { merchantId } = scope;
+  if (!(await customers.findCustomer(scope.db, merchantId, customerId))) throw notFound(customerId, 'customer');
 }
 
-export async function listPaymentMethods(deps: Deps, merchantId: string, customerId: string, query: ListQuery): Promise<{ items: (StoredPaymentMethod & { isDefault: boolean })[]; total: number }> {
-  await assertCustomer(deps, merchantId, customerId);
-  return methods.pagePaymentMethods(deps.db, customerId, query);
+export async function listPaymentMethods(scope: Scope, customerId: string, query: ListQuery): Promise<{ items: (StoredPaymentMethod & { isDefault: boolean })[]; total: number }> {
+  await assertCustomer(scope, customerId);
+  return methods.pagePaymentMethods(scope.db, customerId, query);
 }
 
 export interface PaymentMethodUpdate {
@@ -137,12 +140,12 @@ export function checkUpdate(method: StoredPaymentMethod, update: PaymentMethodUp
   return changes;
 }
 
-export async function updatePaymentMethod(deps: Deps, merchantId: string, customerId: string, id: string, update: PaymentMethodUpdate): Promise<void> {
-  await changingCustomer(deps, merchantId, customerId, async (trx, now, touch) => {
+export async function updatePaymentMethod(scope: Scope, customerId: string, id: string, update: PaymentMethodUpdate): Promise<void> {
+  await changingCustomer(scope, customerId, async (trx, now, touch) => {
     const method = await methods.findPaymentMethod(trx, customerId, id);
     if (!method) throw notFound(id, 'payment method');
     const errors: Record<string, string[]> = {};
-    const changes = checkUpdate(method, update, deps.clock.now(), errors);
+    const changes = checkUpdate(method, update, scope.clock.now(), errors);
     failIfAny(errors);
     await methods.updatePaymentMethod(trx, id, changes, now);
     await touch();
@@ -150,8 +153,9 @@ export async function updatePaymentMethod(deps: Deps, merchantId: string, custom
 }
 
 /** Deletes a payment method; when it was a default, that default becomes null (no other takes its place). */
-export async function deletePaymentMethod(deps: Deps, merchantId: string, customerId: string, id: string): Promise<void> {
-  await changingCustomer(deps, merchantId, customerId, async (trx, _now, touch) => {
+export async function deletePaymentMethod(scope: Scope, customerId: string, id: string): Promise<void> {
+  const { merchantId } = scope;
+  await changingCustomer(scope, customerId, async (trx, _now, touch) => {
     const method = await methods.findPaymentMethod(trx, customerId, id);
     if (!method) throw notFound(id, 'payment method');
     const customer = await customers.findCustomer(trx, merchantId, customerId);
@@ -163,8 +167,9 @@ export async function deletePaymentMethod(deps: Deps, merchantId: string, custom
 }
 
 /** Makes the payment method the default of its kind (card or bank account). */
-export async function makeDefault(deps: Deps, merchantId: string, customerId: string, id: string): Promise<void> {
-  await changingCustomer(deps, merchantId, customerId, async (trx, _now, touch) => {
+export async function makeDefault(scope: Scope, customerId: string, id: string): Promise<void> {
+  const { merchantId } = scope;
+  await changingCustomer(scope, customerId, async (trx, _now, touch) => {
     const method = await methods.findPaymentMethod(trx, customerId, id);
     if (!method) throw notFound(id, 'payment method');
     const customer = await customers.findCustomer(trx, merchantId, customerId);

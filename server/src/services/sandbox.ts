@@ -1,11 +1,11 @@
 // The sandbox controls: each merchant's clock (real time plus an offset that only grows) and its advance,
 // which runs everything that falls due up to the new time, and the forced network outcomes of simulate.
-import type { Knex } from 'knex';
 import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
-import { iso, offsetClock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { businessTimeAt, type Scope, type Tx } from '../platform/scope.ts';
+import { clockOffsetOf } from '../repositories/merchants.ts';
 import { lockRow, withTransaction } from '../platform/transaction.ts';
 import { countFallingDue } from '../repositories/invoice-due.ts';
 import { countDueDeliveries } from '../repositories/webhook-deliveries.ts';
@@ -19,9 +19,10 @@ import { transactionDetails } from './transaction-view.ts';
 
 type Schemas = components['schemas'];
 
-export async function getClock(deps: Deps, merchantId: string): Promise<Schemas['SandboxClock']> {
-  const offsetMs = await repo.clockOffsetOf(deps.db, merchantId);
-  return { merchantId, now: iso(offsetClock(deps.wall, offsetMs).now()), offsetSeconds: Math.floor(offsetMs / 1000) };
+export async function getClock(scope: Scope): Promise<Schemas['SandboxClock']> {
+  const { merchantId } = scope;
+  const offsetMs = await clockOffsetOf(scope.db, merchantId);
+  return { merchantId, now: iso(businessTimeAt(scope, scope.wall.now(), offsetMs)), offsetSeconds: Math.floor(offsetMs / 1000) };
 }
 
 /**
@@ -31,18 +32,19 @@ export async function getClock(deps: Deps, merchantId: string): Promise<Schemas[
  * the delivery table, and the worker's delivery pump makes them afterwards, each at its due time
  * (attemptTimeOf), so the advance takes the same time whatever the receivers do.
  */
-export async function advanceClock(deps: Deps, merchantId: string, seconds: number): Promise<Schemas['SandboxClockAdvanceResult']> {
-  return withTransaction(deps.db, async (tx) => {
+export async function advanceClock(scope: Scope, seconds: number): Promise<Schemas['SandboxClockAdvanceResult']> {
+  const { merchantId } = scope;
+  return withTransaction(scope.db, async (tx) => {
     // Two advances of one merchant run one after the other.
     await lockRow(tx, 'merchants', { id: merchantId });
-    const before = await repo.clockOffsetOf(tx, merchantId);
+    const before = await clockOffsetOf(tx, merchantId);
     const offsetMs = before + seconds * 1000;
     await repo.setClockOffset(tx, merchantId, offsetMs);
     // The kept states carry the offset: every instance reads it again once this commits.
-    await deps.instances.keyStates.changed(tx, { merchantId });
-    const wallNow = deps.wall.now();
-    const from = offsetClock({ now: () => wallNow }, before).now();
-    const until = offsetClock({ now: () => wallNow }, offsetMs).now();
+    await scope.instances.keyStates.changed(tx, { merchantId });
+    const wallNow = scope.wall.now();
+    const from = businessTimeAt(scope, wallNow, before);
+    const until = businessTimeAt(scope, wallNow, offsetMs);
     const counts = await runDueForMerchant(tx, merchantId, until, noRuns(), true);
     counts.invoicesPastDue = await countFallingDue(tx, merchantId, iso(from), iso(until));
     counts.webhookAttempts = await countDueDeliveries(tx, merchantId, iso(until));
@@ -59,12 +61,12 @@ const notAllowed = (outcome: Outcome, record: TransactionRecord, status: string)
   });
 
 /** Submits a Scheduled ACH transaction first (the network sees it before it settles, returns or fails it). */
-async function submitted(tx: Knex, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
+async function submitted(tx: Tx, record: TransactionRecord, at: Date): Promise<TransactionRecord | undefined> {
   if (record.statusId !== AchTransactionStatus.Scheduled) return record;
   return ach.submit(tx, record, at, true);
 }
 
-async function simulateAch(tx: Knex, record: TransactionRecord, outcome: Outcome, returnCode: string | undefined, at: Date): Promise<TransactionRecord | undefined> {
+async function simulateAch(tx: Tx, record: TransactionRecord, outcome: Outcome, returnCode: string | undefined, at: Date): Promise<TransactionRecord | undefined> {
   const open = record.statusId === AchTransactionStatus.Scheduled || record.statusId === AchTransactionStatus.InProgress;
   if (!open) return undefined;
   switch (outcome) {
@@ -84,13 +86,14 @@ async function simulateAch(tx: Knex, record: TransactionRecord, outcome: Outcome
 }
 
 /** Forces a network outcome now (without moving the clock); 400 simulation_not_allowed when it does not apply. */
-export async function simulate(deps: Deps, merchantId: string, id: string, body: Schemas['SandboxSimulateRequest']): Promise<Schemas['TransactionDetails']> {
+export async function simulate(scope: Scope, id: string, body: Schemas['SandboxSimulateRequest']): Promise<Schemas['TransactionDetails']> {
+  const { merchantId } = scope;
   if (body.outcome === 'return' && body.returnCode === undefined) throw invalid('returnCode', 'is required with the outcome return');
   if (body.outcome !== 'return' && body.returnCode !== undefined) throw invalid('returnCode', 'is allowed only with the outcome return');
-  return withTransaction(deps.db, async (tx) => {
+  return withTransaction(scope.db, async (tx) => {
     const found = await findOwn(tx, merchantId, id);
     const record = (await repo.lockTransaction(tx, merchantId, found.id)) ?? found;
-    const at = deps.clock.now();
+    const at = scope.clock.now();
     let after: TransactionRecord | undefined;
     if (record.paymentMethodTypeId === PaymentMethodType.ElectronicCheck) {
       after = await simulateAch(tx, record, body.outcome, body.returnCode, at);

@@ -16,6 +16,7 @@ import { DELETE_STEPS, RESET_STEPS, removeBatch, removeMerchantRow } from '../re
 import { setUpMerchant } from '../repositories/merchant-setup.ts';
 import * as repo from '../repositories/sandboxes.ts';
 import { setClockOffset } from '../repositories/transactions.ts';
+import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 
@@ -72,10 +73,10 @@ function batch<T>(db: Knex, merchantId: string, work: (tx: Knex.Transaction) => 
 }
 
 /** Runs the steps' batches until each has nothing left; counts what went by kind. */
-async function removeAll(deps: Pick<Deps, 'db'>, steps: typeof DELETE_STEPS, merchantId: string, counts: Record<string, number> = {}): Promise<Record<string, number>> {
+async function removeAll(deps: Pick<Deps, 'db'>, steps: typeof DELETE_STEPS, sandboxId: string, counts: Record<string, number> = {}): Promise<Record<string, number>> {
   for (const step of steps) {
     for (;;) {
-      const removed = await batch(deps.db, merchantId, (tx) => removeBatch(tx, step, merchantId, REMOVAL_BATCH));
+      const removed = await batch(deps.db, sandboxId, (tx) => removeBatch(tx, step, sandboxId, REMOVAL_BATCH));
       if (step.kind !== undefined) counts[step.kind] = (counts[step.kind] ?? 0) + removed;
       if (removed < REMOVAL_BATCH) break;
     }
@@ -94,14 +95,14 @@ const isRetryable = (error: unknown): boolean => {
  * row that arrived meanwhile (a delivery fanned out to an endpoint by a request still running): the next pass
  * removes the newcomer first. Requests that started before a deletion's mark end soon, so passes end too.
  */
-async function inPasses(deps: Pick<Deps, 'log'>, merchantId: string, work: () => Promise<void>): Promise<void> {
+async function inPasses(deps: Pick<Deps, 'log'>, sandboxId: string, work: () => Promise<void>): Promise<void> {
   for (let pass = 1; ; pass++) {
     try {
       await work();
       return;
     } catch (error) {
       if (!isRetryable(error) || pass >= REMOVAL_PASSES) throw error;
-      deps.log.info({ merchantId, pass }, 'sandbox removal: a record arrived meanwhile; removing it too');
+      deps.log.info({ merchantId: sandboxId, pass }, 'sandbox removal: a record arrived meanwhile; removing it too');
       await new Promise((resolve) => setTimeout(resolve, 10 * pass));
     }
   }
@@ -112,29 +113,29 @@ async function inPasses(deps: Pick<Deps, 'log'>, merchantId: string, work: () =>
  * authenticated before the mark may still add a row meanwhile: a delete that it breaks fails on its foreign
  * key, and another pass removes the newcomer. Safe to run twice at once (the sweep and a request).
  */
-export async function removeMerchant(deps: Pick<Deps, 'db' | 'log'>, merchantId: string): Promise<void> {
-  await inPasses(deps, merchantId, async () => {
-    await removeAll(deps, DELETE_STEPS, merchantId);
-    await batch(deps.db, merchantId, (tx) => removeMerchantRow(tx, merchantId));
+export async function removeMerchant(deps: Pick<Deps, 'db' | 'log'>, sandboxId: string): Promise<void> {
+  await inPasses(deps, sandboxId, async () => {
+    await removeAll(deps, DELETE_STEPS, sandboxId);
+    await batch(deps.db, sandboxId, (tx) => removeMerchantRow(tx, sandboxId));
   });
 }
 
 /** 404 for an unknown id, another partner's merchant or one that is not a sandbox; a repeat resumes a half-done delete. */
-export async function deleteSandbox(deps: Deps, partnerId: string, merchantId: string): Promise<void> {
-  const found = await repo.findSandbox(deps.db, partnerId, merchantId);
-  if (!found) throw notFound(merchantId, 'sandbox merchant');
-  await markDeleting(deps, merchantId, iso(deps.wall.now()));
-  await removeMerchant(deps, merchantId);
+export async function deleteSandbox(deps: Deps, partnerId: string, sandboxId: string): Promise<void> {
+  const found = await repo.findSandbox(deps.db, partnerId, sandboxId);
+  if (!found) throw notFound(sandboxId, 'sandbox merchant');
+  await markDeleting(deps, sandboxId, iso(deps.wall.now()));
+  await removeMerchant(deps, sandboxId);
 }
 
 /**
  * Marks the merchant as being deleted (an earlier mark stays) and announces it: once committed, its tokens
  * answer 401 on every instance.
  */
-async function markDeleting(deps: Pick<Deps, 'db' | 'instances'>, merchantId: string, now: string): Promise<void> {
+async function markDeleting(deps: Pick<Deps, 'db' | 'instances'>, sandboxId: string, now: string): Promise<void> {
   await withTransaction(deps.db, async (tx) => {
-    await repo.markDeleting(tx, merchantId, now);
-    await deps.instances.keyStates.changed(tx, { merchantId });
+    await repo.markDeleting(tx, sandboxId, now);
+    await deps.instances.keyStates.changed(tx, { merchantId: sandboxId });
   });
 }
 
@@ -144,16 +145,17 @@ const noneRemoved = (): Schemas['SandboxResetResult']['removed'] => ({
 });
 
 /** The merchant's records go, its clock returns to the present; its credentials, processors and addresses stay. */
-export async function resetSandbox(deps: Deps, merchantId: string): Promise<Schemas['SandboxResetResult']> {
+export async function resetSandbox(scope: Scope): Promise<Schemas['SandboxResetResult']> {
+  const { merchantId } = scope;
   // The clock first: what the merchant does while its records go is already dated in the present.
-  await withTransaction(deps.db, async (tx) => {
+  await withTransaction(scope.db, async (tx) => {
     await setClockOffset(tx, merchantId, 0);
-    await deps.instances.keyStates.changed(tx, { merchantId });
+    await scope.instances.keyStates.changed(tx, { merchantId });
   });
   const removed = noneRemoved();
   // The merchant's own requests go on during a reset: a row they add that breaks a batch is removed by another pass.
-  await inPasses(deps, merchantId, async () => { await removeAll(deps, RESET_STEPS, merchantId, removed); });
-  return { merchantId, now: iso(deps.wall.now()), offsetSeconds: 0, removed };
+  await inPasses(scope, merchantId, async () => { await removeAll(scope, RESET_STEPS, merchantId, removed); });
+  return { merchantId, now: iso(scope.wall.now()), offsetSeconds: 0, removed };
 }
 
 /** The worker's sweep: deletes expired sandbox merchants and finishes interrupted deletions; returns how many went. */

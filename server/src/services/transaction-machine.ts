@@ -10,7 +10,7 @@ import type { EventData } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionChanges, TransactionRecord } from '../repositories/transactions.ts';
-import { family, type Adapter, type Move, type Scope } from './engine.ts';
+import { family, type Adapter, type Move, type InTransaction } from './engine.ts';
 
 /** A row of either machine over the transactions table. */
 type TransactionRow = AchTransition | CardTransition;
@@ -38,7 +38,7 @@ async function apply(db: Knex, moves: readonly Move<TransactionRecord, Transacti
   return afters;
 }
 
-const transactions: Adapter<TransactionRecord, TransactionRow, TransactionChanges, Scope> = {
+const transactions: Adapter<TransactionRecord, TransactionRow, TransactionChanges, InTransaction> = {
   table: 'transactions',
   fromRow: repo.recordOf,
   status: (record) => record.statusId,
@@ -58,7 +58,7 @@ const transactions: Adapter<TransactionRecord, TransactionRow, TransactionChange
   // Every event of these machines carries the record as getTransaction shows it: the cast says so for each of
   // them (and the outbox checks the body against the event's schema before it is written).
   // eslint-disable-next-line @typescript-eslint/require-await -- the adapter's contract is asynchronous (an invoice's payload reads)
-  eventData: async <E extends WebhookEventName>(_scope: Scope, _event: E, after: TransactionRecord): Promise<EventData<E>> => transactionDetails(after) as EventData<E>,
+  eventData: async <E extends WebhookEventName>(_scope: InTransaction, _event: E, after: TransactionRecord): Promise<EventData<E>> => transactionDetails(after) as EventData<E>,
 };
 
 /** The ACH machine over the transactions table. */

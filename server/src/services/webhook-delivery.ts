@@ -16,6 +16,7 @@ import { endpointsById, type AnyEndpoint } from '../repositories/webhook-endpoin
 import { deliveryFamily, type DeliveryChange } from './delivery-machine.ts';
 import * as engine from './engine.ts';
 import { checkTarget } from './webhook-urls.ts';
+import type { Scope } from '../platform/scope.ts';
 
 /** The delay before attempt n+1 after attempt n failed (n = 1..6), as the spec's retry table gives it. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 8 * 3600_000, 24 * 3600_000] as const;
@@ -153,26 +154,27 @@ export async function attemptDelivery(
 export const attemptTimeOf = (deps: Pick<Deps, 'config'>, delivery: Pick<DeliveryRecord, 'nextRetryAt'>, now: Date): Date =>
   deps.config.environment === 'sandbox' && delivery.nextRetryAt !== null ? new Date(Math.min(Date.parse(delivery.nextRetryAt), now.getTime())) : now;
 
+/** Claims up to `limit` of the merchant's deliveries due at or before `until` under a lease from `wallNow` (one transaction). */
+export function claimDeliveries(scope: Scope, until: Date, wallNow: Date, limit: number): Promise<DeliveryRecord[]> {
+  const { merchantId } = scope;
+  const lease = iso(new Date(wallNow.getTime() + scope.config.webhookLeaseMs));
+  return withTransaction(scope.db, (tx) => repo.claimDue(tx, merchantId, iso(until), iso(wallNow), lease, limit));
+}
+
 /**
  * Attempts the merchant's deliveries due at or before `until` (its business time now), and the retries
  * they schedule that fall due too, waiting on the receivers. Returns the number of attempts made. The
  * deterministic entry for tests (runDue); the worker's delivery pump makes the same attempts without
  * waiting on receivers.
  */
-/** Claims up to `limit` of the merchant's deliveries due at or before `until` under a lease from `wallNow` (one transaction). */
-export function claimDeliveries(deps: Pick<Deps, 'db' | 'config'>, merchantId: string, until: Date, wallNow: Date, limit: number): Promise<DeliveryRecord[]> {
-  const lease = iso(new Date(wallNow.getTime() + deps.config.webhookLeaseMs));
-  return withTransaction(deps.db, (tx) => repo.claimDue(tx, merchantId, iso(until), iso(wallNow), lease, limit));
-}
-
-export async function deliverDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, merchantId: string, until: Date): Promise<number> {
+export async function deliverDue(scope: Scope, until: Date): Promise<number> {
   let attempts = 0;
   for (;;) {
-    const wallNow = deps.wall.now();
-    const claimed = await claimDeliveries(deps, merchantId, until, wallNow, 50);
+    const wallNow = scope.wall.now();
+    const claimed = await claimDeliveries(scope, until, wallNow, 50);
     if (claimed.length === 0) return attempts;
-    const loaded = await attemptsOf(deps.db, claimed);
-    const made = await Promise.all(claimed.map((d) => attemptDelivery(deps, d, attemptTimeOf(deps, d, until), loaded)));
+    const loaded = await attemptsOf(scope.db, claimed);
+    const made = await Promise.all(claimed.map((d) => attemptDelivery(scope, d, attemptTimeOf(scope, d, until), loaded)));
     attempts += made.filter((m) => m !== undefined).length;
   }
 }

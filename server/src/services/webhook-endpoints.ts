@@ -13,6 +13,7 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-endpoints.ts';
 import { failPendingOf } from '../repositories/webhook-deliveries.ts';
 import { checkTarget } from './webhook-urls.ts';
+import { within, type Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type EventTypeInfo = Schemas['WebhookEventTypeInfo'];
@@ -23,8 +24,9 @@ const EVENT_TYPES: readonly EventTypeInfo[] = (responseExample('/v2/webhooks/eve
 export const eventTypeNames = (): readonly string[] => EVENT_TYPES.map((t) => t.name);
 
 /** 403 webhooks_permission_required unless the merchant's account has the Webhooks permission. */
-export async function requirePermission(deps: Deps, merchantId: string): Promise<void> {
-  if (!(await repo.hasWebhooksPermission(deps.db, merchantId))) throw new ApiError('webhooks_permission_required');
+export async function requirePermission(scope: Scope): Promise<void> {
+  const { merchantId } = scope;
+  if (!(await repo.hasWebhooksPermission(scope.db, merchantId))) throw new ApiError('webhooks_permission_required');
 }
 
 export function listEventTypes(query: ListQuery): { items: EventTypeInfo[]; total: number } {
@@ -56,52 +58,57 @@ async function checkUrl(deps: Deps, url: string): Promise<void> {
   if (!pending) throw invalid('endpointUrl', target.problem);
 }
 
-async function ownEndpoint(deps: Deps, merchantId: string, id: string): Promise<repo.EndpointRecord> {
-  const endpoint = await repo.findEndpoint(deps.db, merchantId, id.toLowerCase());
+async function ownEndpoint(scope: Scope, id: string): Promise<repo.EndpointRecord> {
+  const { merchantId } = scope;
+  const endpoint = await repo.findEndpoint(scope.db, merchantId, id.toLowerCase());
   if (!endpoint) throw notFound(id, 'webhook');
   return endpoint;
 }
 
-export async function createEndpoint(deps: Deps, merchantId: string, body: Schemas['WebhookEndpointCreateRequest']): Promise<Schemas['WebhookEndpoint']> {
-  await requirePermission(deps, merchantId);
-  await checkUrl(deps, body.endpointUrl);
-  const now = iso(deps.clock.now());
+export async function createEndpoint(scope: Scope, body: Schemas['WebhookEndpointCreateRequest']): Promise<Schemas['WebhookEndpoint']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  await checkUrl(scope, body.endpointUrl);
+  const now = iso(scope.clock.now());
   const endpoint: repo.EndpointRecord = {
     id: randomUUID(), merchantId, name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: true,
     signingSecret: generateWebhookSecret(), createdOn: now, modifiedOn: now,
   };
-  await repo.insertEndpoint(deps.db, endpoint);
+  await repo.insertEndpoint(scope.db, endpoint);
   return endpointView(endpoint);
 }
 
-export async function getEndpoint(deps: Deps, merchantId: string, id: string): Promise<Schemas['WebhookEndpoint']> {
-  await requirePermission(deps, merchantId);
-  return endpointView(await ownEndpoint(deps, merchantId, id));
+export async function getEndpoint(scope: Scope, id: string): Promise<Schemas['WebhookEndpoint']> {
+  await requirePermission(scope);
+  return endpointView(await ownEndpoint(scope, id));
 }
 
-export async function listEndpoints(deps: Deps, merchantId: string, query: ListQuery): Promise<Schemas['WebhookEndpointList']> {
-  await requirePermission(deps, merchantId);
-  const { items, total } = await repo.listEndpoints(deps.db, merchantId, query);
+export async function listEndpoints(scope: Scope, query: ListQuery): Promise<Schemas['WebhookEndpointList']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const { items, total } = await repo.listEndpoints(scope.db, merchantId, query);
   return { items: items.map(endpointView), total };
 }
 
-export async function updateEndpoint(deps: Deps, merchantId: string, id: string, body: Schemas['WebhookEndpointUpdateRequest']): Promise<Schemas['WebhookEndpoint']> {
-  await requirePermission(deps, merchantId);
-  await checkUrl(deps, body.endpointUrl);
-  return withTransaction(deps.db, async (tx) => {
-    const endpoint = await ownEndpoint({ ...deps, db: tx }, merchantId, id);
-    const changed = { name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: body.isActive ?? endpoint.isActive, modifiedOn: iso(deps.clock.now()) };
+export async function updateEndpoint(scope: Scope, id: string, body: Schemas['WebhookEndpointUpdateRequest']): Promise<Schemas['WebhookEndpoint']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  await checkUrl(scope, body.endpointUrl);
+  return withTransaction(scope.db, async (tx) => {
+    const endpoint = await ownEndpoint(within(scope, tx), id);
+    const changed = { name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: body.isActive ?? endpoint.isActive, modifiedOn: iso(scope.clock.now()) };
     await repo.updateEndpoint(tx, merchantId, endpoint.id, changed);
     return endpointView({ ...endpoint, ...changed });
   });
 }
 
 /** Deletes a webhook for good: its log stays; its Pending deliveries are marked Failed. */
-export async function deleteEndpoint(deps: Deps, merchantId: string, id: string): Promise<void> {
-  await requirePermission(deps, merchantId);
-  await withTransaction(deps.db, async (tx) => {
-    const endpoint = await ownEndpoint({ ...deps, db: tx }, merchantId, id);
-    const now = iso(deps.clock.now());
+export async function deleteEndpoint(scope: Scope, id: string): Promise<void> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  await withTransaction(scope.db, async (tx) => {
+    const endpoint = await ownEndpoint(within(scope, tx), id);
+    const now = iso(scope.clock.now());
     await repo.deleteEndpoint(tx, merchantId, endpoint.id, now);
     await failPendingOf(tx, endpoint.id);
   });

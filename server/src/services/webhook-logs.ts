@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { webhookDeliveryStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord, LogFilter } from '../repositories/webhook-deliveries.ts';
 import { endpointById, findEndpoint } from '../repositories/webhook-endpoints.ts';
@@ -15,6 +15,7 @@ import { deliveryFamily } from './delivery-machine.ts';
 import * as engine from './engine.ts';
 import { attemptDelivery, send } from './webhook-delivery.ts';
 import { requirePermission } from './webhook-endpoints.ts';
+import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type Entry = Schemas['WebhookDeliveryLogEntry'];
@@ -39,57 +40,66 @@ const csvField = (value: string | number | null): string => {
 export const csvLine = (entry: Entry): string => `${CSV_COLUMNS.map((c) => csvField(entry[c])).join(',')}\r\n`;
 export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
 
-export async function listLogs(deps: Deps, merchantId: string, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
-  await requirePermission(deps, merchantId);
-  const { items, total } = await repo.listDeliveries(deps.db, merchantId, filter, query);
+export async function listLogs(scope: Scope, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const { items, total } = await repo.listDeliveries(scope.db, merchantId, filter, query);
   return { items: items.map(entryOf), total };
 }
 
 /** One webhook's log (a deleted webhook's stays readable); 404 for an id that never was the merchant's. */
-export async function listWebhookLogs(deps: Deps, merchantId: string, webhookId: string, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
-  await requirePermission(deps, merchantId);
-  const endpoint = await endpointById(deps.db, webhookId.toLowerCase());
+export async function listWebhookLogs(scope: Scope, webhookId: string, filter: LogFilter, query: ListQuery): Promise<Schemas['WebhookDeliveryLogList']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const endpoint = await endpointById(scope.db, webhookId.toLowerCase());
   if (endpoint?.merchantId !== merchantId) throw notFound(webhookId, 'webhook');
-  return listLogs(deps, merchantId, { ...filter, webhookId: endpoint.id }, query);
+  return listLogs(scope, { ...filter, webhookId: endpoint.id }, query);
 }
 
 /** The matching entries, oldest first, at most EXPORT_LIMIT, as they are read. */
-export async function exportLogs(deps: Deps, merchantId: string, filter: LogFilter, query: ListQuery): Promise<AsyncGenerator<Entry>> {
-  await requirePermission(deps, merchantId);
-  const rows = repo.exportDeliveries(deps.db, merchantId, filter, query, EXPORT_LIMIT);
+export async function exportLogs(scope: Scope, filter: LogFilter, query: ListQuery): Promise<AsyncGenerator<Entry>> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const rows = repo.exportDeliveries(scope.db, merchantId, filter, query, EXPORT_LIMIT);
   return (async function* entries() {
     for await (const row of rows) yield entryOf(row);
   })();
 }
 
 /** Retries a Failed delivery: a new Manual entry makes one attempt now and is returned with its outcome. */
-export async function retryDelivery(deps: Deps, merchantId: string, id: string): Promise<Entry> {
-  await requirePermission(deps, merchantId);
-  const failed = await repo.findDelivery(deps.db, merchantId, id.toLowerCase());
-  if (!failed) throw notFound(id, 'delivery');
-  const now = deps.clock.now();
-  if (!engine.permits(deliveryFamily, failed, 'retryDelivery', now)) {
-    throw new ApiError(webhookDeliveryStateMachine.refusal.errorCodes.retryDelivery, { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
-  }
-  const endpoint = await endpointById(deps.db, failed.endpointId);
-  if (!endpoint || endpoint.deleted || !endpoint.isActive) {
-    throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: failed.id });
-  }
-  const { record: manual } = await engine.create(deps, deliveryFamily, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType },
-    'retryDelivery', now, { attemptNumber: 1, nextRetryAt: null });
-  await attemptDelivery(deps, manual, now);
-  const done = await repo.findDelivery(deps.db, merchantId, manual.id);
+export async function retryDelivery(scope: Scope, id: string): Promise<Entry> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const now = scope.clock.now();
+  // The Manual entry is made in a transaction that holds the failed one, so two retries at once make one each
+  // in turn (both allowed: a Failed delivery stays Failed); the attempt itself waits on the receiver, after commit.
+  const manual = await withTransaction(scope.db, async (tx) => {
+    const failed = await engine.lock({ db: tx }, deliveryFamily, { merchant_id: merchantId, id: id.toLowerCase() });
+    if (!failed) throw notFound(id, 'delivery');
+    if (!engine.permits(deliveryFamily, failed, 'retryDelivery', now)) {
+      throw new ApiError(webhookDeliveryStateMachine.refusal.errorCodes.retryDelivery, { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
+    }
+    const endpoint = await endpointById(tx, failed.endpointId);
+    if (!endpoint || endpoint.deleted || !endpoint.isActive) {
+      throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: failed.id });
+    }
+    return (await engine.create({ db: tx }, deliveryFamily, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType },
+      'retryDelivery', now, { attemptNumber: 1, nextRetryAt: null })).record;
+  });
+  await attemptDelivery(scope, manual, now);
+  const done = await repo.findDelivery(scope.db, merchantId, manual.id);
   if (!done) throw new ApiError('internal_error');
   return entryOf(done);
 }
 
 /** Sends a signed webhook.ping to the webhook (active or not); not retried, not logged. */
-export async function ping(deps: Deps, merchantId: string, id: string): Promise<Schemas['WebhookPingResult']> {
-  await requirePermission(deps, merchantId);
-  const endpoint = await findEndpoint(deps.db, merchantId, id.toLowerCase());
+export async function ping(scope: Scope, id: string): Promise<Schemas['WebhookPingResult']> {
+  const { merchantId } = scope;
+  await requirePermission(scope);
+  const endpoint = await findEndpoint(scope.db, merchantId, id.toLowerCase());
   if (!endpoint) throw notFound(id, 'webhook');
   const deliveryId = randomUUID();
-  const body = JSON.stringify({ id: deliveryId, type: 'webhook.ping', timestamp: iso(deps.clock.now()), merchantId, data: { webhookId: endpoint.id } });
-  const outcome = await send(deps, endpoint.endpointUrl, endpoint.signingSecret, deliveryId, body);
+  const body = JSON.stringify({ id: deliveryId, type: 'webhook.ping', timestamp: iso(scope.clock.now()), merchantId, data: { webhookId: endpoint.id } });
+  const outcome = await send(scope, endpoint.endpointUrl, endpoint.signingSecret, deliveryId, body);
   return { success: outcome.ok, responseStatusCode: outcome.statusCode, responseDurationMs: outcome.durationMs, deliveryId };
 }

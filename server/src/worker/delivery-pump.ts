@@ -2,7 +2,7 @@
 // attempts in flight and starts them without waiting, so a slow receiver holds up only its own deliveries,
 // never the engine (nor a sandbox clock advance, which only queues what fell due). Stopping it waits for
 // the attempts in flight.
-import type { Deps } from '../platform/deps.ts';
+import type { Platform } from '../platform/scope.ts';
 import { merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
 import { attemptDelivery, attemptsOf, attemptTimeOf, claimDeliveries } from '../services/webhook-delivery.ts';
 import { businessTimes } from './run-due.ts';
@@ -11,7 +11,7 @@ export class DeliveryPump {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost'>,
+    private readonly deps: Platform,
     private readonly maxInFlight = 200,
   ) {}
 
@@ -27,10 +27,11 @@ export class DeliveryPump {
     for (const merchantId of await merchantsWithDueDeliveries(this.deps.db, times.furthest)) {
       const room = this.maxInFlight - this.inFlight.size;
       if (room <= 0) break;
-      const claimed = await claimDeliveries(this.deps, merchantId, times.of(merchantId), wallNow, room);
+      const scope = times.scopeOf(merchantId);
+      const claimed = await claimDeliveries(scope, times.of(merchantId), wallNow, room);
       const loaded = await attemptsOf(this.deps.db, claimed);
       for (const delivery of claimed) {
-        const attempt = attemptDelivery(this.deps, delivery, attemptTimeOf(this.deps, delivery, times.of(merchantId)), loaded)
+        const attempt = attemptDelivery(scope, delivery, attemptTimeOf(scope, delivery, times.of(merchantId)), loaded)
           .catch((error: unknown) => { this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record; its lease lapses and it is tried again'); })
           .finally(() => { this.inFlight.delete(attempt); });
         this.inFlight.add(attempt);

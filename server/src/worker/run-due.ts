@@ -6,8 +6,8 @@
 import type { Knex } from 'knex';
 import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
-import type { Deps } from '../platform/deps.ts';
-import { iso, offsetClock } from '../platform/time.ts';
+import { iso } from '../platform/time.ts';
+import { businessTimeAt, openScope, type Platform, type Scope, type Tx } from '../platform/scope.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
@@ -24,7 +24,7 @@ export const noRuns = (): RunCounts => ({
 });
 
 /** Runs the rows due at `at` (locked by the caller's transaction), the like ones together. */
-async function runAt(tx: Knex, merchantId: string, rows: readonly TransactionRecord[], at: Date, counts: RunCounts): Promise<void> {
+async function runAt(tx: Tx, merchantId: string, rows: readonly TransactionRecord[], at: Date, counts: RunCounts): Promise<void> {
   const ach = await runDueAch(tx, rows.filter((r) => r.paymentMethodTypeId === PaymentMethodType.ElectronicCheck), at);
   counts.achSubmitted += ach.submitted;
   counts.achFailed += ach.failed;
@@ -63,17 +63,28 @@ export async function runDueForMerchant(db: Knex, merchantId: string, until: Dat
   }
 }
 
-/** The business time of each merchant at a wall time (its sandbox offset), and the furthest of them. */
-export async function businessTimes(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date): Promise<{ of: (merchantId: string) => Date; furthest: string }> {
+/** What one worker pass reads of every merchant's sandbox clock at one wall instant. */
+export interface PassTimes {
+  /** The merchant's business time at the pass's wall instant. */
+  of(merchantId: string): Date;
+  /** The scope of the merchant's work in this pass (its business clock with it). */
+  scopeOf(merchantId: string): Scope;
+  /** The furthest business time of any merchant (what may be due anywhere). */
+  readonly furthest: string;
+}
+
+/** The business time of each merchant at a wall time (its sandbox offset), its scope, and the furthest time. */
+export async function businessTimes(deps: Platform, wallNow: Date): Promise<PassTimes> {
   const offsets = deps.config.environment === 'sandbox' ? await repo.clockOffsets(deps.db) : new Map<string, number>();
   return {
-    of: (merchantId) => offsetClock({ now: () => wallNow }, offsets.get(merchantId) ?? 0).now(),
+    of: (merchantId) => businessTimeAt(deps, wallNow, offsets.get(merchantId) ?? 0),
+    scopeOf: (merchantId) => openScope(deps, merchantId, offsets.get(merchantId) ?? 0),
     furthest: iso(new Date(wallNow.getTime() + Math.max(0, ...offsets.values()))),
   };
 }
 
 /** The network's due changes of every merchant, up to the wall clock plus that merchant's offset. */
-export async function runNetworkDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
+export async function runNetworkDue(deps: Platform, wallNow: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
   const times = await businessTimes(deps, wallNow);
   for (const merchantId of await repo.merchantsWithDue(deps.db, times.furthest)) await runDueForMerchant(deps.db, merchantId, times.of(merchantId), counts);
   return counts;
@@ -84,11 +95,11 @@ export async function runNetworkDue(deps: Pick<Deps, 'db' | 'config'>, wallNow: 
  * network's changes first (their events fan out to deliveries), then the webhook deliveries that fell due.
  * The deterministic entry for tests; the worker's timer uses the same steps without waiting on receivers.
  */
-export async function runDue(deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, wallNow: Date): Promise<RunCounts> {
+export async function runDue(deps: Platform, wallNow: Date): Promise<RunCounts> {
   const counts = await runNetworkDue(deps, wallNow);
   const times = await businessTimes(deps, wallNow);
   for (const merchantId of await merchantsWithDueDeliveries(deps.db, times.furthest)) {
-    counts.webhookAttempts += await deliverDue(deps, merchantId, times.of(merchantId));
+    counts.webhookAttempts += await deliverDue(times.scopeOf(merchantId), times.of(merchantId));
   }
   return counts;
 }

@@ -3,7 +3,7 @@
 // without waiting on receivers; every SWEEP_INTERVAL_MS the expired sandbox merchants, deleted. Stopping it (SIGTERM) lets the runs in progress and the attempts in flight
 // finish and starts no other.
 import { isPostgres } from '../db/knex.ts';
-import type { Deps } from '../platform/deps.ts';
+import type { Platform } from '../platform/scope.ts';
 import { optimize } from '../repositories/maintenance.ts';
 import { sweepSandboxes } from '../services/sandboxes.ts';
 import { DeliveryPump } from './delivery-pump.ts';
@@ -52,7 +52,7 @@ export class Worker {
   private readonly maintenance: Loop | undefined;
   private readonly sweep: Loop;
 
-  constructor(private readonly deps: Pick<Deps, 'db' | 'config' | 'wall' | 'log' | 'resolveHost' | 'instances'>, intervalMs: number, deliveryIntervalMs = intervalMs, sweepIntervalMs = SWEEP_INTERVAL_MS) {
+  constructor(private readonly deps: Platform, intervalMs: number, deliveryIntervalMs = intervalMs, sweepIntervalMs = SWEEP_INTERVAL_MS) {
     this.pump = new DeliveryPump(deps);
     this.network = new Loop(() => this.guard(async () => {
       const counts = await runNetworkDue(this.deps, this.deps.wall.now());

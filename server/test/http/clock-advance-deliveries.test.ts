@@ -116,7 +116,7 @@ describe.each(engines())('the clock advance queues webhook deliveries (%s)', (en
 
   /** The delivery pump of the worker, ticking until stopped. */
   function runPump(): void {
-    const pump = new DeliveryPump({ db: s.db, config: s.config, wall: s.clock, log: createLogger('silent') });
+    const pump = new DeliveryPump({ db: s.db, config: s.config, wall: s.clock, log: createLogger('silent'), instances: s.instances });
     const state = { stopped: false };
     const loop = (async () => {
       while (!state.stopped) {

@@ -10,6 +10,7 @@ import { addApiKey, insertPartner } from '../../src/repositories/merchant-setup.
 import type { Deps } from '../../src/platform/deps.ts';
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { createLogger } from '../../src/platform/log.ts';
+import { openScope } from '../../src/platform/scope.ts';
 import { iso } from '../../src/platform/time.ts';
 import type { TestServer } from '../harness.ts';
 import { CATEGORIES, LINE_ITEMS } from './catalogue-helpers.ts';
@@ -82,7 +83,7 @@ export async function fill(s: TestServer, h: Headers, processors: { merchantId: 
   await request(app).post(`${INVOICES}/${String(invoice.id)}/send-email-notification`).set(h).send({ customerConsent: true });
   await ok(request(app).post('/sandbox/v1/clock/advance').set(h).send({ seconds: 3 * 86_400 }));
   // The advance queues the webhook attempts that fell due; the delivery engine makes them (as the worker would).
-  await deliverDue(workerDeps(s), processors.merchantId, new Date(s.clock.now().getTime() + 3 * 86_400_000 + 60_000));
+  await deliverDue(openScope(workerDeps(s), processors.merchantId, 0), new Date(s.clock.now().getTime() + 3 * 86_400_000 + 60_000));
 }
 
 /** A receiver that holds every request open until `release` (a webhook delivery in flight). */

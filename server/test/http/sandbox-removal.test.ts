@@ -5,6 +5,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.ts';
+import { openScope } from '../../src/platform/scope.ts';
 import { removeMerchant, sweepSandboxes } from '../../src/services/sandboxes.ts';
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { engines, fieldsOf, secondInstance, startServer, type ErrorBody, type TestServer } from '../harness.ts';
@@ -80,7 +81,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
       expect(hook.status, hook.text).toBe(200);
       const debit = await request(s.app).post('/pay-api/v1/transactions/ach/payment').set(sb.h).send(achDebitBody(s, 0, { paymentProcessorId: sb.achProcessorId }));
       expect(debit.status, debit.text).toBe(200);
-      const delivering = deliverDue(workerDeps(s), sb.merchantId, new Date(s.clock.now().getTime() + 60_000));
+      const delivering = deliverDue(openScope(workerDeps(s), sb.merchantId, 0), new Date(s.clock.now().getTime() + 60_000));
       await receiver.arrived;
       const partnerActing = { ...partner, 'x-merchant-id': sb.merchantId };
       const errorsFrom = s.logLines.length;
