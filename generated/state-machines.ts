@@ -17,6 +17,8 @@ export interface StateTransition<Status extends number | string = number, Trigge
   readonly to: Status | 'removed';
   /** The response codes the row answers with; empty: the transition leaves the code as it was. */
   readonly responseCodes: readonly Code[];
+  /** The bank return codes (AchReturnCode) that pick this row among its trigger's; absent on other rows. */
+  readonly returnCodes?: readonly string[];
   /** The webhook event the transition emits, or null. */
   readonly event: Event | null;
   /** The TransactionType ids the row applies to; null: every type. */
@@ -54,8 +56,8 @@ export const achStateMachine = {
   triggers: {
     'network.submit': 'The processor\'s next settlement batch time slot submits the entry to the ACH network.',
     'network.clear': 'The entry clears 24 hours after submission (2 hours with isFasterProcessing).',
-    'network.return.chargeback': 'The receiving bank returns the entry with a return code by which the customer disputes it (R05, R07, R08, R10, R29).',
-    'network.return.failed': 'The receiving bank returns the entry with any other return code.',
+    'network.return.chargeback': 'The receiving bank returns the entry with a return code by which the customer disputes it (the codes of its row).',
+    'network.return.failed': 'The receiving bank returns the entry with any other return code (the codes of its row).',
     'network.fail': 'The processor or the network fails to process the entry (096).',
   },
   transitions: [
@@ -70,8 +72,8 @@ export const achStateMachine = {
     { from: 25, trigger: 'refundAchTransaction', to: 28, responseCodes: ['000'], event: 'payment.ach.refunded', types: [11], provenance: 'seed', note: null },
     { from: 21, trigger: 'network.submit', to: 24, responseCodes: [], event: 'payment.ach.in_progress', types: null, provenance: 'seed', note: null },
     { from: 24, trigger: 'network.clear', to: 25, responseCodes: [], event: 'payment.ach.cleared', types: null, provenance: 'seed', note: null },
-    { from: 24, trigger: 'network.return.chargeback', to: 23, responseCodes: [], event: 'payment.ach.charged_back', types: null, provenance: 'seed', note: null },
-    { from: 24, trigger: 'network.return.failed', to: 27, responseCodes: [], event: 'payment.ach.failed', types: null, provenance: 'seed', note: null },
+    { from: 24, trigger: 'network.return.chargeback', to: 23, responseCodes: [], returnCodes: ['R05', 'R07', 'R08', 'R10', 'R29'], event: 'payment.ach.charged_back', types: null, provenance: 'seed', note: null },
+    { from: 24, trigger: 'network.return.failed', to: 27, responseCodes: [], returnCodes: ['R01', 'R02', 'R03', 'R04', 'R06', 'R09', 'R16', 'R20'], event: 'payment.ach.failed', types: null, provenance: 'seed', note: null },
     { from: 21, trigger: 'network.fail', to: 27, responseCodes: ['096'], event: 'payment.ach.failed', types: null, provenance: 'designed', note: null },
     { from: 24, trigger: 'network.fail', to: 27, responseCodes: ['096'], event: 'payment.ach.failed', types: null, provenance: 'designed', note: null },
   ],

@@ -14,13 +14,13 @@ const output = path.join(root, 'docs', 'index.html');
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
 
-/** One machine's table rows as Markdown cells: from, trigger, to, response code, event, provenance (status names, not ids). */
+/** One machine's table rows as Markdown cells: from, trigger (with the return codes that pick it), to, response code, event, provenance (status names, not ids). */
 export function stateMachineRows(machine: StateMachineModel): string[][] {
   const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
   // A string enumeration's status is its own name; an integer one's shows its name and id.
   const status = (id: StatusId | null): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)'
     : typeof id === 'string' ? id : `${names.get(id) ?? ''} (${String(id)})`);
-  return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\``, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
+  return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\`${r.returnCodes === null ? '' : ` (returns ${r.returnCodes.map((c) => `\`${c}\``).join(', ')})`}`, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
     r.event === null ? '-' : `\`${r.event}\``, `${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`}`]);
 }
 

@@ -36,9 +36,9 @@ describe('readStateMachines', () => {
   it('expands a row per from status, resolves names to ids, and keeps the rest', () => {
     const [machine] = readStateMachines(machineDoc([good, { from: ['initial'], trigger: 'network.go', to: 'Open', responseCodes: [], event: null, provenance: 'designed' }]));
     expect(machine?.rows).toEqual([
-      { from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
-      { from: 2, trigger: 'stopThing', to: 3, responseCodes: ['000'], event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
-      { from: null, trigger: 'network.go', to: 1, responseCodes: [], event: null, types: null, provenance: 'designed', note: null },
+      { from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
+      { from: 2, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
+      { from: null, trigger: 'network.go', to: 1, responseCodes: [], returnCodes: null, event: null, types: null, provenance: 'designed', note: null },
     ]);
   });
 

@@ -11,6 +11,8 @@ const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** The schema whose enum values are the response codes a row may name. */
 const RESPONSE_CODES = 'TransactionResponseCode';
+/** The schema whose enum values are the return codes a row may name (the bank's return that picks the row). */
+const RETURN_CODES = 'AchReturnCode';
 /** The integer enumeration whose names a row's `types` lists. */
 const TRANSACTION_TYPES = 'TransactionType';
 
@@ -23,6 +25,8 @@ export interface StateRow {
   /** A status id, or 'removed' when the record is deleted. */
   to: StatusId;
   responseCodes: string[];
+  /** The return codes that pick this row among the trigger's (absent: the row is not picked by one). */
+  returnCodes: string[] | null;
   event: string | null;
   types: number[] | null;
   provenance: 'seed' | 'designed';
@@ -76,6 +80,7 @@ interface Vocabulary {
   readonly operations: ReadonlySet<string>;
   readonly events: ReadonlySet<string>;
   readonly codes: ReadonlySet<string>;
+  readonly returnCodes: ReadonlySet<string>;
   readonly types: ReadonlyMap<string, number>;
 }
 
@@ -90,6 +95,8 @@ function expandEntry(entry: unknown, statuses: ReadonlyMap<string, StatusId>, de
   if (event !== null && !known.events.has(event)) fail(`event ${event} is no webhook of the document`);
   const responseCodes = asArray(t.responseCodes).map(String);
   for (const code of responseCodes) if (!known.codes.has(code)) fail(`response code ${code} is not a ${RESPONSE_CODES}`);
+  const returnCodes = t.returnCodes === undefined ? null : asArray(t.returnCodes).map(String);
+  for (const code of returnCodes ?? []) if (!known.returnCodes.has(code)) fail(`return code ${code} is not an ${RETURN_CODES}`);
   const types = t.types === undefined ? null : asArray(t.types).map((n) => known.types.get(String(n)) ?? fail(`names no ${TRANSACTION_TYPES} ${String(n)}`));
   const provenance = t.provenance === 'seed' || t.provenance === 'designed' ? t.provenance : fail('has no provenance (seed or designed)');
   const note = typeof t.note === 'string' ? t.note : null;
@@ -101,7 +108,7 @@ function expandEntry(entry: unknown, statuses: ReadonlyMap<string, StatusId>, de
     if (t.to === 'removed') to = 'removed';
     else if (t.to === 'same') to = fromId ?? fail('a creation (from initial) cannot stay the same');
     else to = statusId(t.to);
-    return { from: fromId, trigger, to, responseCodes, event, types, provenance, note };
+    return { from: fromId, trigger, to, responseCodes, returnCodes, event, types, provenance, note };
   });
 }
 
@@ -129,6 +136,7 @@ export function readStateMachines(doc: JsonObject): StateMachineModel[] {
     operations: operationIds(doc),
     events: new Set(Object.keys(asObject(doc.webhooks))),
     codes: new Set(asArray(asObject(schemas[RESPONSE_CODES]).enum).map(String)),
+    returnCodes: new Set(asArray(asObject(schemas[RETURN_CODES]).enum).map(String)),
     types: namedEnum(schemas, TRANSACTION_TYPES),
   };
   const machines: StateMachineModel[] = [];
@@ -175,7 +183,9 @@ function valueText(value: unknown): string {
 
 function rowText(row: StateRow): string {
   return `{ from: ${row.from === null ? 'null' : idText(row.from)}, trigger: ${literal(row.trigger)}, to: ${row.to === 'removed' ? literal(row.to) : idText(row.to)}, ` +
-    `responseCodes: [${row.responseCodes.map(literal).join(', ')}], event: ${row.event === null ? 'null' : literal(row.event)}, ` +
+    `responseCodes: [${row.responseCodes.map(literal).join(', ')}], ` +
+    (row.returnCodes === null ? '' : `returnCodes: [${row.returnCodes.map(literal).join(', ')}], `) +
+    `event: ${row.event === null ? 'null' : literal(row.event)}, ` +
     `types: ${row.types === null ? 'null' : `[${row.types.join(', ')}]`}, provenance: ${literal(row.provenance)}, note: ${row.note === null ? 'null' : literal(row.note)} }`;
 }
 
@@ -235,6 +245,8 @@ export interface StateTransition<Status extends number | string = number, Trigge
   readonly to: Status | 'removed';
   /** The response codes the row answers with; empty: the transition leaves the code as it was. */
   readonly responseCodes: readonly Code[];
+  /** The bank return codes (${RETURN_CODES}) that pick this row among its trigger's; absent on other rows. */
+  readonly returnCodes?: readonly string[];
   /** The webhook event the transition emits, or null. */
   readonly event: Event | null;
   /** The ${TRANSACTION_TYPES} ids the row applies to; null: every type. */

@@ -52,6 +52,21 @@ function problems(doc: JsonObject): string[] {
     for (const [operationId, operation] of tag === undefined ? [] : tags) {
       if (operation.tag === tag && !isRead(operationId, operation.method) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
     }
+    // Return codes pick a row among a status's return triggers: each code of the enumeration exactly once per
+    // status, and the enumeration's table of what a code leads to says the same as the rows.
+    const returning = machine.rows.filter((r) => r.returnCodes !== null);
+    const returnSchema = asObject(asObject(asObject(doc.components).schemas).AchReturnCode);
+    const allCodes = ((returnSchema.enum ?? []) as unknown[]).map(String);
+    const statusName = new Map(machine.statuses.map(([name, id]) => [id, name]));
+    for (const from of new Set(returning.map((r) => r.from))) {
+      for (const code of allCodes) {
+        const rows = returning.filter((r) => r.from === from && (r.returnCodes ?? []).includes(code));
+        if (rows.length !== 1) found.push(`${machine.name}: return code ${code} picks ${String(rows.length)} rows from ${String(from)}`);
+        const said = new RegExp(`\\| \`${code}\` \\|[^|]*\\| (\\w+) `).exec(String(returnSchema.description))?.[1];
+        const to = rows[0]?.to;
+        if (rows.length === 1 && to !== undefined && said !== statusName.get(to)) found.push(`${machine.name}: AchReturnCode's table says ${code} leads to ${String(said)}, its row to ${String(statusName.get(to))}`);
+      }
+    }
     if (machine.refusal.kind === 'errorCode') {
       const codes = asObject(machine.refusal.errorCodes);
       // An operation that acts on an existing record can be refused; a pure creation cannot.
@@ -84,6 +99,13 @@ describe('the state machines of the spec', () => {
     }, /captureCardTransaction is no trigger/],
     ['a card operation in the ACH table', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus')[4]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments/],
     ['an invoice trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'InvoiceStatus').refusal).errorCodes).cancelInvoice; }, /cancelInvoice has no refusal errorCode/],
+    ['a return code in two rows', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = [...(row.returnCodes as string[]), 'R05']; }, /return code R05 picks 2 rows/],
+    ['a return code no row names', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = (row.returnCodes as string[]).filter((c) => c !== 'R16'); }, /return code R16 picks 0 rows/],
+    ['an unknown return code', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = ['R99']; }, /return code R99 is not an AchReturnCode/],
+    ['a return code table that disagrees with the rows', (doc) => {
+      const schema = asObject(asObject(asObject(doc.components).schemas).AchReturnCode);
+      schema.description = String(schema.description).replace('| `R07` | Authorization revoked by the customer | ChargedBack', '| `R07` | Authorization revoked by the customer | Failed');
+    }, /table says R07 leads to Failed, its row to ChargedBack/],
   ];
   it.each(mutations)('catch %s', (_name, mutate, expected) => {
     const doc = loadBundle();

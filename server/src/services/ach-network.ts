@@ -7,7 +7,6 @@ import { AchTransactionStatus, TransactionType } from '../../../generated/enums.
 import { iso } from '../platform/time.ts';
 import type { Tx } from '../platform/scope.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
-import { CHARGEBACK_CODES } from './ach.ts';
 import { invoicePaymentFailed } from './invoice-returns.ts';
 import { uncountPayment } from './payments.ts';
 import { clearingDelayMs } from './schedule.ts';
@@ -42,10 +41,16 @@ export async function fail(tx: Tx, record: TransactionRecord, at: Date): Promise
   return after && failedAfterAcceptance(tx, record, after, at);
 }
 
-/** InProgress -> ChargedBack or Failed with the return code (ChargedBack for the codes of a dispute). */
+const RETURNS = ['network.return.chargeback', 'network.return.failed'] as const;
+
+/**
+ * InProgress -> ChargedBack or Failed with the return code: the return trigger whose row names the code (the
+ * spec's ACH machine lists each row's returnCodes). A code no row names changes nothing.
+ */
 export async function returned(tx: Tx, record: TransactionRecord, returnCode: string, at: Date): Promise<TransactionRecord | undefined> {
-  const trigger = CHARGEBACK_CODES.has(returnCode) ? 'network.return.chargeback' : 'network.return.failed';
-  const after = await engine.transition({ db: tx }, achFamily, record, trigger, at, { returnCode, dueAction: null, dueAt: null });
+  const trigger = RETURNS.find((t) => engine.rowFor(achFamily, record.statusId, record.typeId, t, { returnCode }) !== undefined);
+  if (trigger === undefined) return undefined;
+  const after = await engine.transition({ db: tx }, achFamily, record, trigger, at, { returnCode, dueAction: null, dueAt: null }, { returnCode });
   return after && failedAfterAcceptance(tx, record, after, at);
 }
 

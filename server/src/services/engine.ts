@@ -108,6 +108,8 @@ export type ScopeFor<F, T> = [Extract<RowOf<F>, { trigger: T; event: string }>] 
 export interface Outcome {
   to?: number | string;
   responseCode?: string | null;
+  /** A bank's return code: only a row that names it (returnCodes) is taken, or a row that names none. */
+  returnCode?: string;
 }
 
 /** Defines a family: the generated machine and its aggregate's adapter. */
@@ -123,7 +125,8 @@ export function rowFor<F extends AnyFamily>(f: F, from: number | string | null, 
   return (f.machine.transitions as readonly RowOf<F>[]).find((row) =>
     row.from === from && row.trigger === trigger && (row.types === null || (typeId !== null && row.types.includes(typeId)))
     && (outcome.to === undefined || row.to === outcome.to)
-    && (outcome.responseCode === undefined || outcome.responseCode === null || row.responseCodes.length === 0 || row.responseCodes.includes(outcome.responseCode)));
+    && (outcome.responseCode === undefined || outcome.responseCode === null || row.responseCodes.length === 0 || row.responseCodes.includes(outcome.responseCode))
+    && (outcome.returnCode === undefined || row.returnCodes === undefined || row.returnCodes.includes(outcome.returnCode)));
 }
 
 /** The row `trigger` takes for the record at `at` (for any outcome), or undefined when it is forbidden there. */
