@@ -63,13 +63,11 @@ export async function findDelivery(db: Knex, merchantId: string, id: string): Pr
   return row ? recordOf(row) : undefined;
 }
 
-/** A deleted webhook's Pending deliveries fail: it will never be called again. */
-export async function failPendingOf(db: Knex, endpointId: string): Promise<void> {
-  await db('webhook_deliveries').where({ endpoint_id: endpointId, status: 'Pending' }).update({ status: 'Failed', next_retry_at: null, lease_until: null, attempt_number: LAST_MADE(db) });
+/** A webhook's Pending deliveries, locked until the transaction ends (its deletion fails them through the machine). */
+export async function lockPendingOf(tx: Knex.Transaction, endpointId: string): Promise<DeliveryRecord[]> {
+  const rows = await locked(tx, tx('webhook_deliveries').where({ endpoint_id: endpointId, status: 'Pending' }).orderBy('id')).select<Row[]>();
+  return rows.map(recordOf);
 }
-
-/** A Pending delivery's attemptNumber is the upcoming attempt; once Failed it is the last one made (1 when none was). */
-const LAST_MADE = (db: Knex): Knex.Raw => db.raw('case when attempt_number > 1 then attempt_number - 1 else 1 end');
 
 /** Merchants with Pending deliveries due at or before `until` (business time of the furthest clock). */
 export async function merchantsWithDueDeliveries(db: Knex, until: string): Promise<string[]> {

@@ -65,5 +65,11 @@ const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, Deli
   eventData: () => Promise.reject(new ApiError('internal_error', { details: 'a delivery emits no event' })),
 };
 
+/**
+ * The change of a Pending delivery that fails without an attempt (its webhook inactive or deleted): a Pending
+ * delivery's attemptNumber is the upcoming attempt; once Failed it is the last one made (1 when none was).
+ */
+export const failedUnattempted = (d: Pick<DeliveryRecord, 'attemptNumber'>): DeliveryChange => ({ attemptNumber: Math.max(1, d.attemptNumber - 1), nextRetryAt: null });
+
 /** The webhook delivery machine over webhook_deliveries. */
 export const deliveryFamily = engine.family(webhookDeliveryStateMachine, deliveries);

@@ -13,7 +13,7 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';
 import type { DeliveryRecord } from '../repositories/webhook-deliveries.ts';
 import { endpointsById, type AnyEndpoint } from '../repositories/webhook-endpoints.ts';
-import { deliveryFamily, type DeliveryChange } from './delivery-machine.ts';
+import { deliveryFamily, failedUnattempted, type DeliveryChange } from './delivery-machine.ts';
 import * as engine from './engine.ts';
 import { checkTarget } from './webhook-urls.ts';
 import type { Scope } from '../platform/scope.ts';
@@ -133,7 +133,7 @@ export async function attemptDelivery(
   if (!target || target.deleted || !target.isActive || !event) {
     // Inactive (or deleted) when the attempt falls due: Failed without an attempt (its number is the last one
     // made, 1 when none was); nothing is queued.
-    await move(deps.db, delivery.id, 'webhook.unavailable', at, (locked) => ({ attemptNumber: Math.max(1, locked.attemptNumber - 1), nextRetryAt: null }));
+    await move(deps.db, delivery.id, 'webhook.unavailable', at, failedUnattempted);
     return undefined;
   }
   const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));

@@ -11,7 +11,9 @@ import { responseExample } from '../platform/spec-data.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/webhook-endpoints.ts';
-import { failPendingOf } from '../repositories/webhook-deliveries.ts';
+import { lockPendingOf } from '../repositories/webhook-deliveries.ts';
+import { deliveryFamily, failedUnattempted } from './delivery-machine.ts';
+import * as engine from './engine.ts';
 import { checkTarget } from './webhook-urls.ts';
 import { within, type Scope } from '../platform/scope.ts';
 
@@ -102,14 +104,14 @@ export async function updateEndpoint(scope: Scope, id: string, body: Schemas['We
   });
 }
 
-/** Deletes a webhook for good: its log stays; its Pending deliveries are marked Failed. */
+/** Deletes a webhook for good: its log stays; its Pending deliveries fail (the delivery machine's webhook.deleted). */
 export async function deleteEndpoint(scope: Scope, id: string): Promise<void> {
   const { merchantId } = scope;
   await requirePermission(scope);
   await withTransaction(scope.db, async (tx) => {
     const endpoint = await ownEndpoint(within(scope, tx), id);
-    const now = iso(scope.clock.now());
-    await repo.deleteEndpoint(tx, merchantId, endpoint.id, now);
-    await failPendingOf(tx, endpoint.id);
+    const now = scope.clock.now();
+    await repo.deleteEndpoint(tx, merchantId, endpoint.id, iso(now));
+    await engine.transitionAll({ db: tx }, deliveryFamily, await lockPendingOf(tx, endpoint.id), 'webhook.deleted', now, failedUnattempted);
   });
 }

@@ -207,11 +207,12 @@ describe.each(engines())('webhooks (%s)', (engine) => {
       const paused = await endpoint(['payment.ach.scheduled'], h1);
       await request(s.app).put(`${W}/endpoints/${paused.id}`).set(h1).send({ name: 'P', endpointUrl: receiver.url, eventTypes: ['payment.ach.scheduled'], isActive: false }).expect(200);
       const doomed = await endpoint(['payment.ach.scheduled'], h1);
-      await pay.achDebit(h1, achDebitBody(s, 1));
+      for (let i = 0; i < 3; i++) await pay.achDebit(h1, achDebitBody(s, 1));
       expect(await logOf(paused.id).catch(() => [])).toEqual([]);
       await request(s.app).delete(`${W}/endpoints/${doomed.id}`).set(h1).expect(200);
       const log = (await request(s.app).get(`${W}/delivery-logs/${doomed.id}`).set(h1)).body as { items: Entry[] };
-      expect(log.items.map((i) => i.status)).toEqual(['Failed']);
+      // Failed through the machine's webhook.deleted row: none was attempted, so the last attempt made is 1, none due.
+      expect(log.items.map((i) => [i.status, i.attemptNumber, i.nextRetryAt])).toEqual([['Failed', 1, null], ['Failed', 1, null], ['Failed', 1, null]]);
     });
   });
 
