@@ -2951,10 +2951,10 @@ export interface components {
         /**
          * AchTransactionStatus
          * Format: int32
-         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded, 29 PartiallyRefunded (refunded in part, the rest still refundable). The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
-        AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28;
+        AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29;
         /**
          * AchTransactionResult
          * @description The ACH transaction result of a create (debit, credit) or refund command. A successful command carries responseCode `000`; any other code is a business error (HTTP 200) explained in responseDescription (see TransactionResponseCode). typeId is the type of the command: AchDebit (11) for a debit, AchRefund (12) for a credit or a refund.
@@ -3265,10 +3265,10 @@ export interface components {
         /**
          * CardTransactionStatus
          * Format: int32
-         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending, 11 PartiallyRefunded (settled and refunded in part, the rest still refundable). The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
-        CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+        CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
         /**
          * CardAvsResult
          * @description Address verification result. `Y` street and postal code match, `Z` postal code matches (no or unmatched street), `A` street matches but not the postal code, `N` neither matches, `U` unavailable (no billing address given). The gateway reports it and does not decline on it.
