@@ -84,6 +84,7 @@ export const AchTransactionStatus = {
   Held: 26,
   Failed: 27,
   Refunded: 28,
+  PartiallyRefunded: 29,
 } as const;
 /** An id of AchTransactionStatus. */
 export type AchTransactionStatus = (typeof AchTransactionStatus)[keyof typeof AchTransactionStatus];
@@ -99,6 +100,7 @@ export const CardTransactionStatus = {
   Declined: 8,
   Failed: 9,
   Pending: 10,
+  PartiallyRefunded: 11,
 } as const;
 /** An id of CardTransactionStatus. */
 export type CardTransactionStatus = (typeof CardTransactionStatus)[keyof typeof CardTransactionStatus];

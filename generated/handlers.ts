@@ -112,7 +112,7 @@ export interface AchPaymentsHandlers<Ctx = RequestContext> {
    *
    * Cancel an ACH transaction before it is submitted to the network: from Scheduled (21) or Held (26) it moves to Cancelled (22) and is withdrawn from processing. The response type is AchCancel (15). No body; the response carries no processedAmount (designed). Event `payment.ach.cancelled`.
    *
-   * A transaction already submitted to the network (InProgress, 24) cannot be voided: HTTP 200 with responseCode `101` and the status unchanged; the same holds in every other status (Settled, Cancelled, ChargedBack, Failed, Refunded). An unknown id, or the id of a card transaction, answers 404.
+   * A transaction already submitted to the network (InProgress, 24) cannot be voided: HTTP 200 with responseCode `101` and the status unchanged; the same holds in every other status (Settled, Cancelled, ChargedBack, Failed, Refunded, PartiallyRefunded). An unknown id, or the id of a card transaction, answers 404.
    *
    * `POST /pay-api/v1/transactions/ach/{transactionId}/void`
    */
@@ -120,11 +120,11 @@ export interface AchPaymentsHandlers<Ctx = RequestContext> {
   /**
    * Refund a settled ACH transaction
    *
-   * Refund a settled ACH debit: the transaction must be resolved and settled (Settled, 25); it moves to Refunded (28). The response type is AchRefund (12) and processedAmount is the refunded amount. Event `payment.ach.refunded`.
+   * Refund a settled ACH debit: the transaction must be resolved and settled (Settled, 25), or partially refunded (PartiallyRefunded, 29, designed). It moves to Refunded (28) when the refund takes all that remains refundable (the processed amount less what earlier refunds took), to PartiallyRefunded (29) when it takes less. The response type is AchRefund (12) and processedAmount is the amount this refund refunded. Each refund emits its own event `payment.ach.refunded`.
    *
-   * Body (designed: the interface does not show it): optional; `amount` defaults to the whole processed amount and may not exceed it. One refund per transaction: a partial refund also moves it to Refunded.
+   * Body (designed: the interface does not show it): optional; `amount` defaults to all that remains refundable and may not exceed it. A transaction may be refunded in several parts until they sum to the processed amount; `refundedAmount` of the transaction adds them up.
    *
-   * Business errors (HTTP 200, status unchanged, designed): `101` when the transaction is not Settled or is a credit; `103` when the amount exceeds the processed amount. An unknown id, or the id of a card transaction, answers 404.
+   * Business errors (HTTP 200, status unchanged, designed): `101` when the transaction is neither Settled nor PartiallyRefunded (a fully Refunded one included) or is a credit; `103` when the amount exceeds what remains refundable (the description names it). An unknown id, or the id of a card transaction, answers 404.
    *
    * `POST /pay-api/v1/transactions/ach/{transactionId}/refund`
    */
@@ -144,7 +144,7 @@ export interface CardPaymentsHandlers<Ctx = RequestContext> {
    *
    * Outcomes (HTTP 200, type Authorization 1): approved, status Authorized (1), responseCode `000`; approved for less than requested, status PartiallyAuthorized (2), responseCode `010`, the approved amount in `approvedAmount`; denied, status Declined (8); a processing failure, status Failed (9). Above the merchant's `maxTransactionAmount` the authorization is declined with `102`. See TransactionResponseCode for the codes and the sandbox magic values for the card numbers and amounts that produce each outcome.
    *
-   * Card state machine: Authorized and PartiallyAuthorized allow capture and void; an authorization not captured within 7 days (`expiresAt`) becomes Expired (6); Captured allows void; captured transactions become Settled (4) in the processor's next settlement batch; Settled allows refund (Refunded, 7); Voided, Expired, Refunded, Declined and Failed are final. Pending (10) is a temporary status while a status changes. A command in a status that does not allow it answers HTTP 200 with responseCode `101` and the status unchanged.
+   * Card state machine: Authorized and PartiallyAuthorized allow capture and void; an authorization not captured within 7 days (`expiresAt`) becomes Expired (6); Captured allows void; captured transactions become Settled (4) in the processor's next settlement batch; Settled allows refunds, in parts (PartiallyRefunded, 11, which allows more) until they sum to the processed amount (Refunded, 7); Voided, Expired, Refunded, Declined and Failed are final. Pending (10) is a temporary status while a status changes. A command in a status that does not allow it answers HTTP 200 with responseCode `101` and the status unchanged.
    *
    * Events: `payment.card.authorized` (approved, also partially), `payment.card.declined`, `payment.card.failed`.
    *
@@ -156,7 +156,7 @@ export interface CardPaymentsHandlers<Ctx = RequestContext> {
    *
    * Authorize and capture in one step. The request is the authorization's (`card` or a stored card, exactly one). Outcomes (HTTP 200, type Sale 2): approved, status Captured (3), responseCode `000`, processedAmount the charged amount; approved for less than requested, status Captured with responseCode `010` and the lower amount in `approvedAmount` and `processedAmount`; denied, Declined (8); a processing failure, Failed (9); above `maxTransactionAmount`, Declined with `102`.
    *
-   * Then a captured sale may be voided (Voided, 5) or refunded before settlement (which voids it); it becomes Settled (4) in the processor's next settlement batch and may then be refunded. Events: `payment.card.captured`, `payment.card.declined`, `payment.card.failed`.
+   * Then a captured sale may be voided (Voided, 5) or refunded before settlement (which voids it); it becomes Settled (4) in the processor's next settlement batch and may then be refunded, whole or in parts. Events: `payment.card.captured`, `payment.card.declined`, `payment.card.failed`.
    *
    * `POST /pay-api/v1/transactions/card/sale`
    */
@@ -176,7 +176,7 @@ export interface CardPaymentsHandlers<Ctx = RequestContext> {
    *
    * Void an Authorized (1), PartiallyAuthorized (2) or Captured (3, not yet settled) transaction: it moves to Voided (5), type Void (4); processedAmount is the released or reversed amount. No body. Event `payment.card.voided`.
    *
-   * In any other status (Settled: refund it instead; Voided, Expired, Refunded, Declined, Failed) the command is refused: HTTP 200 with responseCode `101` and the status unchanged. An unknown id, or the id of an ACH transaction, answers 404.
+   * In any other status (Settled, PartiallyRefunded: refund it instead; Voided, Expired, Refunded, Declined, Failed) the command is refused: HTTP 200 with responseCode `101` and the status unchanged. An unknown id, or the id of an ACH transaction, answers 404.
    *
    * `POST /pay-api/v1/transactions/card/{transactionId}/void`
    */
@@ -184,11 +184,11 @@ export interface CardPaymentsHandlers<Ctx = RequestContext> {
   /**
    * Refund a card transaction
    *
-   * Refund a sale or a captured authorization. From Settled (4) it moves to Refunded (7), type Refund (5); the body is optional and `amount` defaults to the whole processed amount (at most that; one refund per transaction, a partial refund also moves it to Refunded). Event `payment.card.refunded`.
+   * Refund a sale or a captured authorization, type Refund (5), whole or in parts. From Settled (4) or PartiallyRefunded (11) a refund of less than what remains refundable (the processed amount less what earlier refunds took) moves it to PartiallyRefunded (11), and a refund of all that remains to Refunded (7); the body is optional and `amount` defaults to all that remains. `refundedAmount` of the transaction adds up the refunds; each refund is answered with its own result (`processedAmount` the amount it refunded) and emits its own event `payment.card.refunded`.
    *
    * From Captured (3, not yet settled) the refund voids the transaction in full: it moves to Voided (5), type Void (4), event `payment.card.voided`; `amount`, if given, must equal the processed amount.
    *
-   * Business errors (HTTP 200, status unchanged): `101` in any other status (Authorized: void it instead) or for a RefundWORef; `103` when the amount exceeds the processed amount; `104` for a partial amount before settlement. An unknown id, or the id of an ACH transaction, answers 404.
+   * Business errors (HTTP 200, status unchanged): `101` in any other status (Authorized: void it instead), once Refunded, or for a RefundWORef; `103` when the amount exceeds what remains refundable (the description names it); `104` for a partial amount before settlement. An unknown id, or the id of an ACH transaction, answers 404.
    *
    * `POST /pay-api/v1/transactions/card/{transactionId}/refund`
    */

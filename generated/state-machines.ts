@@ -19,6 +19,8 @@ export interface StateTransition<Status extends number | string = number, Trigge
   readonly responseCodes: readonly Code[];
   /** The bank return codes (AchReturnCode) that pick this row among its trigger's; absent on other rows. */
   readonly returnCodes?: readonly string[];
+  /** What the command's amount must be to take this row: less than what remains (partial) or all of it (remainder); absent on other rows. */
+  readonly amount?: 'partial' | 'remainder';
   /** The webhook event the transition emits, or null. */
   readonly event: Event | null;
   /** The TransactionType ids the row applies to; null: every type. */
@@ -51,7 +53,7 @@ export type AchTrigger = 'createAchDebit' | 'createAchCredit' | 'holdAchTransact
 export const achStateMachine = {
   name: 'ach',
   schema: 'AchTransactionStatus',
-  statuses: { Scheduled: 21, Cancelled: 22, ChargedBack: 23, InProgress: 24, Settled: 25, Held: 26, Failed: 27, Refunded: 28 },
+  statuses: { Scheduled: 21, Cancelled: 22, ChargedBack: 23, InProgress: 24, Settled: 25, Held: 26, Failed: 27, Refunded: 28, PartiallyRefunded: 29 },
   refusal: { kind: 'responseCode', responseCode: '101' },
   triggers: {
     'network.submit': 'The processor\'s next settlement batch time slot submits the entry to the ACH network.',
@@ -69,7 +71,10 @@ export const achStateMachine = {
     { from: 26, trigger: 'unholdAchTransaction', to: 21, responseCodes: ['000'], event: 'payment.ach.released', types: null, provenance: 'seed', note: null },
     { from: 21, trigger: 'voidAchTransaction', to: 22, responseCodes: ['000'], event: 'payment.ach.cancelled', types: null, provenance: 'seed', note: null },
     { from: 26, trigger: 'voidAchTransaction', to: 22, responseCodes: ['000'], event: 'payment.ach.cancelled', types: null, provenance: 'seed', note: null },
-    { from: 25, trigger: 'refundAchTransaction', to: 28, responseCodes: ['000'], event: 'payment.ach.refunded', types: [11], provenance: 'seed', note: null },
+    { from: 25, trigger: 'refundAchTransaction', to: 28, responseCodes: ['000'], amount: 'remainder', event: 'payment.ach.refunded', types: [11], provenance: 'seed', note: 'The whole processed amount (or no amount). That a part picks the PartiallyRefunded row instead is designed.' },
+    { from: 25, trigger: 'refundAchTransaction', to: 29, responseCodes: ['000'], amount: 'partial', event: 'payment.ach.refunded', types: [11], provenance: 'designed', note: 'A refund of less than what remains refundable: refundedAmount adds it up, and the rest may be refunded later (a refund above the rest answers 103).' },
+    { from: 29, trigger: 'refundAchTransaction', to: 29, responseCodes: ['000'], amount: 'partial', event: 'payment.ach.refunded', types: [11], provenance: 'designed', note: 'A refund of less than what remains refundable: refundedAmount adds it up, and the rest may be refunded later (a refund above the rest answers 103).' },
+    { from: 29, trigger: 'refundAchTransaction', to: 28, responseCodes: ['000'], amount: 'remainder', event: 'payment.ach.refunded', types: [11], provenance: 'designed', note: 'The refund of all that remains refundable (its amount is the remainder, or it gives none): the refunds now sum to the processed amount.' },
     { from: 21, trigger: 'network.submit', to: 24, responseCodes: [], event: 'payment.ach.in_progress', types: null, provenance: 'seed', note: null },
     { from: 24, trigger: 'network.clear', to: 25, responseCodes: [], event: 'payment.ach.cleared', types: null, provenance: 'seed', note: null },
     { from: 24, trigger: 'network.return.chargeback', to: 23, responseCodes: [], returnCodes: ['R05', 'R07', 'R08', 'R10', 'R29'], event: 'payment.ach.charged_back', types: null, provenance: 'seed', note: null },
@@ -88,7 +93,7 @@ export type CardTrigger = 'authorizeCard' | 'createCardSale' | 'refundCardWithou
 export const cardStateMachine = {
   name: 'card',
   schema: 'CardTransactionStatus',
-  statuses: { Authorized: 1, PartiallyAuthorized: 2, Captured: 3, Settled: 4, Voided: 5, Expired: 6, Refunded: 7, Declined: 8, Failed: 9, Pending: 10 },
+  statuses: { Authorized: 1, PartiallyAuthorized: 2, Captured: 3, Settled: 4, Voided: 5, Expired: 6, Refunded: 7, Declined: 8, Failed: 9, Pending: 10, PartiallyRefunded: 11 },
   refusal: { kind: 'responseCode', responseCode: '101' },
   triggers: {
     'network.settle': 'The processor\'s next settlement batch time slot settles every captured transaction; each batch emits settlement.batch.completed.',
@@ -110,8 +115,11 @@ export const cardStateMachine = {
     { from: 1, trigger: 'voidCardTransaction', to: 5, responseCodes: ['000'], event: 'payment.card.voided', types: null, provenance: 'seed', note: null },
     { from: 2, trigger: 'voidCardTransaction', to: 5, responseCodes: ['000'], event: 'payment.card.voided', types: null, provenance: 'seed', note: null },
     { from: 3, trigger: 'voidCardTransaction', to: 5, responseCodes: ['000'], event: 'payment.card.voided', types: null, provenance: 'seed', note: null },
-    { from: 4, trigger: 'refundCardTransaction', to: 7, responseCodes: ['000'], event: 'payment.card.refunded', types: [1, 2], provenance: 'seed', note: null },
-    { from: 3, trigger: 'refundCardTransaction', to: 5, responseCodes: ['000'], event: 'payment.card.voided', types: [1, 2], provenance: 'seed', note: 'A refund before settlement voids the whole transaction.' },
+    { from: 4, trigger: 'refundCardTransaction', to: 7, responseCodes: ['000'], amount: 'remainder', event: 'payment.card.refunded', types: [1, 2], provenance: 'seed', note: 'The whole processed amount (or no amount). That a part picks the PartiallyRefunded row instead is designed.' },
+    { from: 4, trigger: 'refundCardTransaction', to: 11, responseCodes: ['000'], amount: 'partial', event: 'payment.card.refunded', types: [1, 2], provenance: 'designed', note: 'A refund of less than what remains refundable: refundedAmount adds it up, and the rest may be refunded later (a refund above the rest answers 103).' },
+    { from: 11, trigger: 'refundCardTransaction', to: 11, responseCodes: ['000'], amount: 'partial', event: 'payment.card.refunded', types: [1, 2], provenance: 'designed', note: 'A refund of less than what remains refundable: refundedAmount adds it up, and the rest may be refunded later (a refund above the rest answers 103).' },
+    { from: 11, trigger: 'refundCardTransaction', to: 7, responseCodes: ['000'], amount: 'remainder', event: 'payment.card.refunded', types: [1, 2], provenance: 'designed', note: 'The refund of all that remains refundable (its amount is the remainder, or it gives none): the refunds now sum to the processed amount.' },
+    { from: 3, trigger: 'refundCardTransaction', to: 5, responseCodes: ['000'], amount: 'remainder', event: 'payment.card.voided', types: [1, 2], provenance: 'seed', note: 'A refund before settlement voids the whole transaction (a partial amount answers 104).' },
     { from: 3, trigger: 'network.settle', to: 4, responseCodes: [], event: null, types: null, provenance: 'seed', note: 'Each batch emits settlement.batch.completed.' },
     { from: 1, trigger: 'network.expire', to: 6, responseCodes: [], event: null, types: null, provenance: 'seed', note: '7 days without capture.' },
     { from: 2, trigger: 'network.expire', to: 6, responseCodes: [], event: null, types: null, provenance: 'seed', note: '7 days without capture.' },

@@ -192,7 +192,7 @@ export interface paths {
          * Void an ACH transaction before network submission
          * @description Cancel an ACH transaction before it is submitted to the network: from Scheduled (21) or Held (26) it moves to Cancelled (22) and is withdrawn from processing. The response type is AchCancel (15). No body; the response carries no processedAmount (designed). Event `payment.ach.cancelled`.
          *
-         *     A transaction already submitted to the network (InProgress, 24) cannot be voided: HTTP 200 with responseCode `101` and the status unchanged; the same holds in every other status (Settled, Cancelled, ChargedBack, Failed, Refunded). An unknown id, or the id of a card transaction, answers 404.
+         *     A transaction already submitted to the network (InProgress, 24) cannot be voided: HTTP 200 with responseCode `101` and the status unchanged; the same holds in every other status (Settled, Cancelled, ChargedBack, Failed, Refunded, PartiallyRefunded). An unknown id, or the id of a card transaction, answers 404.
          */
         post: operations["voidAchTransaction"];
         delete?: never;
@@ -215,11 +215,11 @@ export interface paths {
         put?: never;
         /**
          * Refund a settled ACH transaction
-         * @description Refund a settled ACH debit: the transaction must be resolved and settled (Settled, 25); it moves to Refunded (28). The response type is AchRefund (12) and processedAmount is the refunded amount. Event `payment.ach.refunded`.
+         * @description Refund a settled ACH debit: the transaction must be resolved and settled (Settled, 25), or partially refunded (PartiallyRefunded, 29, designed). It moves to Refunded (28) when the refund takes all that remains refundable (the processed amount less what earlier refunds took), to PartiallyRefunded (29) when it takes less. The response type is AchRefund (12) and processedAmount is the amount this refund refunded. Each refund emits its own event `payment.ach.refunded`.
          *
-         *     Body (designed: the interface does not show it): optional; `amount` defaults to the whole processed amount and may not exceed it. One refund per transaction: a partial refund also moves it to Refunded.
+         *     Body (designed: the interface does not show it): optional; `amount` defaults to all that remains refundable and may not exceed it. A transaction may be refunded in several parts until they sum to the processed amount; `refundedAmount` of the transaction adds them up.
          *
-         *     Business errors (HTTP 200, status unchanged, designed): `101` when the transaction is not Settled or is a credit; `103` when the amount exceeds the processed amount. An unknown id, or the id of a card transaction, answers 404.
+         *     Business errors (HTTP 200, status unchanged, designed): `101` when the transaction is neither Settled nor PartiallyRefunded (a fully Refunded one included) or is a credit; `103` when the amount exceeds what remains refundable (the description names it). An unknown id, or the id of a card transaction, answers 404.
          */
         post: operations["refundAchTransaction"];
         delete?: never;
@@ -243,7 +243,7 @@ export interface paths {
          *
          *     Outcomes (HTTP 200, type Authorization 1): approved, status Authorized (1), responseCode `000`; approved for less than requested, status PartiallyAuthorized (2), responseCode `010`, the approved amount in `approvedAmount`; denied, status Declined (8); a processing failure, status Failed (9). Above the merchant's `maxTransactionAmount` the authorization is declined with `102`. See TransactionResponseCode for the codes and the sandbox magic values for the card numbers and amounts that produce each outcome.
          *
-         *     Card state machine: Authorized and PartiallyAuthorized allow capture and void; an authorization not captured within 7 days (`expiresAt`) becomes Expired (6); Captured allows void; captured transactions become Settled (4) in the processor's next settlement batch; Settled allows refund (Refunded, 7); Voided, Expired, Refunded, Declined and Failed are final. Pending (10) is a temporary status while a status changes. A command in a status that does not allow it answers HTTP 200 with responseCode `101` and the status unchanged.
+         *     Card state machine: Authorized and PartiallyAuthorized allow capture and void; an authorization not captured within 7 days (`expiresAt`) becomes Expired (6); Captured allows void; captured transactions become Settled (4) in the processor's next settlement batch; Settled allows refunds, in parts (PartiallyRefunded, 11, which allows more) until they sum to the processed amount (Refunded, 7); Voided, Expired, Refunded, Declined and Failed are final. Pending (10) is a temporary status while a status changes. A command in a status that does not allow it answers HTTP 200 with responseCode `101` and the status unchanged.
          *
          *     Events: `payment.card.authorized` (approved, also partially), `payment.card.declined`, `payment.card.failed`.
          */
@@ -267,7 +267,7 @@ export interface paths {
          * Charge a card (sale)
          * @description Authorize and capture in one step. The request is the authorization's (`card` or a stored card, exactly one). Outcomes (HTTP 200, type Sale 2): approved, status Captured (3), responseCode `000`, processedAmount the charged amount; approved for less than requested, status Captured with responseCode `010` and the lower amount in `approvedAmount` and `processedAmount`; denied, Declined (8); a processing failure, Failed (9); above `maxTransactionAmount`, Declined with `102`.
          *
-         *     Then a captured sale may be voided (Voided, 5) or refunded before settlement (which voids it); it becomes Settled (4) in the processor's next settlement batch and may then be refunded. Events: `payment.card.captured`, `payment.card.declined`, `payment.card.failed`.
+         *     Then a captured sale may be voided (Voided, 5) or refunded before settlement (which voids it); it becomes Settled (4) in the processor's next settlement batch and may then be refunded, whole or in parts. Events: `payment.card.captured`, `payment.card.declined`, `payment.card.failed`.
          */
         post: operations["createCardSale"];
         delete?: never;
@@ -317,7 +317,7 @@ export interface paths {
          * Void a card transaction
          * @description Void an Authorized (1), PartiallyAuthorized (2) or Captured (3, not yet settled) transaction: it moves to Voided (5), type Void (4); processedAmount is the released or reversed amount. No body. Event `payment.card.voided`.
          *
-         *     In any other status (Settled: refund it instead; Voided, Expired, Refunded, Declined, Failed) the command is refused: HTTP 200 with responseCode `101` and the status unchanged. An unknown id, or the id of an ACH transaction, answers 404.
+         *     In any other status (Settled, PartiallyRefunded: refund it instead; Voided, Expired, Refunded, Declined, Failed) the command is refused: HTTP 200 with responseCode `101` and the status unchanged. An unknown id, or the id of an ACH transaction, answers 404.
          */
         post: operations["voidCardTransaction"];
         delete?: never;
@@ -340,11 +340,11 @@ export interface paths {
         put?: never;
         /**
          * Refund a card transaction
-         * @description Refund a sale or a captured authorization. From Settled (4) it moves to Refunded (7), type Refund (5); the body is optional and `amount` defaults to the whole processed amount (at most that; one refund per transaction, a partial refund also moves it to Refunded). Event `payment.card.refunded`.
+         * @description Refund a sale or a captured authorization, type Refund (5), whole or in parts. From Settled (4) or PartiallyRefunded (11) a refund of less than what remains refundable (the processed amount less what earlier refunds took) moves it to PartiallyRefunded (11), and a refund of all that remains to Refunded (7); the body is optional and `amount` defaults to all that remains. `refundedAmount` of the transaction adds up the refunds; each refund is answered with its own result (`processedAmount` the amount it refunded) and emits its own event `payment.card.refunded`.
          *
          *     From Captured (3, not yet settled) the refund voids the transaction in full: it moves to Voided (5), type Void (4), event `payment.card.voided`; `amount`, if given, must equal the processed amount.
          *
-         *     Business errors (HTTP 200, status unchanged): `101` in any other status (Authorized: void it instead) or for a RefundWORef; `103` when the amount exceeds the processed amount; `104` for a partial amount before settlement. An unknown id, or the id of an ACH transaction, answers 404.
+         *     Business errors (HTTP 200, status unchanged): `101` in any other status (Authorized: void it instead), once Refunded, or for a RefundWORef; `103` when the amount exceeds what remains refundable (the description names it); `104` for a partial amount before settlement. An unknown id, or the id of an ACH transaction, answers 404.
          */
         post: operations["refundCardTransaction"];
         delete?: never;
@@ -1830,7 +1830,7 @@ export interface webhooks {
          * Card payment refunded
          * @description Refunded to cardholder (category Card Payments, event id 8).
          *
-         *     Emitted when a settled transaction is refunded to the cardholder (`POST /pay-api/v1/transactions/card/{transactionId}/refund`; status Refunded), and (designed) for a refund without reference (`POST /pay-api/v1/transactions/card/refund`), with the new refund transaction. Card operations are designed (`/pay-api/v1/transactions/card/...`); which operation emits the event beyond what its name implies is designed too.
+         *     Emitted when a settled transaction is refunded to the cardholder (`POST /pay-api/v1/transactions/card/{transactionId}/refund`; status Refunded, or (designed) PartiallyRefunded after a part: once per refund, `refundedAmount` the sum so far), and (designed) for a refund without reference (`POST /pay-api/v1/transactions/card/refund`), with the new refund transaction. Card operations are designed (`/pay-api/v1/transactions/card/...`); which operation emits the event beyond what its name implies is designed too.
          *
          *     **Body.** `type` is `payment.card.refunded`; `data` is the card transaction after the change, the whole record as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails, designed; `paymentMethodTypeId` 1): `typeId` and `type` are the transaction's own type as it was created (Authorization 1, Sale 2, RefundWORef 7), not the type of the command; `statusId` and `status` its status after the change; `amount`, `approvedAmount`, `processedAmount` and `refundedAmount` its amounts so far; `responseCode` and `responseDescription` the outcome of the last command on it; `settledOn` when its settlement batch settled (null until then).
          *
@@ -2064,7 +2064,7 @@ export interface webhooks {
          * ACH payment refunded
          * @description ACH refunded to originator (category ACH Payments, event id 17).
          *
-         *     Emitted when a settled transaction is refunded (`POST /pay-api/v1/transactions/ach/{transactionId}/refund`): the original transaction is Refunded (28), and `data` is that original transaction, its `refundedAmount` the refunded amount; the refund itself has type AchRefund (12).
+         *     Emitted when a settled transaction is refunded (`POST /pay-api/v1/transactions/ach/{transactionId}/refund`): the original transaction is Refunded (28), or (designed) PartiallyRefunded (29) after a part, and `data` is that original transaction, its `refundedAmount` the sum refunded so far; the event is emitted once per refund, and the refund itself has type AchRefund (12).
          *
          *     **Body.** `type` is `payment.ach.refunded`; `data` is the ACH transaction after the change, the whole record as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails, designed; `paymentMethodTypeId` 2): `typeId` and `type` are the transaction's own type (AchDebit 11 for a debit, AchRefund 12 for a credit), `statusId` and `status` its status after the change, `processedAmount` its debited or credited amount and `refundedAmount` the amount refunded; `responseCode` and `responseDescription` the outcome of the last command on it (`096` after a processing failure in the network; a bank return keeps them); `returnCode` the bank's ACH return code after a return (null otherwise); `settledOn` when it cleared (null until then).
          *
@@ -2623,9 +2623,9 @@ export interface components {
          *     | `054` | Expired card, or an expiration date in the past. | Declined (8) |
          *     | `082` | Security code (CVV) mismatch. | Declined (8) |
          *     | `096` | Processing failure: the processor or the network failed. | Failed (9 card, 27 ACH) |
-         *     | `101` | Invalid transaction state: the command is not allowed in the transaction's current status or for its type (void of an ACH transaction in progress, capture of a voided authorization, refund of an unsettled ACH debit). | unchanged |
+         *     | `101` | Invalid transaction state: the command is not allowed in the transaction's current status or for its type (void of an ACH transaction in progress, capture of a voided authorization, refund of an unsettled ACH debit or of a fully refunded payment). | unchanged |
          *     | `102` | Amount exceeds the merchant's `maxTransactionAmount` (payment configuration). | Declined (8) for a card transaction, Failed (27) for an ACH transaction |
-         *     | `103` | Amount exceeds what the transaction allows: the approved amount (capture) or the processed amount (refund). | unchanged |
+         *     | `103` | Amount exceeds what the transaction allows: the approved amount (capture) or what remains refundable, the processed amount less what earlier refunds took (refund); the description names that amount. | unchanged |
          *     | `104` | Partial amount not allowed: a refund of a captured, not yet settled card transaction voids it in full. | unchanged |
          *
          *     A bank's later rejection of an ACH entry is not a response code: it is the transaction's
@@ -2715,7 +2715,7 @@ export interface components {
             type: string | null;
             /**
              * Format: int32
-             * @description Status code. For an ACH transaction (paymentMethodTypeId 2) an AchTransactionStatus: 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress, 25 Settled, 26 Held, 27 Failed, 28 Refunded. For a card transaction (paymentMethodTypeId 1) a CardTransactionStatus: 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending.
+             * @description Status code. For an ACH transaction (paymentMethodTypeId 2) an AchTransactionStatus: 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress, 25 Settled, 26 Held, 27 Failed, 28 Refunded, 29 PartiallyRefunded. For a card transaction (paymentMethodTypeId 1) a CardTransactionStatus: 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending, 11 PartiallyRefunded.
              */
             statusId: number;
             /** @description Status name (the name of statusId in its enumeration). */
@@ -2735,7 +2735,7 @@ export interface components {
             approvedAmount: number | null;
             /** @description The amount that moved or will move: the captured (or sold, or credited) amount of a card transaction, the entry amount of an ACH transaction (also after a return); 0 while a card authorization is not captured, and after a decline, a failure or a refusal of the create. */
             processedAmount: number;
-            /** @description The amount refunded so far; 0 when nothing was refunded. */
+            /** @description The amount refunded so far, the sum of every approved refund of the transaction; 0 when nothing was refunded. What remains refundable is processedAmount less refundedAmount. */
             refundedAmount: number;
             /** @description Response code of the last command on the transaction (its creation, or a later capture, hold, void, refund), or `096` after a processing failure in the network. A return keeps the code and sets returnCode instead. */
             responseCode: components["schemas"]["TransactionResponseCode"] | null;
@@ -2951,10 +2951,10 @@ export interface components {
         /**
          * AchTransactionStatus
          * Format: int32
-         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of an ACH transaction. 21 Scheduled, 22 Cancelled, 23 ChargedBack, 24 InProgress (submitted to the ACH network, also called pending), 25 Settled, 26 Held, 27 Failed, 28 Refunded, 29 PartiallyRefunded (refunded in part, the rest still refundable). The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
-        AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28;
+        AchTransactionStatus: 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29;
         /**
          * AchTransactionResult
          * @description The ACH transaction result of a create (debit, credit) or refund command. A successful command carries responseCode `000`; any other code is a business error (HTTP 200) explained in responseDescription (see TransactionResponseCode). typeId is the type of the command: AchDebit (11) for a debit, AchRefund (12) for a credit or a refund.
@@ -3129,13 +3129,13 @@ export interface components {
         };
         /**
          * AchRefundRequest
-         * @description Refund of a settled ACH debit. The body is optional; without an amount the whole processed amount is refunded. One refund per transaction: a partial refund also moves the transaction to Refunded.
+         * @description Refund of a settled ACH debit, whole or in parts. The body is optional; without an amount all that remains refundable is refunded. A part leaves the transaction PartiallyRefunded (29) and may be followed by more; it is Refunded (28) when the refunds sum to the processed amount.
          * @example {
          *       "amount": 25
          *     }
          */
         AchRefundRequest: {
-            /** @description Amount to refund in USD, greater than 0 and at most the transaction's processed amount (more answers the business error 103); at most two decimal places. Default: the whole processed amount. */
+            /** @description Amount to refund in USD, greater than 0 and at most what remains refundable, the processed amount less what earlier refunds took (more answers the business error 103, naming what remains); at most two decimal places. Default: all that remains. */
             amount?: number;
         };
         /**
@@ -3265,10 +3265,10 @@ export interface components {
         /**
          * CardTransactionStatus
          * Format: int32
-         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending. The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a card transaction. 1 Authorized, 2 PartiallyAuthorized, 3 Captured, 4 Settled, 5 Voided, 6 Expired, 7 Refunded, 8 Declined, 9 Failed, 10 Pending, 11 PartiallyRefunded (settled and refunded in part, the rest still refundable). The transition table (from, trigger, to, response codes, event, provenance) is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @enum {integer}
          */
-        CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+        CardTransactionStatus: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
         /**
          * CardAvsResult
          * @description Address verification result. `Y` street and postal code match, `Z` postal code matches (no or unmatched street), `A` street matches but not the postal code, `N` neither matches, `U` unavailable (no billing address given). The gateway reports it and does not decline on it.
@@ -3375,13 +3375,13 @@ export interface components {
         };
         /**
          * CardRefundRequest
-         * @description Refund of a card transaction. The body is optional; without an amount the whole processed amount is refunded.
+         * @description Refund of a card transaction, whole or in parts once settled. The body is optional; without an amount all that remains refundable is refunded (before settlement: the whole processed amount).
          * @example {
          *       "amount": 10
          *     }
          */
         CardRefundRequest: {
-            /** @description Amount to refund in USD, from 0.01 to 999,999.99 with at most two decimal places. For a settled transaction at most its processed amount (more answers 103). For a captured, not yet settled transaction the refund voids it in full: the amount must be omitted or equal the processed amount (104 otherwise). */
+            /** @description Amount to refund in USD, from 0.01 to 999,999.99 with at most two decimal places. For a settled or partially refunded transaction at most what remains refundable, the processed amount less what earlier refunds took (more answers 103, naming what remains). For a captured, not yet settled transaction the refund voids it in full: the amount must be omitted or equal the processed amount (104 otherwise). */
             amount?: number;
         };
         /**
@@ -7194,7 +7194,7 @@ export interface components {
              * @constant
              */
             type?: "payment.card.refunded";
-            /** @description The refunded transaction (status Refunded, the refunded amount in refundedAmount), or the new RefundWORef transaction of a refund without reference, as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails). */
+            /** @description The refunded transaction (status Refunded, or PartiallyRefunded after a part; the sum refunded so far in refundedAmount), or the new RefundWORef transaction of a refund without reference, as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails). */
             data?: components["schemas"]["TransactionDetails"];
         };
         /**
@@ -7626,7 +7626,7 @@ export interface components {
              * @constant
              */
             type?: "payment.ach.refunded";
-            /** @description The refunded (original) transaction (status Refunded, the refunded amount in refundedAmount), as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails). */
+            /** @description The refunded (original) transaction (status Refunded, or PartiallyRefunded after a part; the sum refunded so far in refundedAmount), as the status check `POST /pay-api/v1/transactions/{transactionId}` returns it (TransactionDetails). */
             data?: components["schemas"]["TransactionDetails"];
         };
         /**
@@ -9081,7 +9081,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The ACH transaction result. Approved: status Refunded with responseCode `000`. A refused refund also answers 200, with another responseCode and the status unchanged. */
+            /** @description The ACH transaction result. Approved: status PartiallyRefunded or Refunded with responseCode `000`. A refused refund also answers 200, with another responseCode and the status unchanged. */
             200: {
                 headers: {
                     [name: string]: unknown;

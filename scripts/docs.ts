@@ -14,13 +14,21 @@ const output = path.join(root, 'docs', 'index.html');
 
 const cell = (text: string): string => text.replaceAll('|', '\\|');
 
-/** One machine's table rows as Markdown cells: from, trigger (with the return codes that pick it), to, response code, event, provenance (status names, not ids). */
+/** What a row's `amount` says the command asks for, as the trigger cell shows it. */
+const AMOUNT_TEXT = { partial: 'a part of what remains', remainder: 'all that remains, or no amount' } as const;
+
+/**
+ * One machine's table rows as Markdown cells: from, trigger (with the return codes or the amount that pick it),
+ * to, response code, event, provenance (status names, not ids).
+ */
 export function stateMachineRows(machine: StateMachineModel): string[][] {
   const names = new Map(machine.statuses.map(([name, id]) => [id, name]));
   // A string enumeration's status is its own name; an integer one's shows its name and id.
   const status = (id: StatusId | null): string => (id === null ? '(none: created)' : id === 'removed' ? '(removed)'
     : typeof id === 'string' ? id : `${names.get(id) ?? ''} (${String(id)})`);
-  return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\`${r.returnCodes === null ? '' : ` (returns ${r.returnCodes.map((c) => `\`${c}\``).join(', ')})`}`, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
+  const picks = (r: StateMachineModel['rows'][number]): string => (r.returnCodes !== null ? ` (returns ${r.returnCodes.map((c) => `\`${c}\``).join(', ')})`
+    : r.amount !== null ? ` (${AMOUNT_TEXT[r.amount]})` : '');
+  return machine.rows.map((r) => [status(r.from), `\`${r.trigger}\`${picks(r)}`, status(r.to), r.responseCodes.map((c) => `\`${c}\``).join(', ') || 'unchanged',
     r.event === null ? '-' : `\`${r.event}\``, `${r.provenance}${r.note === null ? '' : `: ${cell(r.note)}`}`]);
 }
 

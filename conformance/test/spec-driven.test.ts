@@ -99,6 +99,12 @@ const mutants: (Mutant & { checks: string[] })[] = [
     reply: (req, reply) => (/\/transactions\/ach\/[^/]+\/void$/.test(req.path) && reply.status === 200 ? { ...reply, body: reply.body.replace('"responseCode":"101"', '"responseCode":"000"') } : reply),
   },
   {
+    // The gateway as it was before repeated refunds: a part refunds the payment whole, leaving nothing to refund.
+    name: 'a partial refund closes the payment (Refunded after any part)',
+    checks: ['machines/AchTransactionStatus:AchDebit', 'machines/CardTransactionStatus:Sale'],
+    request: (req) => (/^\/pay-api\/v1\/transactions\/(card|ach)\/[^/]+\/refund$/.test(req.path) && json(req.body).amount !== undefined ? { ...req, body: '{}' } : req),
+  },
+  {
     name: 'a permitted command answers 000 but does not move the record (capture that captures nothing)',
     checks: ['machines/CardTransactionStatus:Authorization'],
     request: (req) => {

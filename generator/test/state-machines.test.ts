@@ -36,9 +36,9 @@ describe('readStateMachines', () => {
   it('expands a row per from status, resolves names to ids, and keeps the rest', () => {
     const [machine] = readStateMachines(machineDoc([good, { from: ['initial'], trigger: 'network.go', to: 'Open', responseCodes: [], event: null, provenance: 'designed' }]));
     expect(machine?.rows).toEqual([
-      { from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
-      { from: 2, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
-      { from: null, trigger: 'network.go', to: 1, responseCodes: [], returnCodes: null, event: null, types: null, provenance: 'designed', note: null },
+      { from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, amount: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
+      { from: 2, trigger: 'stopThing', to: 3, responseCodes: ['000'], returnCodes: null, amount: null, event: 'thing.stopped', types: [2], provenance: 'seed', note: null },
+      { from: null, trigger: 'network.go', to: 1, responseCodes: [], returnCodes: null, amount: null, event: null, types: null, provenance: 'designed', note: null },
     ]);
   });
 
@@ -61,6 +61,7 @@ describe('readStateMachines', () => {
     ['no trigger', { trigger: undefined }, /has no trigger/],
     ['no from status', { from: [] }, /has no from status/],
     ['a creation that stays the same', { from: ['initial'], to: 'same' }, /cannot stay the same/],
+    ['an amount that is neither partial nor remainder', { amount: 'half' }, /amount "half" is none of partial, remainder/],
   ])('refuses a row with %s, naming the schema and the row', (_name, change, message) => {
     expect(() => readStateMachines(machineDoc([good, goes, { ...good, ...change }]))).toThrow(new RegExp(`^ThingStatus x-state-machine transitions\\[2\\]( \\(\\S+\\))?: .*${message.source}`));
   });
@@ -109,5 +110,11 @@ describe('transformStateMachines', () => {
     expect(file?.content).toContain("{ from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], event: 'thing.stopped', types: [2], provenance: 'seed', note: null },");
     expect(file?.content).toContain("refusal: { kind: 'responseCode', responseCode: '101' },");
     expect(file?.content).toContain('export const stateMachines = [thingStateMachine] as const;');
+  });
+
+  it('writes the amount that picks a row only on rows that name one', () => {
+    const file = transformStateMachines(machineDoc([{ ...good, amount: 'partial' }, goes]), new Printer());
+    expect(file?.content).toContain("{ from: 1, trigger: 'stopThing', to: 3, responseCodes: ['000'], amount: 'partial', event: 'thing.stopped', types: [2], provenance: 'seed', note: null },");
+    expect(file?.content).toContain("{ from: 2, trigger: 'network.go', to: 1, responseCodes: [], event: null, types: null, provenance: 'designed', note: null },");
   });
 });

@@ -1,7 +1,7 @@
 // Status schemas' x-state-machine -> state-machines.ts: each machine as typed, readonly data, one row per
 // (from status, trigger, outcome), with status names resolved to their ids. Refuses a row that names an
-// unknown status, trigger, event, response code or transaction type, or has no provenance: a table the
-// server and the conformance suite run must say only what the document defines.
+// unknown status, trigger, event, response code, transaction type or amount, or has no provenance: a table
+// the server and the conformance suite run must say only what the document defines.
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import type { JsonObject } from '../model.ts';
 import { literal, pascalCase, propertyKey } from '../names.ts';
@@ -16,6 +16,14 @@ const RETURN_CODES = 'AchReturnCode';
 /** The integer enumeration whose names a row's `types` lists. */
 const TRANSACTION_TYPES = 'TransactionType';
 
+/**
+ * What a command's amount picks among a trigger's rows: `partial`, less than what remains (of a refund: the
+ * processed amount less what was refunded); `remainder`, all of it (that amount, or none given).
+ */
+export const ROW_AMOUNTS = ['partial', 'remainder'] as const;
+export type RowAmount = (typeof ROW_AMOUNTS)[number];
+const isRowAmount = (v: unknown): v is RowAmount => (ROW_AMOUNTS as readonly unknown[]).includes(v);
+
 /** A status id: an integer enumeration's (x-enum-varnames name it) or a string enumeration's value (its own name). */
 export type StatusId = number | string;
 
@@ -27,6 +35,8 @@ export interface StateRow {
   responseCodes: string[];
   /** The return codes that pick this row among the trigger's (absent: the row is not picked by one). */
   returnCodes: string[] | null;
+  /** What the command's amount must be to take this row (absent: the row is not picked by one). */
+  amount: RowAmount | null;
   event: string | null;
   types: number[] | null;
   provenance: 'seed' | 'designed';
@@ -97,6 +107,7 @@ function expandEntry(entry: unknown, statuses: ReadonlyMap<string, StatusId>, de
   for (const code of responseCodes) if (!known.codes.has(code)) fail(`response code ${code} is not a ${RESPONSE_CODES}`);
   const returnCodes = t.returnCodes === undefined ? null : asArray(t.returnCodes).map(String);
   for (const code of returnCodes ?? []) if (!known.returnCodes.has(code)) fail(`return code ${code} is not an ${RETURN_CODES}`);
+  const amount = t.amount === undefined ? null : isRowAmount(t.amount) ? t.amount : fail(`amount ${JSON.stringify(t.amount)} is none of ${ROW_AMOUNTS.join(', ')}`);
   const types = t.types === undefined ? null : asArray(t.types).map((n) => known.types.get(String(n)) ?? fail(`names no ${TRANSACTION_TYPES} ${String(n)}`));
   const provenance = t.provenance === 'seed' || t.provenance === 'designed' ? t.provenance : fail('has no provenance (seed or designed)');
   const note = typeof t.note === 'string' ? t.note : null;
@@ -108,7 +119,7 @@ function expandEntry(entry: unknown, statuses: ReadonlyMap<string, StatusId>, de
     if (t.to === 'removed') to = 'removed';
     else if (t.to === 'same') to = fromId ?? fail('a creation (from initial) cannot stay the same');
     else to = statusId(t.to);
-    return { from: fromId, trigger, to, responseCodes, returnCodes, event, types, provenance, note };
+    return { from: fromId, trigger, to, responseCodes, returnCodes, amount, event, types, provenance, note };
   });
 }
 
@@ -185,6 +196,7 @@ function rowText(row: StateRow): string {
   return `{ from: ${row.from === null ? 'null' : idText(row.from)}, trigger: ${literal(row.trigger)}, to: ${row.to === 'removed' ? literal(row.to) : idText(row.to)}, ` +
     `responseCodes: [${row.responseCodes.map(literal).join(', ')}], ` +
     (row.returnCodes === null ? '' : `returnCodes: [${row.returnCodes.map(literal).join(', ')}], `) +
+    (row.amount === null ? '' : `amount: ${literal(row.amount)}, `) +
     `event: ${row.event === null ? 'null' : literal(row.event)}, ` +
     `types: ${row.types === null ? 'null' : `[${row.types.join(', ')}]`}, provenance: ${literal(row.provenance)}, note: ${row.note === null ? 'null' : literal(row.note)} }`;
 }
@@ -247,6 +259,8 @@ export interface StateTransition<Status extends number | string = number, Trigge
   readonly responseCodes: readonly Code[];
   /** The bank return codes (${RETURN_CODES}) that pick this row among its trigger's; absent on other rows. */
   readonly returnCodes?: readonly string[];
+  /** What the command's amount must be to take this row: less than what remains (partial) or all of it (remainder); absent on other rows. */
+  readonly amount?: 'partial' | 'remainder';
   /** The webhook event the transition emits, or null. */
   readonly event: Event | null;
   /** The ${TRANSACTION_TYPES} ids the row applies to; null: every type. */

@@ -92,7 +92,8 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(text).toContain('State machines');
     // A row of each table, as the intro renders it: from, trigger, to, code, event.
     expect(text).toMatch(/Scheduled \(21\)\s+holdAchTransaction\s+Held \(26\)\s+000\s+payment\.ach\.held/);
-    expect(text).toMatch(/Settled \(4\)\s+refundCardTransaction\s+Refunded \(7\)\s+000\s+payment\.card\.refunded/);
+    expect(text).toMatch(/Settled \(4\)\s+refundCardTransaction \(all that remains, or no amount\)\s+Refunded \(7\)\s+000\s+payment\.card\.refunded/);
+    expect(text).toMatch(/PartiallyRefunded \(11\)\s+refundCardTransaction \(a part of what remains\)\s+PartiallyRefunded \(11\)\s+000\s+payment\.card\.refunded/);
     expect(text).toMatch(/Draft \(1\)\s+publishInvoice\s+Due \(2\)/);
     expect(text).toContain('network.submit');
     // The table's columns, and the network triggers with what they are.

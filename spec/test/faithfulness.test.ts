@@ -32,7 +32,7 @@ const mutations: [string, (doc: JsonObject) => void, RegExp][] = [
     (schema(doc, 'AccountType')['x-enum-varnames'] as string[])[0] = 'Chequing';
   }, /AccountType names 1 Chequing/],
   ['an enumeration id changed', (doc) => {
-    (schema(doc, 'AchTransactionStatus').enum as number[])[3] = 29;
+    (schema(doc, 'AchTransactionStatus').enum as number[])[3] = 30; // 29 is PartiallyRefunded, designed
   }, /AchTransactionStatus/],
   ['a value added to a closed enumeration', (doc) => {
     (schema(doc, 'PaymentMethodType').enum as number[]).push(3);

@@ -1,6 +1,7 @@
 // The amount limits of every money command (capture, card refund, ACH refund) walked at, just above and just
 // below the limit, and every documented amount field of a partial approval: the state-machine walk only ever
-// sends an amount of 1, so a gateway accepting more than the transaction allows passed it unnoticed.
+// sends an amount of 1, so a gateway accepting more than the transaction allows passed it unnoticed. A refund
+// after a partial one is held to what remains (processed less refunded), not to the processed amount.
 import { OperationId } from '../../../generated/operations.ts';
 import { AccountHolderType, AccountType, CardTransactionStatus, SecCode } from '../../../generated/enums.ts';
 import { sandboxCardFor, sandboxMagicValues } from '../../../generated/magic-values.ts';
@@ -62,6 +63,13 @@ class Limits {
     if (body.responseCode !== '000') this.failures.push([`${op} of ${String(usd(cents))}, ${limit}, answers responseCode 000 (got ${JSON.stringify(body.responseCode)})`, sent]);
     else if (body.processedAmount !== usd(cents)) this.failures.push([`${op} of ${String(usd(cents))} answers processedAmount ${String(usd(cents))} (got ${JSON.stringify(body.processedAmount)})`, sent]);
   }
+
+  /** After a refund, what remains (`left` cents, when any): a cent more is refused (103), exactly it is accepted. */
+  async remainder(op: OperationId, transactionId: string, left: number): Promise<void> {
+    if (left <= 0) return;
+    await this.refused(op, transactionId, left + 1, `what remains after a partial refund (${String(usd(left))})`);
+    await this.accepted(op, transactionId, left, `at what remains after a partial refund (${String(usd(left))})`);
+  }
 }
 
 const transactionIdOf = (exchange: Exchange, what: string, code = '000'): string => {
@@ -101,13 +109,15 @@ export const amountLimitChecks: readonly Check[] = [
       const approved = halfCents(full);
       await walk.refused(OperationId.captureCardTransaction, partial, approved + 1, `the partially approved amount ${String(usd(approved))}`);
       await walk.accepted(OperationId.captureCardTransaction, partial, approved, `at the partially approved amount ${String(usd(approved))}`);
-      // Card refund (one per transaction): at most the processed amount, above it refused; just below and at it
-      // accepted, each on a settled sale of its own; and a capture below the approval caps the refund at what moved.
+      // Card refund: at most the processed amount, above it refused; just below and at it accepted, each on a
+      // settled sale of its own; after the part just below, at most what remains (a cent); and a capture below the
+      // approval caps the refund at what moved.
       for (const [label, take] of [['just below', full - 1], ['at', full]] as const) {
         const sale = transactionIdOf(await ctx.call(OperationId.createCardSale, { body: cardBody(processors.card, full) }), OperationId.createCardSale);
         await settle(ctx, sale);
         await walk.refused(OperationId.refundCardTransaction, sale, full + 1, `the processed amount ${String(usd(full))}`);
         await walk.accepted(OperationId.refundCardTransaction, sale, take, `${label} the processed amount ${String(usd(full))}`);
+        await walk.remainder(OperationId.refundCardTransaction, sale, full - take);
       }
       const captured = transactionIdOf(await ctx.call(OperationId.authorizeCard, { body: cardBody(processors.card, full) }), OperationId.authorizeCard);
       await walk.accepted(OperationId.captureCardTransaction, captured, full - 1, 'below the approved amount');
@@ -120,6 +130,7 @@ export const amountLimitChecks: readonly Check[] = [
           await settle(ctx, debit);
           await walk.refused(OperationId.refundAchTransaction, debit, full + 1, `the processed amount ${String(usd(full))}`);
           await walk.accepted(OperationId.refundAchTransaction, debit, take, `${label} the processed amount ${String(usd(full))}`);
+          await walk.remainder(OperationId.refundAchTransaction, debit, full - take);
         }
       }
       failWithAll(walk.failures);

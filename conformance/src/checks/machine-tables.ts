@@ -8,7 +8,14 @@ import type { Spec } from '../spec.ts';
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export interface Row { from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null; magic?: string; overLimit?: boolean }
+/**
+ * A row of a table. `amount` (designed) says which amount takes it among its trigger's rows: `partial`, less
+ * than what remains (of a refund: the processed amount less what was refunded); `remainder`, all of it (no amount).
+ */
+export interface Row {
+  from: string[]; trigger: string; to: string; responseCodes?: string[]; types?: string[]; event?: string | null;
+  amount?: 'partial' | 'remainder'; magic?: string; overLimit?: boolean;
+}
 /** A machine as the spec declares it: rows, the refusal (a responseCode, or an errorCode per trigger), names by id. */
 export interface Machine { schema: string; refusalCode: string; errorCodes: Record<string, string>; rows: Row[]; names: Map<number, string> }
 

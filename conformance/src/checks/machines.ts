@@ -2,7 +2,9 @@
 // for each kind of record, every status the table lets the suite reach (by operations, and by the sandbox's
 // network simulation where the target serves it) and every command of the table tried there: a permitted one
 // answers its responseCode, reaches its status and emits its event; a forbidden one answers the machine's
-// refusal, changes nothing and emits nothing. A new row or status in the spec is a new case without new code.
+// refusal, changes nothing and emits nothing. Where a command has several rows from a status, picked by its
+// amount (a partial refund, or one of all that remains), each row is tried with its amount on a record of its
+// own. A new row or status in the spec is a new case without new code.
 import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
@@ -34,8 +36,11 @@ class Records {
     return this.configured;
   }
 
-  /** The request of a trigger on a record: its example, the record's id, a small amount (above the limit for `overLimit`). */
-  async request(op: string, transactionId: string | undefined, how: Pick<Row, 'magic' | 'overLimit'> = {}): Promise<CallOptions> {
+  /**
+   * The request of a trigger on a record: its example, the record's id, a small amount (above the limit for
+   * `overLimit`; for a row picked by its amount, a cent for a part of what remains, none for all of it).
+   */
+  async request(op: string, transactionId: string | undefined, how: Pick<Row, 'magic' | 'overLimit' | 'amount'> = {}): Promise<CallOptions> {
     const pan = how.magic ?? approvingCard;
     const limit = how.overLimit === true ? await this.limit() : undefined;
     const amount = limit === undefined ? 20 : Math.floor(limit) + 1;
@@ -45,6 +50,9 @@ class Records {
     if ('amount' in body) body.amount = transactionId === undefined ? amount : 1;
     // Before settlement a card refund voids the whole transaction: no amount (the table's Captured to Voided row).
     if (op === OperationId.refundCardTransaction) delete body.amount;
+    // A cent: less than what remains of any record the walk refunds (made for 20, captured for 1, refunded a cent at a time).
+    if (how.amount === 'partial') body.amount = 0.01;
+    if (how.amount === 'remainder') delete body.amount;
     if ('paymentProcessorId' in body || transactionId === undefined) body.paymentProcessorId = await this.processor(op.includes('Ach') ? 'ach' : 'card');
     if (op === OperationId.authorizeCard || op === OperationId.createCardSale) {
       // A card entered now: the examples name a customer and a stored card of the spec's example, not the target's.
@@ -150,27 +158,31 @@ export function machineChecks(spec: Spec): Check[] {
           // A record a refused command left in the status serves the next command (one clock advance, not one a command).
           let kept: string | undefined;
           for (const command of commands) {
-            const transactionId = kept ?? await records.at(kind, machine, route, events);
-            kept = undefined;
-            if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
-            const row = machine.rows.find((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
-            // A permitted row's event appears once; a refused command emits nothing at all.
-            const watched = row?.event ?? undefined;
-            const before = await events.total(watched);
-            const answer = await ctx.call(ctx.spec.operation(command), await records.request(command, transactionId));
-            tried++;
-            const code = String(bodyOf(answer).responseCode);
-            const now = await records.status(transactionId, machine);
-            const expected = row ? (row.to === 'same' ? status : row.to) : status;
-            const codes = row ? (row.responseCodes ?? ['000']) : [machine.refusalCode];
-            if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
-              failures.push([`${command} on a ${status} ${kind.type} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
-            }
-            if (!row && now === status) kept = transactionId;
-            const emitted = (await events.total(watched)) - before;
-            const wanted = watched === undefined ? 0 : 1;
-            if (emitted !== wanted) {
-              failures.push([`${command} on a ${status} ${kind.type}: ${watched === undefined ? 'no event' : `one ${watched} event`} expected, ${String(emitted)} ${watched ?? 'event(s)'} seen`, answer]);
+            // Every row of the command from the status (several when its amount picks one), or its refusal.
+            const rows = machine.rows.filter((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
+            for (const row of rows.length > 0 ? rows : [undefined]) {
+              const transactionId = kept ?? await records.at(kind, machine, route, events);
+              kept = undefined;
+              if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
+              // A permitted row's event appears once; a refused command emits nothing at all.
+              const watched = row?.event ?? undefined;
+              const before = await events.total(watched);
+              const answer = await ctx.call(ctx.spec.operation(command), await records.request(command, transactionId, row ?? {}));
+              tried++;
+              const code = String(bodyOf(answer).responseCode);
+              const now = await records.status(transactionId, machine);
+              const expected = row ? (row.to === 'same' ? status : row.to) : status;
+              const codes = row ? (row.responseCodes ?? ['000']) : [machine.refusalCode];
+              const what = `${command}${row?.amount === undefined ? '' : ` (${row.amount === 'partial' ? 'a part of what remains' : 'no amount: all that remains'})`} on a ${status} ${kind.type}`;
+              if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
+                failures.push([`${what} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
+              }
+              if (!row && now === status) kept = transactionId;
+              const emitted = (await events.total(watched)) - before;
+              const wanted = watched === undefined ? 0 : 1;
+              if (emitted !== wanted) {
+                failures.push([`${what}: ${watched === undefined ? 'no event' : `one ${watched} event`} expected, ${String(emitted)} ${watched ?? 'event(s)'} seen`, answer]);
+              }
             }
           }
         }

@@ -15,12 +15,12 @@ import { findPaymentMethod } from '../repositories/payment-methods.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { checkBankAccount, magicAccountCode } from './bank-accounts.ts';
 import { stateRef } from './customers.ts';
-import { amountCents, countPayment, limitCents, lockOwn, processorFor, refusalText, sandboxed, uncountPayment } from './payments.ts';
+import { amountCents, countPayment, limitCents, lockOwn, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { nextBatchSlot } from './schedule.ts';
 import { achCommandResult, achResult, responseDescription, statusName } from './transaction-view.ts';
 import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
-import { wireText, ZERO_CENTS } from '../platform/money.ts';
+import { sumCents, wireText, ZERO_CENTS } from '../platform/money.ts';
 import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
@@ -208,7 +208,11 @@ export async function command(scope: Scope, id: string, trigger: Command): Promi
   });
 }
 
-/** Refunds a settled debit (101 otherwise; 103 above the processed amount): Refunded, one refund per transaction. */
+/**
+ * Refunds a settled or partially refunded debit, in as many parts as it takes, up to what remains refundable
+ * (103 above it; no amount: all of it): PartiallyRefunded while some remains, Refunded when the refunds sum to
+ * the processed amount; 101 in any other status and for a credit. The row lock makes concurrent refunds add up.
+ */
 export async function refund(scope: Scope, id: string, body: Schemas['AchRefundRequest'] | undefined): Promise<Schemas['AchTransactionResult']> {
   const { merchantId } = scope;
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
@@ -219,13 +223,14 @@ export async function refund(scope: Scope, id: string, body: Schemas['AchRefundR
     if (!engine.permits(achFamily, record, 'refundAchTransaction', scope.clock.now())) {
       return refused('101', record.typeId === TransactionType.AchRefund ? 'An ACH credit cannot be refunded.' : 'Only a settled transaction can be refunded.');
     }
-    const cents = requested ?? record.processedAmountCents;
-    if (cents > record.processedAmountCents) {
-      return refused('103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`);
+    const remaining = refundableCents(record);
+    const cents = requested ?? remaining;
+    if (cents > remaining) {
+      return refused('103', `The amount exceeds the refundable amount of ${wireText(remaining)}.`);
     }
     const after = await engine.transition({ db: tx }, achFamily, record, 'refundAchTransaction', scope.clock.now(), {
-      refundedAmountCents: cents, responseCode: '000', responseDescription: 'Approved',
-    });
+      refundedAmountCents: sumCents(record.refundedAmountCents, cents), responseCode: '000', responseDescription: 'Approved',
+    }, { to: refundedStatus(record, cents, AchTransactionStatus) });
     if (!after) return refused('101', 'Only a settled transaction can be refunded.');
     return achResult(after, { typeId: TransactionType.AchRefund, responseCode: '000', responseDescription: 'Approved', processedCents: cents });
   });

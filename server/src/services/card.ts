@@ -7,7 +7,7 @@ import { CardTransactionStatus, PaymentMethodType, TransactionCreatorType, Trans
 import type { components } from '../../../generated/types.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
-import { type Cents, toCents, wireText, ZERO_CENTS } from '../platform/money.ts';
+import { type Cents, sumCents, toCents, wireText, ZERO_CENTS } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
@@ -17,7 +17,7 @@ import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
 import { addCard } from './payment-methods.ts';
-import { amountCents, authorizationCode, countPayment, limitCents, lockOwn, processorFor, refusalText, sandboxed, uncountPayment } from './payments.ts';
+import { amountCents, authorizationCode, countPayment, limitCents, lockOwn, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { AUTHORIZATION_LIFETIME_MS, nextBatchSlot } from './schedule.ts';
 import { cardResult, responseDescription, statusName, type CommandOutcome } from './transaction-view.ts';
 import * as engine from './engine.ts';
@@ -238,29 +238,34 @@ export async function voidTransaction(scope: Scope, id: string): Promise<CardRes
 }
 
 /**
- * Refunds a settled transaction (Refunded; up to the processed amount, 103 above), or voids a captured,
- * unsettled one in full (104 for a partial amount); 101 in any other status and for a refund without reference.
+ * Refunds a settled or partially refunded transaction, in as many parts as it takes, up to what remains
+ * refundable (103 above it; no amount: all of it): PartiallyRefunded while some remains, Refunded when the
+ * refunds sum to the processed amount. Voids a captured, unsettled one in full (104 for a partial amount);
+ * 101 in any other status and for a refund without reference. The row lock makes concurrent refunds add up.
  */
 export async function refund(scope: Scope, id: string, body: Schemas['CardRefundRequest'] | undefined): Promise<CardResult> {
   const { merchantId } = scope;
   const requested = body?.amount === undefined ? undefined : amountCents(body.amount);
   return withTransaction(scope.db, async (tx) => {
     const record = await lockOwn(tx, merchantId, id, PaymentMethodType.Card);
-    const cents = requested ?? record.processedAmountCents;
     if (!engine.permits(cardFamily, record, 'refundCardTransaction', scope.clock.now())) {
+      const cents = requested ?? record.processedAmountCents;
       const text = record.typeId === TransactionType.RefundWORef ? 'A refund without reference cannot be refunded.' : refusalText('refunded', statusName(record));
       return refused(record, TransactionType.Refund, '101', text, cents);
     }
+    const remaining = refundableCents(record);
+    const cents = requested ?? remaining;
     if (record.statusId === CardTransactionStatus.Captured) {
       if (cents !== record.processedAmountCents) {
         return refused(record, TransactionType.Refund, '104', 'Before settlement a refund voids the whole transaction: omit the amount or give the processed amount.', cents);
       }
       return (await voidLocked(tx, scope, record, 'refundCardTransaction')) ?? refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
     }
-    if (cents > record.processedAmountCents) {
-      return refused(record, TransactionType.Refund, '103', `The amount exceeds the refundable amount of ${wireText(record.processedAmountCents)}.`, cents);
+    if (cents > remaining) {
+      return refused(record, TransactionType.Refund, '103', `The amount exceeds the refundable amount of ${wireText(remaining)}.`, cents);
     }
-    const after = await engine.transition({ db: tx }, cardFamily, record, 'refundCardTransaction', scope.clock.now(), { ...APPROVED, refundedAmountCents: cents }, { to: CardTransactionStatus.Refunded });
+    const after = await engine.transition({ db: tx }, cardFamily, record, 'refundCardTransaction', scope.clock.now(),
+      { ...APPROVED, refundedAmountCents: sumCents(record.refundedAmountCents, cents) }, { to: refundedStatus(record, cents, CardTransactionStatus) });
     if (!after) return refused(record, TransactionType.Refund, '101', refusalText('refunded', statusName(record)), cents);
     return approved(after, TransactionType.Refund, cents);
   });

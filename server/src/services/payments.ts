@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
-import { type Cents, toCents } from '../platform/money.ts';
+import { type Cents, minusCents, toCents } from '../platform/money.ts';
 import { findMerchant, merchantSettings, processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
@@ -70,6 +70,16 @@ export async function countPayment(db: Knex, record: TransactionRecord, cents: C
 export async function uncountPayment(db: Knex, record: TransactionRecord, cents: Cents): Promise<void> {
   if (record.customerId !== null && cents > 0) await repo.uncountCustomerPayment(db, record.customerId, cents);
 }
+
+/** What a refund may still take: the processed amount less what earlier refunds took. */
+export const refundableCents = (record: TransactionRecord): Cents => minusCents(record.processedAmountCents, record.refundedAmountCents);
+
+/**
+ * The status a permitted refund of `cents` leads to (its machine's row is picked by it): fully refunded when
+ * it takes all that remains refundable, partially refunded while some remains.
+ */
+export const refundedStatus = (record: TransactionRecord, cents: Cents, statuses: { Refunded: number; PartiallyRefunded: number }): number =>
+  (cents === refundableCents(record) ? statuses.Refunded : statuses.PartiallyRefunded);
 
 /** Six letters and digits: an issuer's authorization code. */
 export function authorizationCode(): string {

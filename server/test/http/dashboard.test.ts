@@ -216,6 +216,21 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       expect(detail.text).toMatch(/<td id="status">Settled<\/td>/);
       expect(detail.text).toMatch(/<td>InProgress<\/td><td>Settled<\/td>/);
     });
+
+    it('shows a partially refunded payment: its status, the refunded sum and each refund in its history', async () => {
+      const d = await signIn(s, 0);
+      const h = await fresh(0);
+      const { transactionId } = await pay.achDebit(h, achDebitBody(s, 0, { amount: 100 }));
+      await pay.simulate(h, transactionId, { outcome: 'settle' });
+      await pay.achCommand(h, transactionId, 'refund', { amount: 10 });
+      await pay.achCommand(h, transactionId, 'refund', { amount: 15.5 });
+      const detail = await get(s, d, `/dashboard/transactions/${transactionId}`);
+      expect(detail.text).toMatch(/<td id="status">PartiallyRefunded<\/td>/);
+      expect(detail.text).toContain('$25.50');
+      expect(detail.text).toMatch(/<td>Settled<\/td><td>PartiallyRefunded<\/td>/);
+      expect(detail.text).toMatch(/<td>PartiallyRefunded<\/td><td>PartiallyRefunded<\/td>/);
+      expect((await get(s, d, '/dashboard/transactions')).text).toMatch(/<td>PartiallyRefunded<\/td>/);
+    });
   });
 
   describe('sessions end', () => {

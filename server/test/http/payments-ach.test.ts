@@ -119,15 +119,17 @@ describe.each(engines())('ACH payments (%s)', (engine) => {
       expect(voided).toEqual({ transactionId, typeId: 15, type: 'AchCancel', statusId: 24, status: 'InProgress', responseDescription: 'A transaction submitted to the network cannot be voided.', responseCode: '101' });
     });
 
-    it('refunds part of a settled debit (one refund), refuses more than processed (103), and a second refund (101)', async () => {
+    it('refunds part of a settled debit (PartiallyRefunded), the rest without an amount (Refunded), refuses more than processed (103) and a refund after the last (101)', async () => {
       const { transactionId } = await pay.achDebit(h, achDebitBody(s, 0, { amount: 100 }));
       await pay.simulate(h, transactionId, { outcome: 'settle' });
       expect(await pay.achCommand(h, transactionId, 'refund', { amount: 100.01 })).toMatchObject({ responseCode: '103', statusId: 25, processedAmount: 0 });
-      expect(await pay.achCommand(h, transactionId, 'refund', { amount: 25 })).toMatchObject({ responseCode: '000', statusId: 28, status: 'Refunded', typeId: 12, processedAmount: 25 });
-      expect(await pay.status(h, transactionId)).toMatchObject({ statusId: 28, refundedAmount: 25, processedAmount: 100 });
+      expect(await pay.achCommand(h, transactionId, 'refund', { amount: 25 })).toMatchObject({ responseCode: '000', statusId: 29, status: 'PartiallyRefunded', typeId: 12, processedAmount: 25 });
+      expect(await pay.status(h, transactionId)).toMatchObject({ statusId: 29, refundedAmount: 25, processedAmount: 100 });
+      expect(await pay.achCommand(h, transactionId, 'refund')).toMatchObject({ responseCode: '000', statusId: 28, status: 'Refunded', processedAmount: 75 });
+      expect(await pay.status(h, transactionId)).toMatchObject({ statusId: 28, refundedAmount: 100, processedAmount: 100 });
       expect(await pay.achCommand(h, transactionId, 'refund')).toMatchObject({ responseCode: '101', statusId: 28 });
       const events = await transactionEvents(s, transactionId);
-      expect(events.map((e) => e.type).filter((t) => t === 'payment.ach.refunded')).toHaveLength(1);
+      expect(events.map((e) => e.type).filter((t) => t === 'payment.ach.refunded')).toHaveLength(2);
     });
 
     it('answers 404 to an unknown id, a card transaction and another merchant\'s transaction, changing nothing', async () => {

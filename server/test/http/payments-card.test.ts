@@ -188,12 +188,14 @@ describe.each(engines())('card payments (%s)', (engine) => {
       expect(await pay.cardCommand(h, sale.transactionId, 'refund', { amount: 30 })).toMatchObject({ responseCode: '000', typeId: 4, statusId: 5, processedAmount: 30 });
     });
 
-    it('refunds part of a settled sale (Refunded, one refund), not more than processed (103)', async () => {
+    it('refunds part of a settled sale (PartiallyRefunded), the rest without an amount (Refunded), not more than processed (103)', async () => {
       const sale = await pay.cardCreate(h, 'sale', cardBody('4111111111111111', { amount: 54.25 }));
       await pay.simulate(h, sale.transactionId, { outcome: 'settle' });
       expect(await pay.cardCommand(h, sale.transactionId, 'refund', { amount: 60 })).toMatchObject({ responseCode: '103', statusId: 4 });
-      expect(await pay.cardCommand(h, sale.transactionId, 'refund', { amount: 10 })).toMatchObject({ responseCode: '000', typeId: 5, type: 'Refund', statusId: 7, processedAmount: 10 });
-      expect(await pay.status(h, sale.transactionId)).toMatchObject({ statusId: 7, refundedAmount: 10 });
+      expect(await pay.cardCommand(h, sale.transactionId, 'refund', { amount: 10 })).toMatchObject({ responseCode: '000', typeId: 5, type: 'Refund', statusId: 11, status: 'PartiallyRefunded', processedAmount: 10 });
+      expect(await pay.status(h, sale.transactionId)).toMatchObject({ statusId: 11, refundedAmount: 10, processedAmount: 54.25 });
+      expect(await pay.cardCommand(h, sale.transactionId, 'refund')).toMatchObject({ responseCode: '000', statusId: 7, requestedAmount: 44.25, processedAmount: 44.25 });
+      expect(await pay.status(h, sale.transactionId)).toMatchObject({ statusId: 7, refundedAmount: 54.25 });
       expect(await pay.cardCommand(h, sale.transactionId, 'refund')).toMatchObject({ responseCode: '101', statusId: 7 });
     });
 

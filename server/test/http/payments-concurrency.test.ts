@@ -27,11 +27,30 @@ describe.each(engines())('concurrent payment commands (%s)', (engine) => {
     expect((await transactionEvents(s, auth.transactionId)).filter((e) => e.type === 'payment.card.captured')).toHaveLength(1);
   });
 
-  it('refunds a settled sale once (a partial refund also ends it)', async () => {
-    const sale = await pay.cardCreate(h, 'sale', cardBody());
-    await pay.simulate(h, sale.transactionId, { outcome: 'settle' });
-    approvedOnce(await Promise.all(Array.from({ length: 10 }, () => pay.cardCommand(h, sale.transactionId, 'refund', { amount: 5 }))));
-    expect((await pay.status(h, sale.transactionId)).refundedAmount).toBe(5);
+  // 20 refunds of 5 at once: the row lock lets each see what the others took, so exactly as many are approved as
+  // fit in the amount (50 fits 10 of them exactly: Refunded, the others 101 after it; 54.25 fits 10 and leaves
+  // 4.25: PartiallyRefunded, the others 103), their sum never exceeds it, and each approved one has its event.
+  const refundCases = [
+    { kind: 'card sale', amount: 50, refunded: 'payment.card.refunded', status: 7, late: ['101', '103'] },
+    { kind: 'card sale', amount: 54.25, refunded: 'payment.card.refunded', status: 11, late: ['103'] },
+    { kind: 'ACH debit', amount: 50, refunded: 'payment.ach.refunded', status: 28, late: ['101', '103'] },
+    { kind: 'ACH debit', amount: 54.25, refunded: 'payment.ach.refunded', status: 29, late: ['103'] },
+  ] as const;
+  it.each(refundCases)('refunds a settled $kind of $amount in 20 concurrent parts of 5 without exceeding it', async ({ kind, amount, refunded, status, late }) => {
+    const card = kind === 'card sale';
+    const id = (card ? await pay.cardCreate(h, 'sale', cardBody('4111111111111111', { amount })) : await pay.achDebit(h, achDebitBody(s, 0, { amount }))).transactionId;
+    await pay.simulate(h, id, { outcome: 'settle' });
+    const results = await Promise.all(Array.from({ length: 20 }, () => (card ? pay.cardCommand(h, id, 'refund', { amount: 5 }) : pay.achCommand(h, id, 'refund', { amount: 5 }))));
+    const approved = results.filter((r) => r.responseCode === '000');
+    expect(approved).toHaveLength(10);
+    expect(approved.reduce((sum, r) => sum + (r.processedAmount ?? 0), 0)).toBe(50);
+    for (const r of results.filter((x) => x.responseCode !== '000')) expect(late).toContain(r.responseCode);
+    const final = await pay.status(h, id);
+    expect(final).toMatchObject({ statusId: status, refundedAmount: 50, processedAmount: amount });
+    const events = (await transactionEvents(s, id)).filter((e) => e.type === refunded);
+    expect(events).toHaveLength(10);
+    // Each event carries the refunded amount so far: 5, 10, ... 50, each once.
+    expect(events.map((e) => e.data.refundedAmount).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 10 }, (_, i) => 5 * (i + 1)));
   });
 
   it('voids an ACH debit once, while holds race it', async () => {

@@ -2,18 +2,19 @@
 // spec (x-state-machine): each permitted command reaches its status, answers its code and writes its
 // event; each command the table does not permit answers 101 and changes nothing (read back, events
 // counted). Network triggers are forced through the sandbox controls; one a status does not permit
-// answers 400 simulation_not_allowed and changes nothing.
+// answers 400 simulation_not_allowed and changes nothing. A row picked by the command's amount (a refund's
+// `partial` or `remainder`) is driven with that amount, a remainder both as the amount and as none.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '../../../generated/enums.ts';
-import { achStateMachine, cardStateMachine } from '../../../generated/state-machines.ts';
+import { achStateMachine, cardStateMachine, type StateTransition } from '../../../generated/state-machines.ts';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { achCreditBody, achDebitBody, cardBody, paymentCalls, transactionEvents, type Details, type Headers } from './payment-helpers.ts';
 
 const ACH_STATUS = AchTransactionStatus;
 // Every card status but Pending, which no row of the table reaches.
-const { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed } = CardTransactionStatus;
-const CARD_STATUS = { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed } as const;
+const { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed, PartiallyRefunded } = CardTransactionStatus;
+const CARD_STATUS = { Authorized, PartiallyAuthorized, Captured, Settled, Voided, Expired, Refunded, Declined, Failed, PartiallyRefunded } as const;
 const TYPE = TransactionType;
 
 /** The command of each operation trigger: the path segment after the id. */
@@ -30,6 +31,22 @@ const SIMULATED: Record<string, Record<string, unknown>> = {
   'network.fail': { outcome: 'fail' },
   'network.settle': { outcome: 'settle' },
 };
+
+/** A part of what remains refundable (every record the tests refund has more than this left). */
+const PART = 10;
+
+/**
+ * The bodies that drive a row (undefined: no body): a `partial` row takes a part of what remains, a
+ * `remainder` row all of it, given as that amount and as no amount; any other row its command's default.
+ */
+function bodiesOf(row: StateTransition, remaining: number): [string, Record<string, unknown> | undefined][] {
+  if (row.amount === 'partial') return [[`a part (${String(PART)})`, { amount: PART }]];
+  if (row.amount === 'remainder') return [['no amount', undefined], [`the remainder (${String(remaining)})`, { amount: remaining }]];
+  return [['its default', undefined]];
+}
+
+/** What remains refundable of a record (cents arithmetic: the amounts are exact to the cent). */
+const remainingOf = (d: Details): number => Math.round(d.processedAmount * 100 - d.refundedAmount * 100) / 100;
 
 type AchStatusName = keyof typeof ACH_STATUS;
 type CardStatusName = keyof typeof CARD_STATUS;
@@ -56,8 +73,9 @@ describe.each(engines())('payment state machines (%s)', (engine) => {
       Settled: () => pay.simulate(h, id, { outcome: 'settle' }),
       ChargedBack: () => pay.simulate(h, id, { outcome: 'return', returnCode: 'R10' }),
       Failed: () => pay.simulate(h, id, { outcome: 'fail' }),
-      // A credit is never refunded: the only Refunded records are debits.
+      // A credit is never refunded: the only Refunded and PartiallyRefunded records are debits.
       Refunded: async () => { await pay.simulate(h, id, { outcome: 'settle' }); await pay.achCommand(h, id, 'refund'); },
+      PartiallyRefunded: async () => { await pay.simulate(h, id, { outcome: 'settle' }); await pay.achCommand(h, id, 'refund', { amount: PART }); },
     };
     await steps[status]();
     expect((await pay.status(h, id)).statusId).toBe(ACH_STATUS[status]);
@@ -76,6 +94,11 @@ describe.each(engines())('payment state machines (%s)', (engine) => {
       Settled: async () => { if (typeId === TYPE.Authorization) await pay.cardCommand(h, id, 'capture'); await pay.simulate(h, id, { outcome: 'settle' }); },
       Voided: () => pay.cardCommand(h, id, 'void'),
       Refunded: async () => { if (typeId === TYPE.Authorization) await pay.cardCommand(h, id, 'capture'); await pay.simulate(h, id, { outcome: 'settle' }); await pay.cardCommand(h, id, 'refund'); },
+      PartiallyRefunded: async () => {
+        if (typeId === TYPE.Authorization) await pay.cardCommand(h, id, 'capture');
+        await pay.simulate(h, id, { outcome: 'settle' });
+        await pay.cardCommand(h, id, 'refund', { amount: PART });
+      },
       Expired: () => pay.advance(h, 8 * 86_400),
     };
     const first = (await pay.status(h, id)).statusId;
@@ -91,20 +114,25 @@ describe.each(engines())('payment state machines (%s)', (engine) => {
   describe('ACH', () => {
     const typeIds = [TYPE.AchDebit, TYPE.AchRefund];
     const statuses = Object.keys(ACH_STATUS) as AchStatusName[];
-    const reachable = (status: AchStatusName, typeId: number): boolean => !(status === 'Refunded' && typeId === TYPE.AchRefund);
+    const reachable = (status: AchStatusName, typeId: number): boolean => !((status === 'Refunded' || status === 'PartiallyRefunded') && typeId === TYPE.AchRefund);
 
-    const permitted = achStateMachine.transitions.filter((row) => row.from !== null && row.trigger in ACH_COMMANDS);
-    it.each(permitted.flatMap((row) => (row.types ?? typeIds).map((typeId) => [row, typeId] as const)).map(([row, typeId]) =>
-      [`${String(row.from)} -${row.trigger}-> ${String(row.to)} (type ${String(typeId)})`, row, typeId] as const))('permits %s', async (_name, row, typeId) => {
+    const permitted: readonly StateTransition[] = achStateMachine.transitions.filter((row) => row.from !== null && row.trigger in ACH_COMMANDS);
+    it.each(permitted.flatMap((row) => (row.types ?? typeIds).flatMap((typeId) => bodiesOf(row, 0).map(([how], variant) =>
+      [`${String(row.from)} -${row.trigger}-> ${String(row.to)} (type ${String(typeId)}, ${how.replace(/ \(.*/, '')})`, row, typeId, variant] as const))))('permits %s', async (_name, row, typeId, variant) => {
       const from = statuses.find((n) => ACH_STATUS[n] === row.from) ?? 'Scheduled';
       const id = await achIn(from, typeId);
-      const before = (await transactionEvents(s, id)).length;
-      const result = await pay.achCommand(h, id, ACH_COMMANDS[row.trigger] ?? 'hold');
+      const before = await pay.status(h, id);
+      const events0 = (await transactionEvents(s, id)).length;
+      const body = bodiesOf(row, remainingOf(before))[variant]?.[1];
+      const result = await pay.achCommand(h, id, ACH_COMMANDS[row.trigger] ?? 'hold', body);
       expect(result).toMatchObject({ transactionId: id, statusId: row.to, responseCode: '000' });
-      expect((await pay.status(h, id)).statusId).toBe(row.to);
+      const after = await pay.status(h, id);
+      expect(after.statusId).toBe(row.to);
+      // A refund adds what it took to refundedAmount: a part, or all that remained.
+      if (row.amount !== undefined) expect(after.refundedAmount).toBe(row.amount === 'partial' ? before.refundedAmount + PART : before.processedAmount);
       const events = await transactionEvents(s, id);
-      expect(events.length).toBe(before + 1);
-      expect(events.at(-1)).toMatchObject({ type: row.event, data: { transactionId: id, statusId: row.to } });
+      expect(events.length).toBe(events0 + 1);
+      expect(events.at(-1)).toMatchObject({ type: row.event, data: { transactionId: id, statusId: row.to, refundedAmount: after.refundedAmount } });
     });
 
     const forbidden = statuses.flatMap((status) => typeIds.flatMap((typeId) => Object.keys(ACH_COMMANDS)
@@ -151,25 +179,32 @@ describe.each(engines())('payment state machines (%s)', (engine) => {
     const kinds: [CardStatusName, number][] = [
       ['Authorized', TYPE.Authorization], ['PartiallyAuthorized', TYPE.Authorization], ['Captured', TYPE.Authorization], ['Captured', TYPE.Sale],
       ['Captured', TYPE.RefundWORef], ['Settled', TYPE.Sale], ['Settled', TYPE.RefundWORef], ['Settled', TYPE.Authorization], ['Voided', TYPE.Sale],
-      ['Voided', TYPE.Authorization], ['Voided', TYPE.RefundWORef], ['Refunded', TYPE.Sale], ['Declined', TYPE.Authorization], ['Declined', TYPE.Sale],
+      ['Voided', TYPE.Authorization], ['Voided', TYPE.RefundWORef], ['Refunded', TYPE.Sale], ['Refunded', TYPE.Authorization],
+      ['PartiallyRefunded', TYPE.Sale], ['PartiallyRefunded', TYPE.Authorization], ['Declined', TYPE.Authorization], ['Declined', TYPE.Sale],
       ['Declined', TYPE.RefundWORef], ['Failed', TYPE.Authorization], ['Failed', TYPE.Sale], ['Failed', TYPE.RefundWORef], ['Expired', TYPE.Authorization],
     ];
-    const permitted = cardStateMachine.transitions.filter((row) => row.from !== null && row.trigger in CARD_COMMANDS);
-    it.each(permitted.flatMap((row) => (row.types ?? typeIds).map((typeId) => [`${String(row.from)} -${row.trigger}-> ${String(row.to)} (type ${String(typeId)})`, row, typeId] as const)))(
-      'permits %s', async (_name, row, typeId) => {
+    const permitted: readonly StateTransition[] = cardStateMachine.transitions.filter((row) => row.from !== null && row.trigger in CARD_COMMANDS);
+    it.each(permitted.flatMap((row) => (row.types ?? typeIds).flatMap((typeId) => bodiesOf(row, 0).map(([how], variant) =>
+      [`${String(row.from)} -${row.trigger}-> ${String(row.to)} (type ${String(typeId)}, ${how.replace(/ \(.*/, '')})`, row, typeId, variant] as const))))(
+      'permits %s', async (_name, row, typeId, variant) => {
         const from = statuses.find((n) => CARD_STATUS[n] === row.from) ?? 'Authorized';
         const id = await cardIn(from, typeId);
         // A row for every type: types that never reach its status have nothing to test there.
         if (!kinds.some(([status, type]) => status === from && type === typeId)) return;
         expect(id, `could not bring a type ${String(typeId)} transaction to ${from}`).toBeDefined();
         if (id === undefined) return;
-        const before = (await transactionEvents(s, id)).length;
-        const result = await pay.cardCommand(h, id, CARD_COMMANDS[row.trigger] ?? 'void');
+        const before = await pay.status(h, id);
+        const events0 = (await transactionEvents(s, id)).length;
+        const body = bodiesOf(row, remainingOf(before))[variant]?.[1];
+        const result = await pay.cardCommand(h, id, CARD_COMMANDS[row.trigger] ?? 'void', body);
         expect(result).toMatchObject({ transactionId: id, statusId: row.to, responseCode: '000' });
-        expect((await pay.status(h, id)).statusId).toBe(row.to);
+        const after = await pay.status(h, id);
+        expect(after.statusId).toBe(row.to);
+        // A refund of a settled record adds what it took to refundedAmount (a void before settlement refunds nothing).
+        if (row.amount !== undefined && row.to !== Voided) expect(after.refundedAmount).toBe(row.amount === 'partial' ? before.refundedAmount + PART : before.processedAmount);
         const events = await transactionEvents(s, id);
-        expect(events.length).toBe(before + 1);
-        expect(events.at(-1)).toMatchObject({ type: row.event, data: { transactionId: id, statusId: row.to } });
+        expect(events.length).toBe(events0 + 1);
+        expect(events.at(-1)).toMatchObject({ type: row.event, data: { transactionId: id, statusId: row.to, refundedAmount: after.refundedAmount } });
       });
 
     const forbidden = kinds.flatMap(([status, typeId]) => Object.keys(CARD_COMMANDS)
