@@ -374,6 +374,38 @@ export interface DevicesHandlers<Ctx = RequestContext> {
 }
 
 /**
+ * The operations tagged "Terminals".
+ *
+ * Payment terminals (card readers) registered to the merchant (designed operations).
+ */
+export interface TerminalsHandlers<Ctx = RequestContext> {
+  /**
+   * List the merchant's terminals
+   *
+   * Lists the merchant's terminals. `search` matches serialNumber, model and name; `dateFrom` and `dateTo` bound createdOn; `paperStatus` keeps the terminals in that paper status (Empty: those out of paper).
+   *
+   * `GET /pay-api/v1/terminals`
+   */
+  listTerminals(input: op.ListTerminalsInput, context: Ctx): Promise<op.ListTerminalsResult>;
+  /**
+   * Register a terminal
+   *
+   * Registers a payment terminal to the merchant by its serial number, with paperStatus Ok and lastSeenAt null, and emits `terminal.added` with it (the creation row of the TerminalPaperStatus state machine). The serial number is compared without letter case and stored in capitals: one the merchant has registered already answers 400 with errorCode `duplicate_terminal_serial` and changes nothing (another merchant may register the same serial number).
+   *
+   * `POST /pay-api/v1/terminals`
+   */
+  registerTerminal(input: op.RegisterTerminalInput, context: Ctx): Promise<op.RegisterTerminalResult>;
+  /**
+   * Read a terminal
+   *
+   * Reads a terminal of the merchant: its serial number, model, name, paper status and when it last reported. An unknown terminal id, or a terminal of another merchant, answers 404.
+   *
+   * `GET /pay-api/v1/terminals/{terminalId}`
+   */
+  getTerminal(input: op.GetTerminalInput, context: Ctx): Promise<op.GetTerminalResult>;
+}
+
+/**
  * The operations tagged "API Keys".
  *
  * The merchant's API keys (client id and client secret).
@@ -958,6 +990,23 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * `POST /sandbox/v1/reset`
    */
   resetSandbox(input: op.ResetSandboxInput, context: Ctx): Promise<op.ResetSandboxResult>;
+  /**
+   * Make a terminal report its paper status
+   *
+   * Make the terminal report the paper status of its receipt roll, as a physical terminal does, and
+   * answer the terminal after the report (its lastSeenAt is the report's time). The change follows the
+   * TerminalPaperStatus state machine: Ok or Low to Empty emits `terminal.out_of_paper`; Ok to Low, and
+   * Low or Empty to Ok (a new roll) emit nothing; reporting the status the terminal is in changes only
+   * lastSeenAt. An Empty roll is replaced by a full one, so Empty to Low answers 400 with errorCode
+   * `terminal_paper_change_not_allowed` and changes nothing. An unknown id, or a terminal of another
+   * merchant, answers 404.
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   *
+   * `POST /sandbox/v1/terminals/{terminalId}/paper-status`
+   */
+  setSandboxTerminalPaperStatus(input: op.SetSandboxTerminalPaperStatusInput, context: Ctx): Promise<op.SetSandboxTerminalPaperStatusResult>;
 }
 
 /** Every handler group: an implementation of the whole document. */
@@ -978,6 +1027,8 @@ export interface Handlers<Ctx = RequestContext> {
   configuration: ConfigurationHandlers<Ctx>;
   /** The "Devices" operations. */
   devices: DevicesHandlers<Ctx>;
+  /** The "Terminals" operations. */
+  terminals: TerminalsHandlers<Ctx>;
   /** The "API Keys" operations. */
   apiKeys: ApiKeysHandlers<Ctx>;
   /** The "Categories" operations. */

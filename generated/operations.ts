@@ -602,6 +602,59 @@ export type GetDeviceResult =
   | { status: 431; contentType?: 'application/json'; body: operations['getDevice']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getDevice']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `listTerminals` handler receives (validated against the document). */
+export interface ListTerminalsInput {
+  path: Record<string, never>;
+  query: NonNullable<operations['listTerminals']['parameters']['query']>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['listTerminals']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `listTerminals` handler may answer: each status the document allows, with its body. */
+export type ListTerminalsResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['listTerminals']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['listTerminals']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['listTerminals']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listTerminals']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['listTerminals']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `registerTerminal` handler receives (validated against the document). */
+export interface RegisterTerminalInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['registerTerminal']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['registerTerminal']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['registerTerminal']['requestBody']['content']['application/json'];
+}
+
+/** What the `registerTerminal` handler may answer: each status the document allows, with its body. */
+export type RegisterTerminalResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['registerTerminal']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `getTerminal` handler receives (validated against the document). */
+export interface GetTerminalInput {
+  path: operations['getTerminal']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['getTerminal']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `getTerminal` handler may answer: each status the document allows, with its body. */
+export type GetTerminalResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['getTerminal']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['getTerminal']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['getTerminal']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['getTerminal']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getTerminal']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['getTerminal']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listApiKeys` handler receives (validated against the document). */
 export interface ListApiKeysInput {
   path: Record<string, never>;
@@ -1519,6 +1572,27 @@ export type ResetSandboxResult =
   | { status: 422; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['resetSandbox']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `setSandboxTerminalPaperStatus` handler receives (validated against the document). */
+export interface SetSandboxTerminalPaperStatusInput {
+  path: operations['setSandboxTerminalPaperStatus']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['setSandboxTerminalPaperStatus']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['setSandboxTerminalPaperStatus']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['setSandboxTerminalPaperStatus']['requestBody']['content']['application/json'];
+}
+
+/** What the `setSandboxTerminalPaperStatus` handler may answer: each status the document allows, with its body. */
+export type SetSandboxTerminalPaperStatusResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 /** Every operationId of the document, each by its own name: `OperationId.getCustomer`. */
 export const OperationId = {
     requestToken: 'requestToken',
@@ -1553,6 +1627,9 @@ export const OperationId = {
     activateTapToPayDevice: 'activateTapToPayDevice',
     listDevices: 'listDevices',
     getDevice: 'getDevice',
+    listTerminals: 'listTerminals',
+    registerTerminal: 'registerTerminal',
+    getTerminal: 'getTerminal',
     listApiKeys: 'listApiKeys',
     createApiKey: 'createApiKey',
     deleteApiKey: 'deleteApiKey',
@@ -1603,6 +1680,7 @@ export const OperationId = {
     createSandboxMerchant: 'createSandboxMerchant',
     deleteSandboxMerchant: 'deleteSandboxMerchant',
     resetSandbox: 'resetSandbox',
+    setSandboxTerminalPaperStatus: 'setSandboxTerminalPaperStatus',
   } as const;
 /** The operationId of an operation of the document. */
 export type OperationId = (typeof OperationId)[keyof typeof OperationId];
@@ -1641,6 +1719,9 @@ export interface HandlerTypes {
   activateTapToPayDevice: { input: ActivateTapToPayDeviceInput; result: ActivateTapToPayDeviceResult };
   listDevices: { input: ListDevicesInput; result: ListDevicesResult };
   getDevice: { input: GetDeviceInput; result: GetDeviceResult };
+  listTerminals: { input: ListTerminalsInput; result: ListTerminalsResult };
+  registerTerminal: { input: RegisterTerminalInput; result: RegisterTerminalResult };
+  getTerminal: { input: GetTerminalInput; result: GetTerminalResult };
   listApiKeys: { input: ListApiKeysInput; result: ListApiKeysResult };
   createApiKey: { input: CreateApiKeyInput; result: CreateApiKeyResult };
   deleteApiKey: { input: DeleteApiKeyInput; result: DeleteApiKeyResult };
@@ -1691,6 +1772,7 @@ export interface HandlerTypes {
   createSandboxMerchant: { input: CreateSandboxMerchantInput; result: CreateSandboxMerchantResult };
   deleteSandboxMerchant: { input: DeleteSandboxMerchantInput; result: DeleteSandboxMerchantResult };
   resetSandbox: { input: ResetSandboxInput; result: ResetSandboxResult };
+  setSandboxTerminalPaperStatus: { input: SetSandboxTerminalPaperStatusInput; result: SetSandboxTerminalPaperStatusResult };
 }
 
 /** Every operation of the document, as the router binds it. */
@@ -2011,6 +2093,36 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       method: 'get',
       path: '/pay-api/v1/devices/{deviceId}',
       pathParams: [{ name: 'deviceId', expressName: 'deviceId' }],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'listTerminals',
+      group: 'terminals',
+      method: 'get',
+      path: '/pay-api/v1/terminals',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'registerTerminal',
+      group: 'terminals',
+      method: 'post',
+      path: '/pay-api/v1/terminals',
+      pathParams: [],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'getTerminal',
+      group: 'terminals',
+      method: 'get',
+      path: '/pay-api/v1/terminals/{terminalId}',
+      pathParams: [{ name: 'terminalId', expressName: 'terminalId' }],
       headerParams: ['x-merchant-id'],
       requestContentTypes: [],
       security: [['bearerAuth']],
@@ -2513,6 +2625,16 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'setSandboxTerminalPaperStatus',
+      group: 'sandbox',
+      method: 'post',
+      path: '/sandbox/v1/terminals/{terminalId}/paper-status',
+      pathParams: [{ name: 'terminalId', expressName: 'terminalId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
       security: [['bearerAuth']],
     },
   ];

@@ -62,6 +62,9 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     activateTapToPayDevice: (input, context) => h.devices.activateTapToPayDevice(input, context),
     listDevices: (input, context) => h.devices.listDevices(input, context),
     getDevice: (input, context) => h.devices.getDevice(input, context),
+    listTerminals: (input, context) => h.terminals.listTerminals(input, context),
+    registerTerminal: (input, context) => h.terminals.registerTerminal(input, context),
+    getTerminal: (input, context) => h.terminals.getTerminal(input, context),
     listApiKeys: (input, context) => h.apiKeys.listApiKeys(input, context),
     createApiKey: (input, context) => h.apiKeys.createApiKey(input, context),
     deleteApiKey: (input, context) => h.apiKeys.deleteApiKey(input, context),
@@ -112,6 +115,7 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     createSandboxMerchant: (input, context) => h.sandbox.createSandboxMerchant(input, context),
     deleteSandboxMerchant: (input, context) => h.sandbox.deleteSandboxMerchant(input, context),
     resetSandbox: (input, context) => h.sandbox.resetSandbox(input, context),
+    setSandboxTerminalPaperStatus: (input, context) => h.sandbox.setSandboxTerminalPaperStatus(input, context),
   };
   return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });
 }

@@ -127,6 +127,31 @@ export const cardStateMachine = {
 } as const satisfies StateMachine<CardStatus, CardTrigger, TransactionResponseCode, WebhookEventName>;
 /** A row of the card state machine, with its literal types. */
 export type CardTransition = (typeof cardStateMachine.transitions)[number];
+/** The status ids of the terminalPaper state machine (TerminalPaperStatus). */
+export type TerminalPaperStatus = 'Ok' | 'Low' | 'Empty';
+/** The triggers of the terminalPaper state machine: operationIds, and the network and time events under `triggers`. */
+export type TerminalPaperTrigger = 'registerTerminal' | 'setSandboxTerminalPaperStatus';
+/** The terminalPaper state machine (TerminalPaperStatus). A trigger with no row for a status is forbidden there. */
+export const terminalPaperStateMachine = {
+  name: 'terminalPaper',
+  schema: 'TerminalPaperStatus',
+  statuses: { Ok: 'Ok', Low: 'Low', Empty: 'Empty' },
+  refusal: { kind: 'errorCode', errorCodes: { setSandboxTerminalPaperStatus: 'terminal_paper_change_not_allowed' } },
+  triggers: {},
+  transitions: [
+    { from: null, trigger: 'registerTerminal', to: 'Ok', responseCodes: [], event: 'terminal.added', types: null, provenance: 'designed', note: 'A new terminal is registered with a full roll.' },
+    { from: 'Ok', trigger: 'setSandboxTerminalPaperStatus', to: 'Ok', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The terminal reports the status it is in; only lastSeenAt changes (an Empty roll is reported once).' },
+    { from: 'Low', trigger: 'setSandboxTerminalPaperStatus', to: 'Low', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The terminal reports the status it is in; only lastSeenAt changes (an Empty roll is reported once).' },
+    { from: 'Empty', trigger: 'setSandboxTerminalPaperStatus', to: 'Empty', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The terminal reports the status it is in; only lastSeenAt changes (an Empty roll is reported once).' },
+    { from: 'Ok', trigger: 'setSandboxTerminalPaperStatus', to: 'Low', responseCodes: [], event: null, types: null, provenance: 'designed', note: null },
+    { from: 'Ok', trigger: 'setSandboxTerminalPaperStatus', to: 'Empty', responseCodes: [], event: 'terminal.out_of_paper', types: null, provenance: 'designed', note: null },
+    { from: 'Low', trigger: 'setSandboxTerminalPaperStatus', to: 'Empty', responseCodes: [], event: 'terminal.out_of_paper', types: null, provenance: 'designed', note: null },
+    { from: 'Low', trigger: 'setSandboxTerminalPaperStatus', to: 'Ok', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The roll is replaced by a full one.' },
+    { from: 'Empty', trigger: 'setSandboxTerminalPaperStatus', to: 'Ok', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The roll is replaced by a full one.' },
+  ],
+} as const satisfies StateMachine<TerminalPaperStatus, TerminalPaperTrigger, TransactionResponseCode, WebhookEventName>;
+/** A row of the terminalPaper state machine, with its literal types. */
+export type TerminalPaperTransition = (typeof terminalPaperStateMachine.transitions)[number];
 /** The triggers of the invoice state machine: operationIds, and the network and time events under `triggers`. */
 export type InvoiceTrigger = 'createInvoice' | 'publishInvoice' | 'updateInvoice' | 'deleteInvoice' | 'cancelInvoice' | 'markInvoiceAsPaid' | 'submitInvoiceCardPayment' | 'submitInvoiceAchPayment' | 'sendInvoiceEmailNotification' | 'sendInvoiceSmsNotification' | 'downloadInvoicePdf' | 'time.dueDatePassed' | 'payment.returned';
 /** The invoice state machine (InvoiceStatus). A trigger with no row for a status is forbidden there. */
@@ -199,4 +224,4 @@ export const webhookDeliveryStateMachine = {
 /** A row of the webhookDelivery state machine, with its literal types. */
 export type WebhookDeliveryTransition = (typeof webhookDeliveryStateMachine.transitions)[number];
 /** Every state machine of the document. */
-export const stateMachines = [achStateMachine, cardStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;
+export const stateMachines = [achStateMachine, cardStateMachine, terminalPaperStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;

@@ -679,6 +679,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay-api/v1/terminals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's terminals
+         * @description Lists the merchant's terminals. `search` matches serialNumber, model and name; `dateFrom` and `dateTo` bound createdOn; `paperStatus` keeps the terminals in that paper status (Empty: those out of paper).
+         */
+        get: operations["listTerminals"];
+        put?: never;
+        /**
+         * Register a terminal
+         * @description Registers a payment terminal to the merchant by its serial number, with paperStatus Ok and lastSeenAt null, and emits `terminal.added` with it (the creation row of the TerminalPaperStatus state machine). The serial number is compared without letter case and stored in capitals: one the merchant has registered already answers 400 with errorCode `duplicate_terminal_serial` and changes nothing (another merchant may register the same serial number).
+         */
+        post: operations["registerTerminal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/terminals/{terminalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The terminal id. */
+                terminalId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a terminal
+         * @description Reads a terminal of the merchant: its serial number, model, name, paper status and when it last reported. An unknown terminal id, or a terminal of another merchant, answers 404.
+         */
+        get: operations["getTerminal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay-api/v1/merchants/tokens": {
         parameters: {
             query?: never;
@@ -1659,6 +1706,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/v1/terminals/{terminalId}/paper-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The terminal whose paper status report to simulate. */
+                terminalId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a terminal report its paper status
+         * @description Make the terminal report the paper status of its receipt roll, as a physical terminal does, and
+         *     answer the terminal after the report (its lastSeenAt is the report's time). The change follows the
+         *     TerminalPaperStatus state machine: Ok or Low to Empty emits `terminal.out_of_paper`; Ok to Low, and
+         *     Low or Empty to Ok (a new roll) emit nothing; reporting the status the terminal is in changes only
+         *     lastSeenAt. An Empty roll is replaced by a full one, so Empty to Low answers 400 with errorCode
+         *     `terminal_paper_change_not_allowed` and changes nothing. An unknown id, or a terminal of another
+         *     merchant, answers 404.
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         */
+        post: operations["setSandboxTerminalPaperStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "settlement.batch.completed": {
@@ -2376,9 +2455,9 @@ export interface webhooks {
          * Terminal registered
          * @description Terminal registered (category Terminals, event id 33).
          *
-         *     Emitted when a payment terminal is registered to the merchant. No operation of this API manages terminals: they are registered through the gateway's other channels.
+         *     Emitted when a payment terminal is registered to the merchant (registerTerminal, a designed operation): the creation row of the TerminalPaperStatus state machine.
          *
-         *     **Body.** `type` is `terminal.added`; `data` is the terminal (WebhookTerminal, a designed shape: no endpoint returns terminals).
+         *     **Body.** `type` is `terminal.added`; `data` is the terminal as getTerminal returns it (Terminal, a designed shape).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -2402,9 +2481,9 @@ export interface webhooks {
          * Terminal out of paper
          * @description Terminal paper roll empty (category Terminals, event id 35).
          *
-         *     Emitted when a terminal reports that its receipt paper roll is empty (`paperStatus` Empty). No operation of this API manages terminals.
+         *     Emitted when a terminal reports that its receipt paper roll is empty: its `paperStatus` goes from Ok or Low to Empty (the TerminalPaperStatus state machine; a repeated Empty report emits nothing). In the sandbox, setSandboxTerminalPaperStatus makes a terminal report it.
          *
-         *     **Body.** `type` is `terminal.out_of_paper`; `data` is the terminal (WebhookTerminal, designed).
+         *     **Body.** `type` is `terminal.out_of_paper`; `data` is the terminal as getTerminal returns it (Terminal, designed).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -4634,6 +4713,80 @@ export interface components {
             total: number;
         };
         /**
+         * TerminalPaperStatus
+         * @description State of a terminal's receipt paper roll as the terminal last reported it. Ok: a roll with paper. Low: the roll is running out. Empty: no paper; the terminal cannot print receipts (`terminal.out_of_paper`). A roll is replaced by a full one, so an Empty terminal reports Ok next, never Low. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @example Ok
+         * @enum {string}
+         */
+        TerminalPaperStatus: "Ok" | "Low" | "Empty";
+        /**
+         * Terminal
+         * @description A payment terminal registered to the merchant: what registerTerminal, getTerminal and listTerminals answer, and the `data` of the terminal events.
+         * @example {
+         *       "terminalId": "f1a3c5e7-9b0d-4c2e-8f4a-6b8d0f2a4c6e",
+         *       "serialNumber": "PX7-2041-88314",
+         *       "model": "PX7",
+         *       "name": "Front counter",
+         *       "paperStatus": "Ok",
+         *       "createdOn": "2025-03-14T12:30:00Z",
+         *       "lastSeenAt": "2025-03-14T12:30:00Z"
+         *     }
+         */
+        Terminal: {
+            /**
+             * Format: uuid
+             * @description The terminal identifier.
+             */
+            terminalId: string;
+            /** @description The manufacturer's serial number, in capitals (unique among the merchant's terminals). */
+            serialNumber: string;
+            /** @description The terminal model. */
+            model: string;
+            /** @description The merchant's name for the terminal; null when it has none. */
+            name: string | null;
+            /** @description State of the receipt paper roll as the terminal last reported it. */
+            paperStatus: components["schemas"]["TerminalPaperStatus"];
+            /**
+             * Format: date-time
+             * @description When the terminal was registered (the merchant's business clock).
+             */
+            createdOn: string;
+            /**
+             * Format: date-time
+             * @description When the terminal last reported to the gateway (a paper status report); null if never.
+             */
+            lastSeenAt: string | null;
+        };
+        /**
+         * TerminalList
+         * @description A page of the merchant's terminals.
+         */
+        TerminalList: {
+            items: components["schemas"]["Terminal"][];
+            /**
+             * Format: int32
+             * @description Number of terminals matching the query, over all pages.
+             */
+            total: number;
+        };
+        /**
+         * TerminalRegistration
+         * @description A terminal to register. The serial number is compared without letter case and stored in capitals; one the merchant has registered already answers 400 with errorCode `duplicate_terminal_serial`.
+         * @example {
+         *       "serialNumber": "PX7-2041-88314",
+         *       "model": "PX7",
+         *       "name": "Front counter"
+         *     }
+         */
+        TerminalRegistration: {
+            /** @description The manufacturer's serial number (letters, digits and dashes, 4 to 40 characters, starting with a letter or digit). */
+            serialNumber: string;
+            /** @description The terminal model. */
+            model: string;
+            /** @description The merchant's name for the terminal; null or absent for none. */
+            name?: string | null;
+        };
+        /**
          * ApiKey
          * @description An API key of the merchant, without its secret: the client secret is shown once, when the key is created, and is stored hashed. A deleted key is revoked: it stays listed with isActive false, its tokens stop working and no new token is issued for it.
          * @example {
@@ -6690,6 +6843,7 @@ export interface components {
          *         "webhookDeliveries": 410,
          *         "events": 520,
          *         "devices": 0,
+         *         "terminals": 2,
          *         "notifications": 12,
          *         "settlementBatches": 4,
          *         "idempotencyKeys": 80
@@ -6766,6 +6920,11 @@ export interface components {
                 devices: number;
                 /**
                  * Format: int32
+                 * @description Payment terminals.
+                 */
+                terminals: number;
+                /**
+                 * Format: int32
                  * @description Invoice notifications sent.
                  */
                 notifications: number;
@@ -6780,6 +6939,17 @@ export interface components {
                  */
                 idempotencyKeys: number;
             };
+        };
+        /**
+         * TerminalPaperStatusReport
+         * @description The paper status the sandbox makes the terminal report.
+         * @example {
+         *       "paperStatus": "Empty"
+         *     }
+         */
+        TerminalPaperStatusReport: {
+            /** @description The status the terminal reports. */
+            paperStatus: components["schemas"]["TerminalPaperStatus"];
         };
         /**
          * WebhookEventEnvelope
@@ -8470,47 +8640,6 @@ export interface components {
             data?: components["schemas"]["ApiKey"];
         };
         /**
-         * WebhookTerminal
-         * @description A payment terminal registered to the merchant.
-         * @example {
-         *       "terminalId": "f1a3c5e7-9b0d-4c2e-8f4a-6b8d0f2a4c6e",
-         *       "serialNumber": "PX7-2041-88314",
-         *       "model": "PX7",
-         *       "name": "Front counter",
-         *       "paperStatus": "Ok",
-         *       "createdOn": "2025-03-14T12:30:00Z",
-         *       "lastSeenAt": "2025-03-14T12:30:00Z"
-         *     }
-         */
-        WebhookTerminal: {
-            /**
-             * Format: uuid
-             * @description The terminal identifier.
-             */
-            terminalId: string;
-            /** @description The manufacturer's serial number. */
-            serialNumber: string;
-            /** @description The terminal model. */
-            model: string;
-            /** @description The merchant's name for the terminal. */
-            name: string | null;
-            /**
-             * @description State of the receipt paper roll as the terminal last reported it.
-             * @enum {string}
-             */
-            paperStatus: "Ok" | "Low" | "Empty";
-            /**
-             * Format: date-time
-             * @description When the terminal was registered.
-             */
-            createdOn: string;
-            /**
-             * Format: date-time
-             * @description When the terminal last contacted the gateway; null if never.
-             */
-            lastSeenAt: string | null;
-        };
-        /**
          * TerminalAddedEvent
          * @description The body of a `terminal.added` delivery: terminal registered (event id 33, category Terminals).
          * @example {
@@ -8525,7 +8654,7 @@ export interface components {
          *         "name": "Front counter",
          *         "paperStatus": "Ok",
          *         "createdOn": "2025-03-14T12:30:00Z",
-         *         "lastSeenAt": "2025-03-14T12:30:00Z"
+         *         "lastSeenAt": null
          *       }
          *     }
          */
@@ -8536,7 +8665,7 @@ export interface components {
              */
             type?: "terminal.added";
             /** @description The registered terminal. */
-            data?: components["schemas"]["WebhookTerminal"];
+            data?: components["schemas"]["Terminal"];
         };
         /**
          * TerminalOutOfPaperEvent
@@ -8564,7 +8693,7 @@ export interface components {
              */
             type?: "terminal.out_of_paper";
             /** @description The terminal. */
-            data?: components["schemas"]["WebhookTerminal"];
+            data?: components["schemas"]["Terminal"];
         };
     };
     responses: {
@@ -10122,6 +10251,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Device"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listTerminals: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number; a page beyond the last succeeds and returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Field to sort by; `createdOn` when absent. */
+                orderBy?: "createdOn" | "name" | "serialNumber" | "lastSeenAt";
+                /** @description Ascending order when true. */
+                asc?: components["parameters"]["Asc"];
+                /** @description Search text, matched against commonly searched fields without naming a field. */
+                search?: components["parameters"]["Search"];
+                /** @description Include items created on or after this date-time (ISO 8601). */
+                dateFrom?: components["parameters"]["DateFrom"];
+                /** @description Include items created up to this date-time (ISO 8601). */
+                dateTo?: components["parameters"]["DateTo"];
+                /** @description Only the terminals in this paper status. */
+                paperStatus?: components["schemas"]["TerminalPaperStatus"];
+            };
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of terminals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "terminalId": "f1a3c5e7-9b0d-4c2e-8f4a-6b8d0f2a4c6e",
+                     *           "serialNumber": "PX7-2041-88314",
+                     *           "model": "PX7",
+                     *           "name": "Front counter",
+                     *           "paperStatus": "Ok",
+                     *           "createdOn": "2025-03-14T12:30:00Z",
+                     *           "lastSeenAt": "2025-03-14T12:30:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TerminalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    registerTerminal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminalRegistration"];
+            };
+        };
+        responses: {
+            /** @description The registered terminal. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "terminalId": "f1a3c5e7-9b0d-4c2e-8f4a-6b8d0f2a4c6e",
+                     *       "serialNumber": "PX7-2041-88314",
+                     *       "model": "PX7",
+                     *       "name": "Front counter",
+                     *       "paperStatus": "Ok",
+                     *       "createdOn": "2025-03-14T12:30:00Z",
+                     *       "lastSeenAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Terminal"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getTerminal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path: {
+                /** @description The terminal id. */
+                terminalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The terminal. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Terminal"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13110,6 +13378,7 @@ export interface operations {
                      *         "webhookDeliveries": 410,
                      *         "events": 520,
                      *         "devices": 0,
+                     *         "terminals": 2,
                      *         "notifications": 12,
                      *         "settlementBatches": 4,
                      *         "idempotencyKeys": 80
@@ -13123,6 +13392,58 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    setSandboxTerminalPaperStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The terminal whose paper status report to simulate. */
+                terminalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TerminalPaperStatusReport"];
+            };
+        };
+        responses: {
+            /** @description The terminal after the report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "terminalId": "f1a3c5e7-9b0d-4c2e-8f4a-6b8d0f2a4c6e",
+                     *       "serialNumber": "PX7-2041-88314",
+                     *       "model": "PX7",
+                     *       "name": "Front counter",
+                     *       "paperStatus": "Empty",
+                     *       "createdOn": "2025-03-14T12:30:00Z",
+                     *       "lastSeenAt": "2025-03-19T17:42:10Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Terminal"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
@@ -16434,7 +16755,7 @@ export interface operations {
                  *         "name": "Front counter",
                  *         "paperStatus": "Ok",
                  *         "createdOn": "2025-03-14T12:30:00Z",
-                 *         "lastSeenAt": "2025-03-14T12:30:00Z"
+                 *         "lastSeenAt": null
                  *       }
                  *     }
                  */

@@ -36,9 +36,11 @@ export function stateMachineRows(machine: StateMachineModel): string[][] {
 export function stateMachineMarkdown(machine: StateMachineModel): string {
   const refusal = machine.refusal.kind === 'responseCode'
     ? `A trigger with no row for the status answers HTTP 200 with responseCode \`${machine.refusal.responseCode}\` and changes nothing.`
-    : 'A trigger with no row for the status answers 400 with its errorCode and changes nothing.';
+    : `A trigger with no row for the status answers 400 with its errorCode and changes nothing: ${Object.entries(machine.refusal.errorCodes).map(([trigger, code]) => `\`${trigger}\`: \`${code}\``).join(', ')}.`;
+  // The machine's name in words (terminalPaper: Terminal paper), ACH in capitals.
+  const words = machine.name === 'ach' ? 'ACH' : machine.name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`).replace(/^./, (c) => c.toUpperCase());
   const lines = [
-    `### ${machine.name === 'ach' ? 'ACH' : machine.name.charAt(0).toUpperCase() + machine.name.slice(1)} (${machine.schema})`,
+    `### ${words} (${machine.schema})`,
     '',
     refusal,
     '',

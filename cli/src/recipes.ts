@@ -1,6 +1,7 @@
 // `pgw trigger` recipes: each event type the server emits, made to happen for real through the public API
-// and the sandbox controls (simulate), printing the ids of what it created. The types no operation can
-// produce are listed with the reason.
+// and the sandbox controls (simulate, a terminal's paper report), printing the ids of what it created. The
+// types no operation can produce are listed with the reason.
+import { randomUUID } from 'node:crypto';
 import { AccountHolderType, AccountType, PaymentProcessorType, SecCode } from '../../generated/enums.ts';
 import { sandboxCardFor } from '../../generated/magic-values.ts';
 import { webhookEvents, type WebhookEventName } from '../../generated/webhooks.ts';
@@ -98,6 +99,21 @@ class Runner {
     this.say(`invoice ${id}: marked as paid`);
   }
 
+  /** A terminal with a serial number of its own (a repeated trigger registers another one). */
+  async terminal(): Promise<string> {
+    const serialNumber = `PGW-${randomUUID().slice(0, 8).toUpperCase()}`;
+    const r = await ok(this.s.config, 'registering a terminal', () => this.s.api.POST('/pay-api/v1/terminals', { body: { serialNumber, model: 'pgw trigger', name: 'pgw trigger' } }));
+    this.say(`terminal ${r.terminalId}: registered (serial ${r.serialNumber}, paper ${r.paperStatus})`);
+    return r.terminalId;
+  }
+
+  async paperReport(terminalId: string, paperStatus: 'Ok' | 'Low' | 'Empty'): Promise<void> {
+    const r = await ok(this.s.config, `a ${paperStatus} paper report`, () => this.s.api.POST('/sandbox/v1/terminals/{terminalId}/paper-status', {
+      params: { path: { terminalId } }, body: { paperStatus },
+    }));
+    this.say(`terminal ${terminalId}: reported paper ${r.paperStatus} (sandbox)`);
+  }
+
   /** A key made and deleted at once: a spare credential is not left behind (its secret is never shown). */
   async apiKeyCreatedAndDeleted(): Promise<void> {
     const key = await ok(this.s.config, 'creating an API key', () => this.s.api.POST('/pay-api/v1/merchants/tokens', { body: { name: `pgw trigger ${new Date().toISOString()}` } }));
@@ -128,6 +144,8 @@ export const recipes: Partial<Record<WebhookEventName, Recipe>> = {
   'invoice.paid': { does: 'a published invoice, marked as paid', run: async (r) => { await r.markPaid(await r.invoice(true)); } },
   'api_key.created': { does: 'an API key, deleted again at once (api_key.deleted follows)', run: async (r) => { await r.apiKeyCreatedAndDeleted(); } },
   'api_key.deleted': { does: 'an API key made for it, then deleted', run: async (r) => { await r.apiKeyCreatedAndDeleted(); } },
+  'terminal.added': { does: 'a terminal registered', run: async (r) => { await r.terminal(); } },
+  'terminal.out_of_paper': { does: 'a terminal registered, then its paper reported Empty by the sandbox', run: async (r) => { await r.paperReport(await r.terminal(), 'Empty'); } },
 };
 
 /** Why the other event types of the spec cannot be triggered. */
@@ -139,8 +157,6 @@ export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
   'quick_payment.created': 'the API has no quick payment operations; the server never emits it',
   'quick_payment.paid': 'the API has no quick payment operations; the server never emits it',
   'merchant.created': 'a new merchant emits it, once: pgw sandbox create makes one (with a partner key), and its listener starts after it',
-  'terminal.added': 'no operation adds a terminal (tap-to-pay devices do not emit it)',
-  'terminal.out_of_paper': 'a physical terminal reports it; the sandbox has none',
 };
 
 export const eventTypes = (): readonly WebhookEventName[] => webhookEvents.map((e) => e.name);

@@ -145,6 +145,9 @@ describe('pgw commands against the bundled server', () => {
     const list = await pgw(['trigger', '--list'], {});
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/payment\.ach\.cleared\s+an ACH debit, settled/);
-    expect(list.stdout).toMatch(/Event types it cannot trigger, and why:[\s\S]*terminal\.out_of_paper\s+\S/);
+    expect(list.stdout).toMatch(/terminal\.added\s+a terminal registered\n/);
+    expect(list.stdout).toMatch(/terminal\.out_of_paper\s+a terminal registered, then its paper reported Empty/);
+    expect(list.stdout).toMatch(/Event types it cannot trigger, and why:[\s\S]*subscription\.paid\s+\S/);
+    expect(list.stdout.split('Event types it cannot trigger')[1]).not.toMatch(/terminal\./);
   });
 });

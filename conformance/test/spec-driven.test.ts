@@ -8,6 +8,7 @@ import { identityChecks } from '../src/checks/identities.ts';
 import { invoiceMachineChecks } from '../src/checks/invoice-machine.ts';
 import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
+import { terminalMachineChecks } from '../src/checks/terminal-machine.ts';
 import { walkChecks } from '../src/checks/walk.ts';
 import { webhookChecks } from '../src/checks/webhooks.ts';
 import type { CheckResult } from '../src/runner.ts';
@@ -16,7 +17,7 @@ import type { Check } from '../src/check.ts';
 import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -233,6 +234,23 @@ const mutants: (Mutant & { checks: string[] })[] = [
     name: 'a response lacks a required field (the calculations without totalAmount)',
     checks: ['coverage/walk'],
     reply: (req, reply) => (req.path.endsWith('/calculations') && reply.status === 200 ? { ...reply, body: JSON.stringify({ ...json(reply.body), totalAmount: undefined }) } : reply),
+  },
+  {
+    name: 'a terminal reporting Low is taken as Empty (the wrong row of the paper machine)',
+    checks: ['machines/TerminalPaperStatus:Terminal'],
+    request: (req) => (/^\/sandbox\/v1\/terminals\/[^/]+\/paper-status$/.test(req.path) && json(req.body).paperStatus === 'Low'
+      ? { ...req, body: JSON.stringify({ paperStatus: 'Empty' }) } : req),
+  },
+  {
+    name: 'a paper report the table forbids answers 200 (the refusal not given)',
+    checks: ['machines/TerminalPaperStatus:Terminal'],
+    reply: (req, reply) => (req.path.endsWith('/paper-status') && reply.status === 400 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
+  },
+  {
+    name: 'a serial number registered again in another letter case is taken as a new terminal',
+    checks: ['families/terminals'],
+    request: (req) => (req.method === 'POST' && req.path === '/pay-api/v1/terminals' && /[a-z]/.test(String(json(req.body).serialNumber))
+      ? { ...req, body: JSON.stringify({ ...json(req.body), serialNumber: `X${randomUUID().slice(0, 8)}` }) } : req),
   },
 ];
 

@@ -223,9 +223,9 @@ export const ${constName(machine)} = {
   schema: ${literal(machine.schema)},
   statuses: ${valueText(Object.fromEntries(machine.statuses))},
   refusal: ${valueText(machine.refusal)},
-  triggers: {
+  triggers: ${machine.triggers.length === 0 ? '{}' : `{
 ${machine.triggers.map(([n, d]) => `    ${literal(n)}: ${literal(d)},`).join('\n')}
-  },
+  }`},
   transitions: [
 ${machine.rows.map((r) => `    ${rowText(r)},`).join('\n')}
   ],

@@ -1,7 +1,7 @@
 // Contract rules of the state machines (x-state-machine): the generator accepts every table (statuses,
-// triggers, events, codes and types all defined), every command of the ACH and card operations is a
-// trigger of its machine and belongs to its tag, and every operation-triggered row of the invoice machine
-// names an invoice operation. Mutations show each rule catches its kind of bad table.
+// triggers, events, codes and types all defined), every command of the ACH, card and terminal operations is
+// a trigger of its machine and belongs to its tag (or is a sandbox control, which stands in for the world), and
+// every operation-triggered row of the invoice machine names an invoice operation. Mutations show each rule catches its kind of bad table.
 import { describe, expect, it } from 'vitest';
 import { readStateMachines } from '../../generator/transform/state-machines.ts';
 import { loadBundle } from './bundled.ts';
@@ -23,7 +23,9 @@ function operationTags(doc: JsonObject): Map<string, { tag: string; method: stri
   return tags;
 }
 
-const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices' };
+const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices', terminalPaper: 'Terminals' };
+/** The tag of the sandbox controls, which may trigger any machine: they stand in for what the world does (a terminal's report). */
+const SANDBOX_TAG = 'Sandbox';
 /** Operations of those tags that are not GETs and still change no status, and so need be no trigger. */
 const NON_GET_READS = new Set(['updateInvoiceSettings']);
 /** A read: a GET, or one of NON_GET_READS (a GET may still be a trigger, as downloadInvoicePdf is). */
@@ -47,7 +49,7 @@ function problems(doc: JsonObject): string[] {
     // also holds the webhooks' own operations) only checks that its triggers name operations of the document.
     for (const trigger of tag === undefined ? [] : triggers) {
       const operationTag = tags.get(trigger)?.tag;
-      if (operationTag !== undefined && operationTag !== tag) found.push(`${machine.name}: trigger ${trigger} is an operation of ${operationTag}, not ${String(tag)}`);
+      if (operationTag !== undefined && operationTag !== tag && operationTag !== SANDBOX_TAG) found.push(`${machine.name}: trigger ${trigger} is an operation of ${operationTag}, not ${String(tag)}`);
     }
     for (const [operationId, operation] of tag === undefined ? [] : tags) {
       if (operation.tag === tag && !isRead(operationId, operation.method) && !triggers.has(operationId)) found.push(`${machine.name}: the ${tag} operation ${operationId} is no trigger`);
@@ -98,6 +100,12 @@ describe('the state machines of the spec', () => {
       machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'captureCardTransaction');
     }, /captureCardTransaction is no trigger/],
     ['a card operation in the ACH table', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus')[4]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments/],
+    ['a Terminals command no row triggers', (doc) => {
+      const machine = machineOf(doc, 'TerminalPaperStatus');
+      machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'registerTerminal');
+    }, /registerTerminal is no trigger/],
+    ['a card operation in the terminal table', (doc) => { const row = transitionsOf(doc, 'TerminalPaperStatus')[1]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments, not Terminals/],
+    ['a sandbox trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'TerminalPaperStatus').refusal).errorCodes).setSandboxTerminalPaperStatus; }, /setSandboxTerminalPaperStatus has no refusal errorCode/],
     ['an invoice trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'InvoiceStatus').refusal).errorCodes).cancelInvoice; }, /cancelInvoice has no refusal errorCode/],
     ['a return code in two rows', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = [...(row.returnCodes as string[]), 'R05']; }, /return code R05 picks 2 rows/],
     ['a return code no row names', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = (row.returnCodes as string[]).filter((c) => c !== 'R16'); }, /return code R16 picks 0 rows/],

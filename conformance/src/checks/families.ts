@@ -116,4 +116,31 @@ export const familyChecks: readonly Check[] = [
       expectThat(bodyOf(read).tapToPayStatusId === TapToPayStatus.Active && bodyOf(read).tapToPayEnabled === true, 'an activated device is Active (2) with tap-to-pay enabled', read);
     },
   },
+  {
+    id: 'families/terminals', group: 'resources', designed: true,
+    tags: ['Terminals', OperationId.registerTerminal, OperationId.listTerminals, OperationId.getTerminal, OperationId.setSandboxTerminalPaperStatus],
+    title: "a registered terminal reads back as written, is listed and read by its owner only, refuses its serial number again, and the sandbox's paper report reads back",
+    async run(ctx) {
+      const written = { serialNumber: ctx.unique('FAM').toUpperCase(), model: 'PX7', name: ctx.unique('counter') };
+      const registered = await ctx.call(OperationId.registerTerminal, { body: written });
+      expectStatus(registered, 200, OperationId.registerTerminal);
+      const terminalId = String(bodyOf(registered).terminalId);
+      const read = await ctx.call(OperationId.getTerminal, { path: { terminalId } });
+      expectStatus(read, 200, OperationId.getTerminal);
+      readsBack({ ...written, terminalId, paperStatus: 'Ok', lastSeenAt: null }, read, 'the terminal');
+      const mine = await findListed(ctx, OperationId.listTerminals, { query: { search: written.serialNumber } }, (i) => i.terminalId === terminalId);
+      expectThat(mine.item !== undefined, 'the owner lists it (searched by its serial number)', mine.exchange);
+      const theirs = await findListed(ctx, OperationId.listTerminals, { as: 'B', query: { search: written.serialNumber } }, (i) => i.terminalId === terminalId);
+      expectThat(theirs.item === undefined, "another merchant's list does not hold it", theirs.exchange);
+      expectStatus(await ctx.call(OperationId.getTerminal, { as: 'B', path: { terminalId } }), 404, 'another merchant reads the terminal');
+      const again = await ctx.call(OperationId.registerTerminal, { body: { ...written, serialNumber: written.serialNumber.toLowerCase() } });
+      expectThat(again.response?.status === 400 && bodyOf(again).errorCode === 'duplicate_terminal_serial', 'its serial number again (in lower case) answers 400 duplicate_terminal_serial', again);
+      const reported = await ctx.call(OperationId.setSandboxTerminalPaperStatus, { path: { terminalId }, body: { paperStatus: 'Empty' } });
+      // The paper report is a sandbox control (designed): a production target answers 404.
+      if (reported.response?.status === 404 && ctx.spec.operation(OperationId.setSandboxTerminalPaperStatus).designed) return;
+      expectStatus(reported, 200, OperationId.setSandboxTerminalPaperStatus);
+      const after = await ctx.call(OperationId.getTerminal, { path: { terminalId } });
+      expectThat(bodyOf(after).paperStatus === 'Empty' && typeof bodyOf(after).lastSeenAt === 'string', 'the reported paper status reads back, with the time the terminal was last seen', after);
+    },
+  },
 ];

@@ -14,6 +14,7 @@ import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
 import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
 import { sandboxHandlers } from './sandbox.ts';
+import { terminalsHandlers } from './terminals.ts';
 import { webhooksHandlers } from './webhooks.ts';
 
 export function handlers(): Handlers<ServerContext> {
@@ -26,6 +27,7 @@ export function handlers(): Handlers<ServerContext> {
     paymentMethods: paymentMethodsHandlers,
     configuration: configurationHandlers,
     devices: devicesHandlers,
+    terminals: terminalsHandlers,
     apiKeys: apiKeysHandlers,
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,

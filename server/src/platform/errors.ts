@@ -25,6 +25,8 @@ const registry = {
   last_api_key: { status: 400, exceptionType: 'BusinessRuleException', message: "A merchant's last active API key cannot be deleted." },
   duplicate_category_name: { status: 400, exceptionType: 'BusinessRuleException', message: 'A category of this merchant already has this name.' },
   device_deactivated: { status: 400, exceptionType: 'BusinessRuleException', message: 'The tap-to-pay device is deactivated.' },
+  duplicate_terminal_serial: { status: 400, exceptionType: 'BusinessRuleException', message: 'A terminal of this merchant already has this serial number.' },
+  terminal_paper_change_not_allowed: { status: 400, exceptionType: 'BusinessRuleException', message: "The terminal's paper status cannot change to that status from its current one." },
   invoice_not_draft: { status: 400, exceptionType: 'BusinessRuleException', message: 'Update, delete and publish-with-id work only on drafts.' },
   invoice_not_open: { status: 400, exceptionType: 'BusinessRuleException', message: 'Cancel, mark as paid, payment and notifications need a Due or PastDue invoice.' },
   invoice_not_published: { status: 400, exceptionType: 'BusinessRuleException', message: 'The PDF of a draft does not exist.' },

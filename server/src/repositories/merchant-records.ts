@@ -45,6 +45,7 @@ export const RESET_STEPS: readonly Step[] = [
   own('line_items', 'id', 'lineItems'),
   own('categories', 'id', 'categories'),
   own('devices', 'device_id', 'devices'),
+  own('terminals', 'id', 'terminals'),
   own('outbox_events', 'id', 'events'),
   {
     // The Idempotency-Keys of the merchant's own key (a partner's are the partner's). A key still running is

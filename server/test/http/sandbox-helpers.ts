@@ -79,6 +79,8 @@ export async function fill(s: TestServer, h: Headers, processors: { merchantId: 
   await ok(request(app).post('/pay-api/v1/transactions/card/sale').set(h).set('Idempotency-Key', crypto.randomUUID()).send(cardBody()));
   const category = await ok(request(app).post(CATEGORIES).set(h).send({ name: `Cat ${crypto.randomUUID()}` }));
   await ok(request(app).post(LINE_ITEMS).set(h).send({ productName: 'Widget', unitPrice: 10, unitTypeId: 1, categoryId: category.id }));
+  const terminal = await ok(request(app).post('/pay-api/v1/terminals').set(h).send({ serialNumber: `T-${crypto.randomUUID().slice(0, 8)}`, model: 'PX7' }));
+  await ok(request(app).post(`/sandbox/v1/terminals/${String(terminal.terminalId)}/paper-status`).set(h).send({ paperStatus: 'Empty' }));
   const invoice = await ok(request(app).post(`${INVOICES}/publish`).set(h).send(invoiceBody()));
   await request(app).post(`${INVOICES}/${String(invoice.id)}/send-email-notification`).set(h).send({ customerConsent: true });
   await ok(request(app).post('/sandbox/v1/clock/advance').set(h).send({ seconds: 3 * 86_400 }));

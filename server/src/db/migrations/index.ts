@@ -17,6 +17,7 @@ import * as instanceLeases from './012_instance_leases.ts';
 import * as throttle from './013_throttle.ts';
 import { keyEnvironment } from './014_key_environment.ts';
 import * as sandboxes from './015_sandboxes.ts';
+import * as terminals from './016_terminals.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -34,6 +35,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '013_throttle': throttle,
   '014_key_environment': keyEnvironment(environment),
   '015_sandboxes': sandboxes,
+  '016_terminals': terminals,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
