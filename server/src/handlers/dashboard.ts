@@ -12,11 +12,13 @@ import { csrfMatches, csrfToken, newNonce, signIn, SignInError, signOut, ABSOLUT
 import { listInvoices } from '../services/invoices.ts';
 import { ThrottledError } from '../services/throttle.ts';
 import { advanceClock, getClock } from '../services/sandbox.ts';
+import { listTerminals, reportPaperStatus } from '../services/terminals.ts';
 import { retryDelivery } from '../services/webhook-logs.ts';
 import { transactionPage, transactionsPage, eventsPage } from '../views/dashboard-activity.ts';
 import type { Frame, Section } from '../views/dashboard-layout.ts';
 import { clockPage, errorPage, invoicesPage, overviewPage, signInPage } from '../views/dashboard-pages.ts';
 import { DASHBOARD_CSS, DASHBOARD_ICON } from '../views/dashboard-style.ts';
+import { PAPER_REPORTS, terminalsPage } from '../views/dashboard-terminals.ts';
 import {
   cookieOf, dashboardHeaders, forbidden, postAllowed, postFromOwnPage, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
 } from './dashboard-session.ts';
@@ -168,6 +170,28 @@ export function dashboardPages(services: Services): Router {
     const list = await listInvoices(deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
     res.type('html').send(invoicesPage(frame('invoices'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }));
   }));
+
+  const showTerminals = async (req: Request, res: Response, s: Signed, message: string | null, error: string | null, status = 200): Promise<void> => {
+    const page = dashboard.pageNumber(req.query.page);
+    const list = await listTerminals(s.deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
+    res.status(status).type('html').send(terminalsPage(s.frame('terminals'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }, message, error));
+  };
+  router.get('/dashboard/terminals', signed(async (req, res, s) => { await showTerminals(req, res, s, null, null); }));
+  router.post('/dashboard/terminals/:id/paper', form, signed(async (req, res, s) => {
+    const reported = PAPER_REPORTS.find((status) => status === field(req, 'paperStatus'));
+    if (reported === undefined) {
+      await showTerminals(req, res, s, null, `Choose a paper status: ${PAPER_REPORTS.join(', ')}. Nothing changed.`, 400);
+      return;
+    }
+    try {
+      const terminal = await reportPaperStatus(s.deps, String(req.params.id), reported);
+      await showTerminals(req, res, s, `${terminal.serialNumber} reported ${reported} paper.`, null);
+    } catch (error) {
+      // Another merchant's or an unknown terminal is a 404 page; a report the paper machine refuses, a message on the list.
+      if (error instanceof ApiError && error.status === 400) await showTerminals(req, res, s, null, error.message, 400);
+      else throw error;
+    }
+  }, true));
 
   // Any other address under /dashboard: a page, not the API's JSON.
   router.use('/dashboard', (_req, res) => {

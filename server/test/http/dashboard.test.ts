@@ -14,7 +14,7 @@ import { invoiceBody, customer, INVOICES } from './invoice-helpers.ts';
 import { achDebitBody, paymentCalls } from './payment-helpers.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
-const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices'];
+const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices', '/dashboard/terminals'];
 const HOSTILE = '<script>alert(1)</script>';
 
 describe.each(engines())('the dashboard (%s)', (engine) => {
@@ -296,6 +296,55 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       expect(again.status).toBe(400);
       expect(again.text).toContain('only a Failed delivery can be retried');
       expect(receiver.received.length).toBe(received + 1);
+    });
+  });
+
+  describe('terminals', () => {
+    const register = async (who: 0 | 1): Promise<{ terminalId: string; serialNumber: string }> => {
+      const res = await request(s.app).post('/pay-api/v1/terminals').set(await fresh(who))
+        .send({ serialNumber: `DSH-${crypto.randomUUID().slice(0, 8)}`, model: 'PX7', name: 'Front counter' });
+      expect(res.status, res.text).toBe(200);
+      return res.body as { terminalId: string; serialNumber: string };
+    };
+    const paperOf = async (id: string): Promise<string> =>
+      ((await s.db('terminals').where({ id }).first<{ paper_status: string } | undefined>('paper_status')) ?? { paper_status: 'gone' }).paper_status;
+    const outOfPaper = async (id: string): Promise<number> =>
+      (await s.db('outbox_events').where({ type: 'terminal.out_of_paper' }).select<{ payload: string }[]>('payload'))
+        .filter((e) => (JSON.parse(e.payload) as { terminalId: string }).terminalId === id).length;
+
+    it("lists the merchant's terminals only, and reports paper through the paper machine: Empty sends terminal.out_of_paper once", async () => {
+      const mine = await register(0);
+      const theirs = await register(1);
+      const d0 = await signIn(s, 0);
+      const page = await get(s, d0, '/dashboard/terminals');
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(mine.serialNumber);
+      expect(page.text).not.toContain(theirs.serialNumber);
+      const empty = await post(s, d0, `/dashboard/terminals/${mine.terminalId}/paper`, { paperStatus: 'Empty' });
+      expect(empty.status).toBe(200);
+      expect(empty.text).toContain(`${mine.serialNumber} reported Empty paper.`);
+      expect([await paperOf(mine.terminalId), await outOfPaper(mine.terminalId)]).toEqual(['Empty', 1]);
+      // Empty -> Low has no row: refused on the page, nothing changes, no event.
+      const low = await post(s, d0, `/dashboard/terminals/${mine.terminalId}/paper`, { paperStatus: 'Low' });
+      expect(low.status).toBe(400);
+      expect(low.text).toMatch(/class="error" role="alert">[^<]*Empty/);
+      expect([await paperOf(mine.terminalId), await outOfPaper(mine.terminalId)]).toEqual(['Empty', 1]);
+      expect((await post(s, d0, `/dashboard/terminals/${mine.terminalId}/paper`, { paperStatus: 'Ok' })).status).toBe(200);
+      expect(await paperOf(mine.terminalId)).toBe('Ok');
+    });
+
+    it("refuses another merchant's terminal (404), a status that is none (400), and a POST without the CSRF token (403): nothing changes", async () => {
+      const theirs = await register(1);
+      const d0 = await signIn(s, 0);
+      expect((await post(s, d0, `/dashboard/terminals/${theirs.terminalId}/paper`, { paperStatus: 'Empty' })).status).toBe(404);
+      const bad = await post(s, d0, `/dashboard/terminals/${theirs.terminalId}/paper`, { paperStatus: 'Soggy' });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toContain('Choose a paper status: Ok, Low, Empty.');
+      const d1 = await signIn(s, 1);
+      const noToken = await request(s.app).post(`/dashboard/terminals/${theirs.terminalId}/paper`).set('Cookie', d1.cookie).set('Origin', originOf(s))
+        .type('form').send({ paperStatus: 'Empty' });
+      expect(noToken.status).toBe(403);
+      expect([await paperOf(theirs.terminalId), await outOfPaper(theirs.terminalId)]).toEqual(['Ok', 0]);
     });
   });
 
