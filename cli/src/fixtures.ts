@@ -31,7 +31,7 @@ export const fixtureSchema = {
         properties: { name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }, say: { type: 'string' } },
         oneOf: [
           { required: ['operation'], properties: { name: {}, say: {}, operation: { type: 'string' }, path: { type: 'object' }, query: { type: 'object' }, body: {} }, additionalProperties: false },
-          { required: ['clock'], properties: { name: {}, say: {}, clock: { type: 'object', required: ['advanceSeconds'], additionalProperties: false, properties: { advanceSeconds: { type: ['integer', 'string'] } } } }, additionalProperties: false },
+          { required: ['clock'], properties: { name: {}, say: {}, clock: { type: 'object', required: ['advanceSeconds'], additionalProperties: false, properties: { advanceSeconds: { type: ['number', 'string'] } } } }, additionalProperties: false },
         ],
       },
     },
@@ -177,7 +177,7 @@ export function resolve(value: Json | undefined, answers: Answers, where: string
   return value;
 }
 
-/** An `--override`/`--add` value: JSON when it parses as JSON (42, true, null, {"a":1}), else the text. */
+/** An `--override`/`--add` value: JSON when it parses as JSON (42, true, null, {"a":1}), else the text (see applyEdits). */
 function parseValue(text: string): Json {
   try {
     return JSON.parse(text) as Json;
@@ -186,12 +186,12 @@ function parseValue(text: string): Json {
   }
 }
 
-export interface Edit { kind: 'override' | 'add'; step: string; field: string; value: Json }
+export interface Edit { kind: 'override' | 'add'; step: string; field: string; value: Json; text: string }
 
 export function parseEdit(kind: Edit['kind'], text: string): Edit {
   const m = /^([A-Za-z_][A-Za-z0-9_]*):([^=]+)=(.*)$/s.exec(text);
   if (!m) throw new UsageError(`--${kind} "${text}": write step:field.path=value (e.g. --${kind} sale:amount=12.5)`);
-  return { kind, step: m[1] ?? '', field: m[2] ?? '', value: parseValue(m[3] ?? '') };
+  return { kind, step: m[1] ?? '', field: m[2] ?? '', value: parseValue(m[3] ?? ''), text: m[3] ?? '' };
 }
 
 /**
@@ -216,7 +216,9 @@ export function applyEdits(fixture: Fixture, edits: readonly Edit[], source: str
         const present = container[part] !== undefined;
         if (edit.kind === 'override' && !present) throw new UsageError(`${flag}: step "${step.name}" has no ${edit.field} to override (--add adds a field)`);
         if (edit.kind === 'add' && present) throw new UsageError(`${flag}: step "${step.name}" already has ${edit.field} (--override changes it)`);
-        container[part] = edit.value;
+        // An override keeps a text field text: a card number or a postal code is not made a number.
+        const old = container[part];
+        container[part] = edit.kind === 'override' && typeof old === 'string' ? edit.text : edit.value;
       } else {
         if (container[part] === undefined && edit.kind === 'add') container[part] = {};
         if (container[part] === undefined) throw new UsageError(`${flag}: step "${step.name}" has no ${parts.slice(0, i + 1).join('.')} to override`);

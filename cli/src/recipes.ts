@@ -45,8 +45,8 @@ export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
 };
 
 /** A fixture's description with its references to the contract (`${card.005}`) filled in. */
-const describe = (fixture: Fixture, source: string): string =>
-  interpolate(fixture.description, { args: fixture.args ?? {}, steps: new Map() }, `fixture ${source}, description`);
+const describe = (fixture: Fixture, source: string, args: JsonObject = {}): string =>
+  interpolate(fixture.description, { args: { ...fixture.args, ...args }, steps: new Map() }, `fixture ${source}, description`, true);
 
 export function listing(): string {
   const lines = ['Event types pgw trigger makes happen (through the API and the sandbox controls):'];
@@ -97,14 +97,14 @@ export async function runFixture(session: Session, fixture: Fixture, args: JsonO
 export async function trigger(session: Session, type: WebhookEventName, say: Say, fixture: Fixture | undefined, args: JsonObject): Promise<void> {
   const chosen = fixture ?? builtInFixture(type);
   if (!chosen) throw new UsageError(`cannot trigger ${type}`);
-  say(`Triggering ${type}: ${describe(chosen, type)}`);
+  say(`Triggering ${type}: ${describe(chosen, type, args)}`);
   await runFixture(session, chosen, args, (text) => { say(`  ${text}`); }, fixture ? 'the fixture' : `cli/fixtures/${type}.json`);
   say(`Done: ${type} was emitted (see pgw listen, or pgw logs for deliveries to your webhooks).`);
 }
 
 /** `pgw trigger --fixture FILE` without an event type: the fixture alone. */
 export async function runUserFixture(session: Session, fixture: Fixture, file: string, args: JsonObject, say: Say): Promise<void> {
-  say(`Running ${file}: ${describe(fixture, file)}`);
+  say(`Running ${file}: ${describe(fixture, file, args)}`);
   await runFixture(session, fixture, args, (text) => { say(`  ${text}`); }, file);
   say(`Done: ${file} ran (see pgw listen for its events).`);
 }
