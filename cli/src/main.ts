@@ -136,6 +136,8 @@ async function run(argv: string[]): Promise<number> {
     case 'trigger': {
       if (values.list === true) {
         expectPositionals(command, positionals, 0, '');
+        const extra = ['fixture', 'override', 'add', 'customer'].find((k) => values[k] !== undefined);
+        if (extra !== undefined) throw new UsageError(`pgw trigger --list: --${extra} belongs to a run (pgw trigger <event-type> or --fixture FILE)`);
         out(listing());
         return EXIT.ok;
       }

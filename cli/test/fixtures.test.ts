@@ -131,7 +131,8 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     // The added field is sent: a tip that is no amount is the server's refusal, at that step.
     const added = await pgw(['trigger', '--fixture', file, '--customer', 'Ada', '--add', 'sale:tipAmount="a lot"'], env);
     expect(added.code).toBe(1);
-    expect(added.stderr).toMatch(/step 1 "sale" of .*invoice.json failed: 400 .*tipAmount/);
+    expect(added.stderr).toMatch(/step 1 "sale" of .*invoice.json failed: 400 \$.tipAmount: The JSON value must be number/);
+    expect(added.stderr).not.toContain('[object Object]');
     const missing = await pgw(['trigger', '--fixture', file], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/\$\{args.customer\} is not there \(pass it: --customer/);
@@ -160,6 +161,12 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     const run = await pgw(['trigger', '--fixture', file], { PGW_CONFIG: path.join(g.dir, 'absent.json') });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/step 1 "void": .* refers to step "sale", which has not run yet/);
+    const listed = await pgw(['trigger', '--list', '--override', 'sale:amount=1'], {});
+    expect(listed.code).toBe(2);
+    expect(listed.stderr).toMatch(/--override belongs to a run/);
+    const badEdit = await pgw(['trigger', 'payment.card.captured', '--add', 'amount=1'], { PGW_CONFIG: path.join(g.dir, 'absent.json') });
+    expect(badEdit.code).toBe(2);
+    expect(badEdit.stderr).toMatch(/--add "amount=1": write step:field.path=value/);
     const none = await pgw(['trigger', '--fixture', path.join(g.dir, 'absent.json')], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/cannot read the fixture .*absent.json: ENOENT/);
