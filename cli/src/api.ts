@@ -50,8 +50,9 @@ export async function guard<T>(config: Pick<Config, 'baseUrl' | 'authUrl'>, run:
 /** The error body's words: details and each field's messages. */
 export function describeError(body: unknown): string {
   if (typeof body !== 'object' || body === null) return typeof body === 'string' ? body : '';
-  const b = body as { details?: string | null; errorCode?: string | null; errors?: Record<string, string[]> | null };
-  const fields = Object.entries(b.errors ?? {}).map(([k, v]) => `${k}: ${v.join('; ')}`);
+  const b = body as { details?: string | null; errorCode?: string | null; errors?: Record<string, unknown> | null };
+  // A field's messages are a list in the contract's shape; anything else is written as it came, not thrown on.
+  const fields = Object.entries(b.errors ?? {}).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.map(String).join('; ') : typeof v === 'string' ? v : JSON.stringify(v)}`);
   return [b.errorCode ? `[${b.errorCode}]` : '', b.details ?? '', ...fields].filter((s) => s !== '').join(' ');
 }
 

@@ -54,13 +54,26 @@ Options:
 ${GLOBAL_OPTIONS}
 
 ${EXIT_CODES}`,
-  trigger: `Usage: pgw trigger <event-type>
+  trigger: `Usage: pgw trigger <event-type> [--override STEP:FIELD=VALUE]... [--add STEP:FIELD=VALUE]... [--customer ID]
+       pgw trigger --fixture FILE [<event-type>] [--override ...] [--add ...] [--customer ID]
        pgw trigger --list
 
 Makes the event happen for real through the API and the sandbox controls (for example payment.ach.cleared:
 an ACH debit, settled by the sandbox's simulate), printing the ids of what it created. Related events
 happen too (the debit's payment.ach.scheduled, say). --list shows every event type it can trigger, with
 what it does, and the ones it cannot, with the reason.
+
+Each event type is a fixture, cli/fixtures/<event-type>.json: steps, each an operationId of the spec with
+its path, query and body (or a sandbox clock advance), whose values may name earlier steps' answers
+(\${sale.transactionId}) and arguments (\${args.customer}). README: "Trigger fixtures".
+
+Options:
+  --fixture FILE                your own fixture (JSON); with an event type, used in place of the built-in one
+  --override STEP:FIELD=VALUE   change a field the step sends (FIELD: body path, or path.X / query.X), e.g.
+                                --override sale:amount=12.5; a text field stays text; repeatable
+  --add STEP:FIELD=VALUE        add a field the step does not send yet (VALUE is JSON if it parses); repeatable
+  --customer ID                 passed to the fixture as \${args.customer}
+  --list                        the event types, and why not the others
 
 ${GLOBAL_OPTIONS}
 

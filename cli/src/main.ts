@@ -9,7 +9,8 @@ import { parseDuration } from './duration.ts';
 import { EXIT, exitCodeOf, UsageError } from './errors.ts';
 import { help } from './help.ts';
 import { listen } from './listen.ts';
-import { eventTypes, listing, recipes, trigger } from './recipes.ts';
+import { applyEdits, loadFixtureFile, parseEdit, type Edit } from './fixtures.ts';
+import { builtInFixture, eventTypes, listing, recipes, runUserFixture, trigger } from './recipes.ts';
 import { createSandbox, deleteSandbox, listSandboxes, resetSandbox } from './sandbox.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -23,7 +24,7 @@ const GLOBAL: Options = {
 
 const COMMAND_OPTIONS: Record<string, Options> = {
   listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' } },
-  trigger: { list: { type: 'boolean' } },
+  trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' } },
   events: {}, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
   sandbox: { name: { type: 'string' }, expires: { type: 'string' }, write: { type: 'string' } },
@@ -135,14 +136,31 @@ async function run(argv: string[]): Promise<number> {
     case 'trigger': {
       if (values.list === true) {
         expectPositionals(command, positionals, 0, '');
+        const extra = ['fixture', 'override', 'add', 'customer'].find((k) => values[k] !== undefined);
+        if (extra !== undefined) throw new UsageError(`pgw trigger --list: --${extra} belongs to a run (pgw trigger <event-type> or --fixture FILE)`);
         out(listing());
+        return EXIT.ok;
+      }
+      const file = values.fixture as string | undefined;
+      const edits: Edit[] = [
+        ...((values.override as string[] | undefined) ?? []).map((t) => parseEdit('override', t)),
+        ...((values.add as string[] | undefined) ?? []).map((t) => parseEdit('add', t)),
+      ];
+      const customer = values.customer as string | undefined;
+      const args: Record<string, string> = customer === undefined ? {} : { customer };
+      if (file !== undefined && positionals.length === 0) {
+        // A user's fixture on its own: it says what it does; no event type is implied.
+        const fixture = applyEdits(loadFixtureFile(file), edits, file);
+        await runUserFixture(session(), fixture, file, args, out);
         return EXIT.ok;
       }
       expectPositionals(command, positionals, 1, 'the event type (pgw trigger --list shows them)');
       const type = positionals[0] ?? '';
       if (!(eventTypes() as readonly string[]).includes(type)) throw new UsageError(`unknown event type "${type}"${suggest(type, eventTypes())}. pgw trigger --list shows them`);
-      if (!recipes[type as WebhookEventName]) throw new UsageError(`${type} cannot be triggered: ${listing().split('\n').find((l) => l.trim().startsWith(`${type} `))?.trim().slice(type.length).trim() ?? 'no recipe'}`);
-      await trigger(session(), type as WebhookEventName, out);
+      if (file === undefined && !recipes[type as WebhookEventName]) throw new UsageError(`${type} cannot be triggered: ${listing().split('\n').find((l) => l.trim().startsWith(`${type} `))?.trim().slice(type.length).trim() ?? 'no fixture'}`);
+      const base = file === undefined ? builtInFixture(type as WebhookEventName) : loadFixtureFile(file);
+      const fixture = base === undefined ? undefined : applyEdits(base, edits, file ?? `cli/fixtures/${type}.json`);
+      await trigger(session(), type as WebhookEventName, out, fixture, args);
       return EXIT.ok;
     }
     case 'events': {
