@@ -158,11 +158,15 @@ describe.each(engines())('token services and authentication (%s)', (engine) => {
     it('is refused once it has expired, even after it was accepted (a verified token is not trusted past its exp)', async () => {
       const token = await s.token(0);
       expect((await call(`Bearer ${token}`)).status).toBe(200);
-      s.clock.advance(899);
+      // Moved by the token's own exp (whole seconds), not by its lifetime from "now": minted a moment earlier, with
+      // exp rounded down, 899 s later could already be past it.
+      const exp = Number((claims(token) as { exp: unknown }).exp) * 1000;
+      const toJustBefore = (exp - 2000 - s.clock.now().getTime()) / 1000;
+      s.clock.advance(toJustBefore);
       expect((await call(`Bearer ${token}`)).status).toBe(200);
-      s.clock.advance(2);
+      s.clock.advance(4);
       const res = await call(`Bearer ${token}`);
-      s.clock.advance(-901);
+      s.clock.advance(-(toJustBefore + 4));
       expectRefused(res);
       expect(res.headers['www-authenticate']).toMatch(/expired/);
     });
