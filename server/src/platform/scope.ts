@@ -21,17 +21,19 @@ export type InTx<D extends Deps> = D & { readonly db: Tx };
 /** What a scope is opened from: everything but the merchant and its clock. */
 export type Platform = Omit<Deps, 'clock'>;
 
-/** The business clock `offsetMs` ahead of `wall` (the offset only exists in the sandbox: production is real time). */
+/** The offset a merchant's business time has: its sandbox offset in the sandbox; production is real time. */
+const offsetIn = (platform: Pick<Deps, 'config'>, offsetMs: number): number => (platform.config.environment === 'sandbox' ? offsetMs : 0);
+
+/** The business clock `offsetMs` ahead of `wall`. */
 export function businessClock(platform: Pick<Deps, 'wall' | 'config'>, offsetMs: number): Clock {
-  const offset = platform.config.environment === 'sandbox' ? offsetMs : 0;
+  const offset = offsetIn(platform, offsetMs);
   if (offset === 0) return platform.wall;
   return { now: () => new Date(platform.wall.now().getTime() + offset) };
 }
 
 /** Business time at one wall instant, for a merchant `offsetMs` ahead (a clock advance, a worker pass). */
-export function businessTimeAt(platform: Pick<Deps, 'config'>, wallNow: Date, offsetMs: number): Date {
-  return businessClock({ config: platform.config, wall: { now: () => wallNow } }, offsetMs).now();
-}
+export const businessTimeAt = (platform: Pick<Deps, 'config'>, wallNow: Date, offsetMs: number): Date =>
+  new Date(wallNow.getTime() + offsetIn(platform, offsetMs));
 
 /** Opens the scope of `merchantId`, whose sandbox clock is `offsetMs` ahead. Only the platform calls this. */
 export function openScope(platform: Platform, merchantId: string, offsetMs: number): Scope {

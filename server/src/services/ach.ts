@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
 import { sandboxMagicValues } from '../../../generated/magic-values.ts';
-import { achStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
 import { ApiError } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
@@ -26,8 +25,6 @@ import type { Scope } from '../platform/scope.ts';
 type Schemas = components['schemas'];
 type AchRequest = Schemas['AchDebitRequest'] | Schemas['AchCreditRequest'];
 
-/** Return codes by which the customer disputes the entry (ChargedBack): the ACH machine's chargeback row names them. */
-export const CHARGEBACK_CODES: ReadonlySet<string> = new Set(achStateMachine.transitions.flatMap((r) => (r.trigger === 'network.return.chargeback' ? r.returnCodes : [])));
 const RETURN_CODES: ReadonlySet<string> = new Set(sandboxMagicValues.achAccounts.family.returnCodes);
 /** Magic account codes that fail at submission, with their response code (`96`: `096`). */
 const FAILURES: ReadonlyMap<string, string> = new Map(sandboxMagicValues.achAccounts.values.flatMap((a) => (a.responseCode === null ? [] : [[a.code, a.responseCode] as const])));

@@ -2,11 +2,15 @@
 // from spec/data/magic-values.yaml): every card number, amount, postal code and ACH account number listed there.
 import { describe, expect, it } from 'vitest';
 import { sandboxMagicValues } from '../../../generated/magic-values.ts';
-import { CHARGEBACK_CODES, sandboxOutcomeOf } from './ach.ts';
+import { achStateMachine } from '../../../generated/state-machines.ts';
+import { sandboxOutcomeOf } from './ach.ts';
 import type { Cents } from '../platform/money.ts';
 import { magicAccountCode } from './bank-accounts.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { panMask } from './cards.ts';
+
+/** Return codes by which the customer disputes the entry (ChargedBack): the ACH machine's chargeback row names them. */
+const CHARGEBACK_CODES: ReadonlySet<string> = new Set(achStateMachine.transitions.flatMap((r) => (r.trigger === 'network.return.chargeback' ? r.returnCodes : [])));
 
 const { cards, amounts, limit, postalCodes, securityCode, achAccounts } = sandboxMagicValues;
 const answer = (cents: number, cardCode: string | undefined) =>
