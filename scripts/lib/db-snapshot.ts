@@ -8,6 +8,21 @@ import type { Knex } from 'knex';
 /** auth_throttle (PostgreSQL): failed-credential counters per client id and address in wall-clock windows, no merchant's. */
 const MOVING = new Set(['instance_leases', 'key_state_instances', 'knex_migrations', 'knex_migrations_lock', 'auth_throttle']);
 
+/**
+ * Tables compared by what their rows mean rather than the rows: a merchant's customer count is kept in slots on
+ * PostgreSQL (migration 019: which slot a change lands in depends on the connection), so it is its sum.
+ */
+const LOGICAL: Readonly<Record<string, (query: Knex.QueryBuilder) => Knex.QueryBuilder>> = {
+  customer_counts: (q) => q.select('merchant_id').sum({ total: 'total' }).groupBy('merchant_id'),
+};
+const rowsOf = (query: Knex.QueryBuilder, table: string): Knex.QueryBuilder => {
+  const logical = LOGICAL[table];
+  return logical ? logical(query) : query.select('*');
+};
+/** One line per row, the same for the same values on both engines (a sum is text on PostgreSQL). */
+const lineOf = (row: Record<string, unknown>): string =>
+  JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : typeof value === 'number' ? String(value) : value));
+
 export class Snapshot {
   constructor(readonly digests: ReadonlyMap<string, string>) {}
 
@@ -31,8 +46,8 @@ async function tableNames(db: Knex): Promise<string[]> {
 export async function snapshot(db: Knex): Promise<Snapshot> {
   const digests = new Map<string, string>();
   for (const name of (await tableNames(db)).filter((n) => !MOVING.has(n))) {
-    const rows = (await db(name).select('*')) as Record<string, unknown>[];
-    const lines = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value))).sort();
+    const rows = (await rowsOf(db(name), name)) as Record<string, unknown>[];
+    const lines = rows.map(lineOf).sort();
     digests.set(name, createHash('sha256').update(lines.join('\n')).digest('hex'));
   }
   return new Snapshot(digests);
@@ -103,8 +118,8 @@ export async function merchantRowCounts(db: Knex, merchantId: string): Promise<R
 async function ownedDigests(db: Knex, merchantId: string, mine: boolean): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
   for (const [table, select] of await ownership(db)) {
-    const rows = (await select(db(table), merchantId, mine).select('*')) as Record<string, unknown>[];
-    const lines = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value))).sort();
+    const rows = (await rowsOf(select(db(table), merchantId, mine), table)) as Record<string, unknown>[];
+    const lines = rows.map(lineOf).sort();
     digests.set(table, createHash('sha256').update(lines.join('\n')).digest('hex'));
   }
   return digests;
