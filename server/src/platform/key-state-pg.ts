@@ -41,10 +41,27 @@ interface RawConnections {
 
 type Message = { change: KeyStateChange } | { sync: string };
 
+/**
+ * The listener's connection as a client whose statements run one after another: a renewal, an acknowledgement
+ * and a publisher's wait may overlap, and pg has deprecated queueing a statement on a busy client.
+ */
+function inTurn(connection: PgClient): PgClient {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    query: (sql, values) => {
+      const next = last.then(() => connection.query(sql, values));
+      last = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
+
 /** One instance's listening connection and lease. */
 export class KeyStateListener {
   private readonly id = randomUUID();
   private connection: Connection | undefined;
+  /** The connection's statements, one at a time (set and cleared with it). */
+  private client: PgClient | undefined;
   private validUntil = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -64,7 +81,7 @@ export class KeyStateListener {
    * put the wait behind every request queued for a connection (a reset under load answered ~11 s late so).
    */
   syncConnection(): PgClient {
-    return this.connection ?? poolClient(this.db);
+    return this.client ?? poolClient(this.db);
   }
 
   /** True while the kept states may be used. */
@@ -84,9 +101,11 @@ export class KeyStateListener {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     const connection = this.connection;
+    const client = this.client;
     this.connection = undefined;
-    if (!connection) return;
-    await dropLease(connection, this.id).catch(() => undefined);
+    this.client = undefined;
+    if (!connection || !client) return;
+    await dropLease(client, this.id).catch(() => undefined);
     connection.removeAllListeners();
     await (this.db.client as RawConnections).destroyRawConnection(connection).catch(() => undefined);
   }
@@ -95,30 +114,32 @@ export class KeyStateListener {
     const connection = await (this.db.client as RawConnections).acquireRawConnection();
     connection.on('error', (error) => { if (this.connection === connection) this.lost(error); });
     connection.on('end', () => { if (this.connection === connection) this.lost(new Error('the listening connection ended')); });
-    connection.on('notification', (message) => { if (message.channel === this.channel) this.handle(connection, message.payload ?? ''); });
-    await listen(connection, this.channel);
+    const client = inTurn(connection);
+    connection.on('notification', (message) => { if (message.channel === this.channel) this.handle(client, message.payload ?? ''); });
+    await listen(client, this.channel);
     // Whatever changed while this instance was not listening is unknown: start from nothing. That also
     // answers every sync number taken so far (its change committed before it was taken, so before now), and
     // any number taken from here on is notified to this connection.
     this.forget(null);
     this.connection = connection;
-    await this.lease(connection, takeLease);
+    this.client = client;
+    await this.lease(client, takeLease);
     if (this.stopped) await this.stop();
   }
 
-  private async lease(connection: Connection, write: typeof takeLease): Promise<void> {
+  private async lease(client: PgClient, write: typeof takeLease): Promise<void> {
     const sent = performance.now();
-    await write(connection, this.id, LEASE_MS);
-    if (this.connection === connection) this.validUntil = sent + LEASE_MS - MARGIN_MS;
+    await write(client, this.id, LEASE_MS);
+    if (this.client === client) this.validUntil = sent + LEASE_MS - MARGIN_MS;
   }
 
   private async renew(): Promise<void> {
     if (this.stopped || this.renewing) return;
     this.renewing = true;
-    const connection = this.connection;
+    const client = this.client;
     try {
-      if (!connection) await this.connect();
-      else await this.lease(connection, renewLease);
+      if (!client) await this.connect();
+      else await this.lease(client, renewLease);
     } catch (error) {
       this.lost(error);
     } finally {
@@ -126,7 +147,7 @@ export class KeyStateListener {
     }
   }
 
-  private handle(connection: Connection, payload: string): void {
+  private handle(client: PgClient, payload: string): void {
     let message: Message;
     try {
       message = JSON.parse(payload) as Message;
@@ -138,13 +159,14 @@ export class KeyStateListener {
       return;
     }
     // Every change committed before the sync has been handled above (notifications come in commit order).
-    recordSynced(connection, this.id, message.sync)
+    recordSynced(client, this.id, message.sync)
       .catch((error: unknown) => { this.lost(error); });
   }
 
   private lost(error: unknown): void {
     const connection = this.connection;
     this.connection = undefined;
+    this.client = undefined;
     this.validUntil = 0;
     this.forget(null);
     if (this.stopped) return;

@@ -20,12 +20,18 @@ describe.skipIf(!postgresUrl)('API-key states across instances (postgres)', () =
   let b: App;
   let bQueries: string[];
 
+  /** Warnings the process printed while the instances ran (pg's, among them). */
+  const warnings: string[] = [];
+  const onWarning = (warning: Error): void => { warnings.push(`${warning.name}: ${warning.message}`); };
+
   beforeAll(async () => {
+    process.on('warning', onWarning);
     a = await startServer('postgres');
     second = await secondInstance(a);
     ({ app: b, queries: bQueries } = second);
   });
   afterAll(async () => {
+    process.off('warning', onWarning);
     await second.close();
     await a.close();
   });
@@ -128,5 +134,13 @@ describe.skipIf(!postgresUrl)('API-key states across instances (postgres)', () =
     const again = Date.now();
     expect((await request(a.app).delete(`${KEYS}/${next.clientId}`).set(await a.auth(0))).status).toBe(200);
     expect(Date.now() - again).toBeLessThan(1000);
+  });
+
+  it("never overlaps statements on a listener's own connection (renewals, acknowledgements and publishers' waits take turns)", async () => {
+    // Publishers wait on A's listener connection while both listeners renew and acknowledge.
+    const keys = await Promise.all(Array.from({ length: 6 }, () => newKey()));
+    await Promise.all(keys.map(async (key) => (await request(a.app).delete(`${KEYS}/${key.clientId}`).set(await a.auth(0))).status));
+    await sleep(RENEW_MS * 2);
+    expect(warnings.filter((w) => /already executing a query/.test(w))).toEqual([]);
   });
 });
