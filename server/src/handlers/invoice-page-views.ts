@@ -43,7 +43,7 @@ export function invoicePageHtml(invoice: Invoice, merchantName: string, page: Pa
   const action = (kind: string): string => `/pay/invoices/${invoice.id}/${kind}`;
   const forms = page.forms === null ? ''
     : `${cardForm(action('card'), { credit: toCents(calc.creditCard.totalAmount), debit: toCents(calc.debitCard.totalAmount) }, page.forms.cardToken)}\n`
-      + achForm(action('ach'), toCents(calc.ach.totalAmount), merchantName, 'this invoice', page.forms.achToken);
+      + achForm(action('ach'), toCents(calc.ach.totalAmount), merchantName, 'to pay this invoice', page.forms.achToken);
   const content = `<h1>${e(d.title)}</h1>
 <p>${lines(d.merchant)}</p>
 <p>${d.facts.map(([label, value]) => (label === 'Status' ? `${e(label)}: <strong id="status">${e(status)}</strong>` : `${e(label)}: ${e(value)}`)).join('<br>')}</p>

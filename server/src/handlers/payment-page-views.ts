@@ -41,10 +41,10 @@ const field = (id: string, name: string, label: string, attrs: string, hint?: st
 const select = (id: string, name: string, label: string, list: string, attrs = ''): string =>
   `<div class="f"><label for="${id}">${e(label)}</label><select id="${id}" name="${name}"${attrs}>${list}</select></div>`;
 
-/** The text the payer agrees to by ticking the box (NACHA WEB debit authorization); `purpose`: "this invoice". */
+/** The text the payer agrees to by ticking the box (NACHA WEB debit authorization); `purpose`: "to pay this invoice". */
 export const achConsentText = (merchantName: string, amount: string, purpose: string): string =>
   `I authorize ${merchantName || 'the merchant'} to debit ${amount} once from the bank account above, by ACH, on or after today, `
-  + `to pay ${purpose}. I confirm that I may authorize debits of this account, and that I can revoke this authorization `
+  + `${purpose}. I confirm that I may authorize debits of this account, and that I can revoke this authorization `
   + 'by contacting the merchant before the debit is processed.';
 
 /** The card form: `action` its address; the amounts the page told the payer for a credit and a debit card. */

@@ -38,7 +38,7 @@ export function linkPageHtml(shown: PublicLink, page: { nonce: string; forms: Pa
   const action = (kind: string): string => `/pay/links/${link.id}/${kind}`;
   const forms = page.forms === null ? ''
     : `${cardForm(action('card'), { credit: link.amountCents, debit: link.amountCents }, page.forms.cardToken)}\n`
-      + achForm(action('ach'), link.amountCents, merchantName, 'this payment', page.forms.achToken);
+      + achForm(action('ach'), link.amountCents, merchantName, 'for this payment', page.forms.achToken);
   const content = `<h1>Payment to ${e(merchantName || 'the merchant')}</h1>
 ${link.description === null ? '' : `<p id="description">${e(link.description)}</p>`}
 <table>

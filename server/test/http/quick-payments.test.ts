@@ -10,30 +10,16 @@ import { TransactionCreatorType } from '../../../generated/enums.ts';
 import { quickPaymentStateMachine } from '../../../generated/state-machines.ts';
 import { runDue } from '../../src/worker/run-due.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
+import { LINKS, businessNow, createLink, type Link } from './quick-payment-helpers.ts';
 
-export const LINKS = '/pay-api/v1/quick-payments';
 const payPath = (id: string): string => `/sandbox/v1/quick-payments/${id}/pay`;
 const UNKNOWN = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const STATUSES = ['Active', 'Paid', 'Expired', 'Cancelled'] as const;
 type Status = (typeof STATUSES)[number];
 
-export interface Link { id: string; url: string; amount: number; description: string | null; status: Status; transactionId: string | null; paidOn: string | null; expiresOn: string | null; createdOn: string }
 interface Page { items: Link[]; total: number }
 
 const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
-
-/** The merchant's business time now (its sandbox clock). */
-export async function businessNow(s: TestServer, i: 0 | 1): Promise<Date> {
-  const res = await request(s.app).get('/sandbox/v1/clock').set(await s.as(i));
-  expect(res.status, res.text).toBe(200);
-  return new Date((res.body as { now: string }).now);
-}
-
-export async function createLink(s: TestServer, i: 0 | 1, body: object = { amount: 49.5, description: 'Deposit for order 10482' }): Promise<Link> {
-  const res = await request(s.app).post(LINKS).set(await s.as(i)).send(body);
-  expect(res.status, res.text).toBe(200);
-  return res.body as Link;
-}
 
 describe.each(engines())('payment links (%s)', (engine) => {
   let s: TestServer;
