@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
+import { parse as parseYaml } from 'yaml';
 import * as enums from '../../generated/enums.ts';
 import { sandboxCardFor } from '../../generated/magic-values.ts';
 import { routes } from '../../generated/operations.ts';
@@ -100,11 +101,13 @@ export function loadFixtureFile(file: string): Fixture {
   } catch (error) {
     throw new UsageError(`cannot read the fixture ${file}: ${(error as { code?: string }).code ?? String(error)}`);
   }
+  // A user's own fixture may be YAML (by its name's ending): the same data, written by hand more easily.
+  const yaml = /\.ya?ml$/i.test(file);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = yaml ? parseYaml(text, { prettyErrors: true }) : JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`the fixture ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`the fixture ${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${error instanceof Error ? error.message : String(error)}`);
   }
   return checkFixture(data, file);
 }

@@ -138,6 +138,43 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     expect(missing.stderr).toMatch(/\$\{args.customer\} is not there \(pass it: --customer/);
   });
 
+  it('runs a user fixture written in YAML (by its name), and refuses YAML that does not parse, naming the file', async () => {
+    const file = path.join(g.dir, 'sale.yaml');
+    writeFileSync(file, [
+      '# a sale, then its void, then a day',
+      'description: a YAML sale for ${args.customer}',
+      'steps:',
+      '  - name: sale',
+      '    operation: createCardSale',
+      '    body: { amount: 12.5, card: { pan: "${card.000}", expirationMonth: 12, expirationYear: 2030, securityCode: "123" } }',
+      '    say: yaml sale ${sale.transactionId} of ${sale.requestedAmount}',
+      '  - name: void',
+      '    operation: voidCardTransaction',
+      '    path: { transactionId: "${sale.transactionId}" }',
+      '    say: voided ${void.transactionId}',
+      '  - name: later',
+      '    clock: { advanceSeconds: 86400 }',
+      '',
+    ].join('\n'));
+    const run = await pgw(['trigger', '--fixture', file, '--customer', 'Ada', '--override', 'sale:amount=3.75'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`Running ${file}: a YAML sale for Ada`);
+    const saleId = /yaml sale ([0-9a-f-]{36}) of 3.75/.exec(run.stdout)?.[1];
+    expect(saleId, run.stdout).toBeDefined();
+    expect(run.stdout).toContain(`voided ${saleId ?? ''}`);
+    const broken = path.join(g.dir, 'broken.yml');
+    writeFileSync(broken, 'description: x\nsteps:\n  - name: [unclosed\n');
+    const refused = await pgw(['trigger', '--fixture', broken], { PGW_CONFIG: path.join(g.dir, 'absent.json') });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the fixture .*broken.yml is not valid YAML/);
+    // The same text under a .json name is read as JSON, and refused as JSON.
+    const misnamed = path.join(g.dir, 'sale-yaml.json');
+    writeFileSync(misnamed, readFileSync(file, 'utf8'));
+    const json = await pgw(['trigger', '--fixture', misnamed], { PGW_CONFIG: path.join(g.dir, 'absent.json') });
+    expect(json.code).toBe(2);
+    expect(json.stderr).toMatch(/is not valid JSON/);
+  });
+
   it('runs a user fixture in place of an event type\'s built-in one', async () => {
     const file = write('captured.json', { description: 'my own sale', steps: [{ ...sale, say: 'my sale ${sale.transactionId}: ${sale.status}' }] });
     const run = await pgw(['trigger', 'payment.card.captured', '--fixture', file, '--add', 'sale:orderNumber=A-17'], env);

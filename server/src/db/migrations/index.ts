@@ -19,6 +19,7 @@ import { keyEnvironment } from './014_key_environment.ts';
 import * as sandboxes from './015_sandboxes.ts';
 import * as terminals from './016_terminals.ts';
 import * as quickPayments from './018_quick_payments.ts';
+import * as customerCountSlots from './019_customer_count_slots.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -38,6 +39,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '015_sandboxes': sandboxes,
   '016_terminals': terminals,
   '018_quick_payments': quickPayments,
+  '019_customer_count_slots': customerCountSlots,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
