@@ -2,8 +2,10 @@
 // page answer (no caching, no framing, only the response's own script and style), and the POST of a card or
 // bank-account form with its protections: the Origin check, the form token (HMAC, bound to the record and the
 // form, expiring; its nonce makes a double submit pay once), the form's fields as the API's request checked by
-// its schema, and the answer (303 to the page when paid, the page with the decline or the refusal otherwise).
-// The page is public: the token and the Origin check stand in for the bearer token a customer does not have.
+// its schema, the throttle of declines (one address declined over and over on one page is card testing: refused
+// unpaid for a while), and the answer (303 to the page when paid, the page with the decline or the refusal
+// otherwise). The page is public: the token and the Origin check stand in for the bearer token a customer does
+// not have.
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../platform/context.ts';
@@ -11,6 +13,7 @@ import { ApiError } from '../platform/errors.ts';
 import { FormTokens, type FormTokenProblem } from '../platform/form-tokens.ts';
 import type { Scope } from '../platform/scope.ts';
 import type { PageOutcome, PagePayment } from '../services/page-payments.ts';
+import { throttled, ThrottledError } from '../services/throttle.ts';
 import { achRequest, cardRequest, fieldsOf, messageOf, validPayment, type FormKind } from './payment-page-forms.ts';
 import type { PageForms, PageMessage } from './payment-page-views.ts';
 import { sameOrigin } from './same-origin.ts';
@@ -98,7 +101,13 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
     const deps = { ...(await services.scopeOf(record.merchantId)), hashKey: services.hashKey };
     try {
       const body = kind === 'card' ? cardRequest(fields) : achRequest(fields, services.wall.now());
-      const outcome = await page.pay(deps, record, validPayment(kind, record.id, body), token.nonce, fields);
+      const payment = validPayment(kind, record.id, body);
+      // A decline is the failure the throttle counts; a refusal (ApiError) is taken back, a payment clears it.
+      let outcome: PageOutcome = { paid: false, decline: null };
+      await throttled(services, { scope: 'page', identity: `${page.subject}:${record.id}`, address: services.addressOf(req) }, async () => {
+        outcome = await page.pay(deps, record, payment, token.nonce, fields);
+        return outcome.paid ? outcome : undefined;
+      });
       if (outcome.paid) {
         res.set('Cache-Control', 'no-store').redirect(303, page.path.replace(':id', record.id));
         return;
@@ -106,6 +115,12 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
       const decline = outcome.decline ?? 'The payment was not accepted.';
       await render(res, record, 402, { text: `Your payment was declined: ${decline}. ${page.unpaid}; you can try another ${kind === 'card' ? 'card' : 'account'}.`, fields: [] });
     } catch (error) {
+      if (error instanceof ThrottledError) {
+        res.set('Retry-After', String(error.retryAfterSeconds));
+        const text = `Too many declined payments from your network on this page: please try again in ${String(Math.ceil(error.retryAfterSeconds / 60))} minutes. Nothing was charged.`;
+        await render(res, record, 429, { text, fields: [] });
+        return;
+      }
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       await render(res, record, error.status, messageOf(kind, error));
     }

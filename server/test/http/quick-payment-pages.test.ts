@@ -171,3 +171,27 @@ describe.each(engines())('the payment link page (%s)', (engine) => {
     expect((await read(link.id)).status).toBe('Active');
   });
 });
+
+describe('the payment link page throttles declines (card testing)', () => {
+  let s: TestServer;
+  beforeAll(async () => { s = await startServer('sqlite', { env: { PGW_THROTTLE_IDENTITY_ADDRESS_LIMIT: '3' } }); });
+  afterAll(async () => { await s.close(); });
+
+  it('after the limit of declines from one address on one page, a payment is refused unpaid (429, Retry-After) even with a good card; another page is not', async () => {
+    const link = await createLink(s, 0, { amount: 15, description: 'Card testing' });
+    const post = (id: string, fields: Record<string, string>) => postForm(s, id, 'card', fields, new URL(s.config.baseUrl).origin, linkPagePath);
+    const token = async (id: string): Promise<string> => (await openPage(s, id, linkPagePath)).cardToken;
+    for (let i = 0; i < 3; i++) expect((await post(link.id, cardFields({ formToken: await token(link.id), accountNumber: '4000000000009995' }))).status).toBe(402);
+    const sales = async (): Promise<number> => (await s.db('transactions').where({ merchant_id: s.merchantId(0) })).length;
+    const before = await sales();
+    const refused = await post(link.id, cardFields({ formToken: await token(link.id) }));
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(alertOf(refused.text)).toContain('Too many declined payments from your network on this page');
+    expect(await sales()).toBe(before);
+    expect((await request(s.app).get(`${LINKS}/${link.id}`).set(await s.as(0))).body).toMatchObject({ status: 'Active' });
+    const other = await createLink(s, 0, { amount: 15, description: 'Another page' });
+    expect((await post(other.id, cardFields({ formToken: await token(other.id) }))).status).toBe(303);
+  });
+});
+
