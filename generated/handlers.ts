@@ -214,7 +214,7 @@ export interface CustomersHandlers<Ctx = RequestContext> {
   /**
    * Search customers
    *
-   * Searches the customers. A merchant's token searches the merchant's customers; a partner's token searches the customers of the merchant named by `x-merchant-id`, or of all its merchants when the header is absent (designed). `search` matches firstName, lastName, companyName, email and mobilePhoneNumber (case-insensitive, contains); `customerIds` selects one customer by id; `dateFrom` and `dateTo` bound createdOn. A page beyond the last succeeds and returns no items.
+   * Searches the customers. A merchant's token searches the merchant's customers; a partner's token searches the customers of the merchant named by `x-merchant-id`, or of all its merchants when the header is absent (designed). `search` matches firstName, lastName, companyName, email and mobilePhoneNumber (case-insensitive, contains); `customerIds` selects one customer by id; `dateFrom` and `dateTo` bound createdOn. A page beyond the last succeeds and returns no items. A search matching more than 1,000 customers answers `total` 1,000 with `totalIsExact` false (designed).
    *
    * `GET /pay-api/v1/customers`
    */

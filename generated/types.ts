@@ -384,7 +384,7 @@ export interface paths {
         };
         /**
          * Search customers
-         * @description Searches the customers. A merchant's token searches the merchant's customers; a partner's token searches the customers of the merchant named by `x-merchant-id`, or of all its merchants when the header is absent (designed). `search` matches firstName, lastName, companyName, email and mobilePhoneNumber (case-insensitive, contains); `customerIds` selects one customer by id; `dateFrom` and `dateTo` bound createdOn. A page beyond the last succeeds and returns no items.
+         * @description Searches the customers. A merchant's token searches the merchant's customers; a partner's token searches the customers of the merchant named by `x-merchant-id`, or of all its merchants when the header is absent (designed). `search` matches firstName, lastName, companyName, email and mobilePhoneNumber (case-insensitive, contains); `customerIds` selects one customer by id; `dateFrom` and `dateTo` bound createdOn. A page beyond the last succeeds and returns no items. A search matching more than 1,000 customers answers `total` 1,000 with `totalIsExact` false (designed).
          */
         get: operations["searchCustomers"];
         put?: never;
@@ -3741,9 +3741,11 @@ export interface components {
             items: components["schemas"]["CustomerListItem"][];
             /**
              * Format: int32
-             * @description Number of customers matching the query, over all pages.
+             * @description Number of customers matching the query, over all pages. A search (`search` of three characters or more) counts at most 1,000 matches: when more match, `total` is 1,000 and `totalIsExact` is false; the pages go on past it (page until a page comes back shorter than `pageSize`).
              */
             total: number;
+            /** @description False when `total` is a lower bound: the search matched more than 1,000 customers, which are not counted (counting every match of a search matching most of a large merchant's customers costs a scan a request). Absent or true: `total` is exact. */
+            totalIsExact?: boolean;
         };
         /**
          * CustomerAddressRequest

@@ -31,8 +31,9 @@ export async function findListed(ctx: CheckContext, operationId: OperationId, op
     const item = items.find(matches);
     if (item) return { item, exchange };
     seen += items.length;
-    const total = bodyOf(exchange).total;
-    if (items.length === 0 || (typeof total === 'number' && seen >= total)) break;
+    const { total, totalIsExact } = bodyOf(exchange);
+    // A total that is only a lower bound (a search matching more than it counts) does not say where the end is.
+    if (items.length === 0 || (typeof total === 'number' && totalIsExact !== false && seen >= total)) break;
   }
   // MAX_PAGES is at least 1, so a page was read.
   return { item: undefined, exchange: last as Exchange };

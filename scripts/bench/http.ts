@@ -16,7 +16,8 @@ import { failures, measure, mixedLua, requireWrk, runWrk, wrkVersion, type Figur
 //  1. customer read, customer create, ACH debit create and card sale on each target, every target row between
 //     two hello-world runs of the same request shape (ratio to their mean), beside the issue's goals;
 //  2. a mixed workload on the SQLite gateway at BENCH_MIXED_CONNECTIONS (p99 < 100 ms), beside its floor: a
-//     plain Node server spending the same mean time a request, and the hello-world, under the same load;
+//     plain Node server spending the same mean time a request, and the hello-world, under the same load; then
+//     on the PostgreSQL gateway, one instance and two behind one port (PGW_INSTANCES=2: >= 1.6x one);
 //  3. the customer list and search over 100,000 customers of one merchant (p99 < 20 ms), SQLite, then
 //     PostgreSQL when it is there.
 // Progress goes to stderr. Exits 1 when any measured run had non-2xx answers or socket errors, 2 without wrk.
@@ -186,8 +187,9 @@ async function comparison(hello: Server, now: Gateways, previous: Gateways | und
   for (const note of notes) console.log(`note: ${note}`);
 }
 
-async function mixed(sqlite: Prepared, hello: Server): Promise<void> {
-  const { gateway } = sqlite;
+/** The mixed workload on one gateway, at BENCH_MIXED_CONNECTIONS. */
+async function runMix(prepared: Prepared): Promise<Figures> {
+  const { gateway } = prepared;
   const invoiceId = await createOne(gateway, '/pay-int-api/invoices/publish', invoiceBody());
   const headers = await gateway.headers();
   // Each kind of the mix once, so that a kind that fails is named before its failures are only counted.
@@ -196,10 +198,15 @@ async function mixed(sqlite: Prepared, hello: Server): Promise<void> {
     if (answer.status !== 200) progress(`mixed workload: GET ${pathname} answered ${String(answer.status)}: ${answer.text.slice(0, 200)}`);
   }
   const token = (headers.authorization ?? '').replace(/^Bearer /, '');
-  const run = { url: `${gateway.base}/healthz`, connections: mixedConnections, script: mixedLua, args: [token, sqlite.customerId, invoiceId, customerBody, achBody(gateway.merchant), saleBody] };
+  const run = { url: `${gateway.base}/healthz`, connections: mixedConnections, script: mixedLua, args: [token, prepared.customerId, invoiceId, customerBody, achBody(gateway.merchant), saleBody] };
   if (warmup > 0) await runWrk({ ...run, seconds: warmup });
   progress(`measuring the mixed workload on ${gateway.label} (${String(mixedConnections)} connections, ${String(seconds)} s)`);
-  const figures = count(await runWrk({ ...run, seconds }));
+  return count(await runWrk({ ...run, seconds }));
+}
+
+async function mixed(sqlite: Prepared, hello: Server): Promise<void> {
+  const { gateway } = sqlite;
+  const figures = await runMix(sqlite);
   console.log(banner(`mixed workload on ${gateway.label}, ${String(mixedConnections)} connections`));
   console.log('mix: customer read 40%, create 20%, list 10%, ACH debit 10%, card sale 10%, invoice read 5%, invoice PDF 5%');
   // The floor: one Node thread saturated by 50 closed-loop connections queues unevenly, so its p99 grows with
@@ -219,6 +226,29 @@ async function mixed(sqlite: Prepared, hello: Server): Promise<void> {
     ],
   ));
   console.log(`floor: a plain Node server that spends the gateway's mean ${String(micros)} us a request has p99 ${ms(floor.p99)} ms at ${String(mixedConnections)} connections; the gateway's p99 over it: ${(figures.p99 / Math.max(floor.p99, 0.001)).toFixed(2)}`);
+}
+
+/** The mix on the PostgreSQL gateway, then on two instances of it behind one port (PGW_INSTANCES=2). */
+async function mixedInstances(postgres: Prepared, dir: string): Promise<void> {
+  const one = await runMix(postgres);
+  if (!postgresUrl) return;
+  const gateway = await startGateway('gateway PostgreSQL x2', { gatewayRoot, dir, slug: 'postgres-two', prepare: () => createBenchDatabase(postgresUrl, 'two'), env: { PGW_INSTANCES: '2' } });
+  try {
+    const two = await runMix({ gateway, customerId: await createOne(gateway, '/pay-api/v1/customers', customerBody) });
+    const ratio = two.rps / Math.max(one.rps, 1);
+    console.log(banner(`mixed workload on PostgreSQL, one instance and two behind one port, ${String(mixedConnections)} connections`));
+    const row = (label: string, f: Figures, x: string, goal: string, ok: string): string[] => [label, rps(f.rps), ms(f.p50), ms(f.p99), x, goal, ok, failureCell(f)];
+    console.log(renderTable(
+      [{ title: 'server' }, { title: 'req/s', right: true }, { title: 'p50 ms', right: true }, { title: 'p99 ms', right: true }, { title: 'x one', right: true }, { title: 'goal' }, { title: 'verdict' }, { title: 'failures' }],
+      [
+        row(postgres.gateway.label, one, '1.00', '', ''),
+        row(gateway.label, two, ratio.toFixed(2), '>= 1.6', failures(one) + failures(two) > 0 ? 'FAILED' : verdict(ratio >= 1.6)),
+      ],
+    ));
+    console.log(`two instances: PGW_INSTANCES=2 (node's cluster module), ${String(cpus().length)} CPUs; wrk itself takes a share of them`);
+  } finally {
+    await stop(gateway.proc);
+  }
 }
 
 async function listAndSearch(prepared: Prepared, notes: string[]): Promise<string[][]> {
@@ -340,6 +370,11 @@ async function main(): Promise<void> {
     }
     await section('mixed workload', () => mixed(sqlite, helloResult));
     await stop(helloResult.proc);
+    if (postgres) {
+      // The SQLite gateway idles meanwhile; its list and search come next.
+      const pg = postgres;
+      await section('mixed workload on PostgreSQL instances', () => mixedInstances(pg, dir));
+    }
 
     const listNotes: string[] = [];
     const listRows: string[][] = [];

@@ -17,8 +17,8 @@ export interface Gateway extends Server {
   headers: () => Promise<Record<string, string>>;
 }
 
-function gatewayEnv(port: number, databaseUrl: string, credentials: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, PGW_CREDENTIALS_FILE: credentials, LOG_LEVEL: 'info' };
+function gatewayEnv(port: number, databaseUrl: string, credentials: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, PGW_CREDENTIALS_FILE: credentials, LOG_LEVEL: 'info', ...extra };
   // Sandbox, as `npm start` runs it; the test database variables are the benchmark's, not the gateway's.
   delete env.PGW_ENV;
   delete env.PGW_TEST_DATABASE_URL;
@@ -55,14 +55,14 @@ export async function fetchToken(base: string, merchant: Merchant): Promise<stri
  * waits for /healthz. `prepare` gives a fresh database URL for each attempt. The server may be changing
  * under the benchmark, so a failed start is retried once, and the second failure is reported as it is.
  */
-export async function startGateway(label: string, options: { gatewayRoot: string; dir: string; slug: string; prepare: () => Promise<string> }): Promise<Gateway> {
+export async function startGateway(label: string, options: { gatewayRoot: string; dir: string; slug: string; prepare: () => Promise<string>; env?: Record<string, string> }): Promise<Gateway> {
   for (let attempt = 1; ; attempt++) {
     const databaseUrl = await options.prepare();
     const port = await freePort();
     const credentials = path.join(options.dir, `credentials-${options.slug}.json`);
     rmSync(credentials, { force: true });
     const proc = spawnLogged(label, process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
-      cwd: options.gatewayRoot, env: gatewayEnv(port, databaseUrl, credentials), log: path.join(options.dir, `gateway-${options.slug}-${String(attempt)}.log`),
+      cwd: options.gatewayRoot, env: gatewayEnv(port, databaseUrl, credentials, options.env ?? {}), log: path.join(options.dir, `gateway-${options.slug}-${String(attempt)}.log`),
     });
     const base = `http://127.0.0.1:${String(port)}`;
     try {

@@ -7,6 +7,11 @@ export type Environment = 'sandbox' | 'production';
 
 export interface ServerConfig {
   readonly port: number;
+  /**
+   * Processes serving the one port (PGW_INSTANCES, default 1; more need PostgreSQL): node's cluster module
+   * shares the listening socket, and each process runs the app and the worker (server/src/cluster.ts).
+   */
+  readonly instances: number;
   readonly host: string;
   /** `sqlite:<file>`, `sqlite::memory:` or `postgres://…`. */
   readonly databaseUrl: string;
@@ -108,8 +113,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (format !== 'auto' && format !== 'json' && format !== 'pretty') throw new ConfigError(`PGW_LOG_FORMAT must be auto, json or pretty, not ${format}`);
   const logFormat = format === 'auto' ? (terminal ? 'pretty' : 'json') : format;
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const instances = wholeNumber(env, 'PGW_INSTANCES', 1, 1);
+  if (instances > 64) throw new ConfigError(`PGW_INSTANCES must be at most 64, not ${String(instances)}`);
+  if (instances > 1 && !databaseUrl.startsWith('postgres')) {
+    throw new ConfigError(`PGW_INSTANCES=${String(instances)} needs DATABASE_URL=postgres://…: SQLite has one writer, and one process serves it best`);
+  }
   return {
     port,
+    instances,
     host,
     databaseUrl,
     environment,

@@ -1,32 +1,21 @@
 // `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
 // credentials file, and listens.
+import cluster from 'node:cluster';
 import type { ServerResponse } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { MissingHandlersError } from '../../generated/index.ts';
 import { createApp } from './app.ts';
+import { runPrimary } from './cluster.ts';
 import { createInstances } from './instances.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { createDatabase, migrate } from './db/knex.ts';
-import { seedDemoData, writeCredentials } from './db/seed.ts';
+import { createDatabase } from './db/knex.ts';
 import { answerClientErrors } from './platform/client-errors.ts';
 import { createLogger, prettyDestination } from './platform/log.ts';
-import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
 import { systemClock } from './platform/time.ts';
+import { addressOf, announce, prepareDatabase } from './startup.ts';
 import { Worker } from './worker/worker.ts';
 
 /** How long a stopping server still reads its open connections (requests sent before SIGTERM). */
 const DRAIN_GRACE_MS = 1000;
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => { resolve(port); });
-    });
-  });
-}
 
 async function main(): Promise<void> {
   let config;
@@ -39,13 +28,19 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel, config.logFormat === 'pretty' ? prettyDestination() : undefined);
+  const rootLog = createLogger(config.logLevel, config.logFormat === 'pretty' ? prettyDestination() : undefined);
+  // Each line of an instance of several names it, so that the log says which process served what.
+  const log = cluster.worker ? rootLog.child({ instance: cluster.worker.id }) : rootLog;
+  // Several processes: this one prepares the database and forks them (each runs the rest of this function).
+  if (config.instances > 1 && cluster.isPrimary) {
+    await runPrimary(config, log);
+    return;
+  }
+  // A process of several: the primary migrated, created the demo data, chose the port and announces the server.
+  const primary = cluster.isPrimary;
+  const secrets = primary ? await prepareDatabase(config) : undefined;
   const db = createDatabase(config.databaseUrl);
-  await migrate(db, config.environment);
-  const secrets = await seedDemoData(db, systemClock, config.environment);
-  // PORT=0 asks for any free port: take one now, so every URL the server builds (invoice links) names it.
-  const port = config.port === 0 ? await freePort(config.host) : config.port;
-  const baseUrl = process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
+  const { port, baseUrl } = await addressOf(config);
   const serverConfig = { ...config, port, baseUrl };
   // Made once: the app and the worker share them (a key revoked or a clock moved by either is forgotten by both).
   const instances = await createInstances({ db, config: serverConfig, log, wall: systemClock });
@@ -56,17 +51,7 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const written = writeCredentials(
-    config.credentialsFile,
-    { environment: config.environment, baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm` },
-    secrets,
-  );
-  log.info({ baseUrl, docs: `${baseUrl}/docs`, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@') }, 'payment gateway listening');
-  if (secrets) log.info({ credentialsFile: config.credentialsFile }, 'demo data created; the credentials are in the credentials file (shown nowhere else)');
-  else if (!written) log.warn({ credentialsFile: config.credentialsFile }, 'the credentials file is missing; the secrets of the existing data cannot be shown again');
-  // In a terminal, plain lines that paste as printed; in JSON, the command as a field (`jq -r .tokenCommand`).
-  if (config.logFormat === 'pretty') process.stdout.write(`${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`);
-  else log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand; the docs are at docs');
+  if (primary) announce(config, baseUrl, secrets, log);
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
   const worker = new Worker({ db, config: serverConfig, wall: systemClock, log, instances }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);
   if (config.workerIntervalMs > 0) worker.start();

@@ -112,6 +112,7 @@ export const customersHandlers = {
           paymentMethodsCount: customer.paymentMethodsCount,
         })),
         total: page.total,
+        totalIsExact: page.totalIsExact,
       },
     };
   },

@@ -59,5 +59,6 @@ export function createLogger(level: string, destination: pino.DestinationStream 
  */
 export function accessLogger(log: Logger): Logger {
   const destination = (log as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as pino.DestinationStream;
-  return pino({ level: log.level, base: { service: 'payment-gateway' }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  // The log's bindings (the service, and the instance of several) name the access lines too.
+  return pino({ level: log.level, base: { service: 'payment-gateway', ...log.bindings() }, timestamp: pino.stdTimeFunctions.isoTime }, destination);
 }

@@ -24,34 +24,50 @@ export interface ListSpec {
    * A condition that every row the search matches also meets and that an index serves (a trigram index
    * over the searchable text), added before the exact match for searches of at least `minLength` characters.
    */
-  searchIndex?: { minLength: number; where: (query: Knex.QueryBuilder, search: string) => void | Promise<void> };
+  searchIndex?: { minLength: number; where: (query: Knex.QueryBuilder, search: string) => Promise<IndexedSearch> };
+}
+
+/** What a search index found out while narrowing a query. */
+export interface IndexedSearch {
+  /** More rows match than this many, which the list answers as its total instead of counting them all. */
+  readonly atLeast?: number;
 }
 
 /**
- * Applies search and date range to a query, in place (before counting; the search index may look its
- * candidates up once). Resolves to nothing: a Knex builder is a thenable, so a promise of one would run it.
+ * Applies date range and search to a query, in place (before counting). The search index comes last, so that
+ * its look-up sees every other condition; it may say the total is only known to be above a bound. Resolves to
+ * a plain object: a Knex builder is a thenable, so a promise of one would run it.
  */
-export async function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Promise<void> {
-  const search = list.search?.trim();
-  if (search) {
-    if (spec.searchIndex && search.length >= spec.searchIndex.minLength) await spec.searchIndex.where(query, search);
-    const pattern = likePattern(search);
-    void query.where((q) => {
-      for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
-    });
-  }
+export async function applyFilters(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec): Promise<IndexedSearch> {
   if (list.dateFrom) void query.where(spec.dateColumn, '>=', normalizeDateTime(list.dateFrom, 'dateFrom'));
   if (list.dateTo) void query.where(spec.dateColumn, '<=', normalizeDateTime(list.dateTo, 'dateTo'));
+  const search = list.search?.trim();
+  if (!search) return {};
+  const pattern = likePattern(search);
+  void query.where((q) => {
+    for (const column of spec.searchable) void q.orWhereRaw(`lower(${column}) like ? escape '\\'`, [pattern]);
+  });
+  if (spec.searchIndex && search.length >= spec.searchIndex.minLength) return spec.searchIndex.where(query, search);
+  return {};
+}
+
+/** One page of a list: its rows, and the rows of all pages (a lower bound when `totalIsExact` is false). */
+export interface Page {
+  readonly rows: Record<string, unknown>[];
+  readonly total: number;
+  readonly totalIsExact: boolean;
 }
 
 /**
  * Runs a filtered query as one page: `items` (rows of the page) and `total` (rows of all pages). `total`,
- * when given, answers the count instead of counting (a counter kept for the unfiltered list).
+ * when given, answers the count instead of counting (a counter kept for the unfiltered list); a search index
+ * that found more matches than it counts answers its bound instead.
  */
-export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec, total?: () => Promise<number>): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-  await applyFilters(query, list, spec);
+export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: ListSpec, total?: () => Promise<number>): Promise<Page> {
+  const indexed = await applyFilters(query, list, spec);
   const filtered = query;
-  const counted = total ? { total: await total() } : (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const counted = indexed.atLeast !== undefined ? { total: indexed.atLeast }
+    : total ? { total: await total() } : (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
   const page = list.page ?? 0;
   const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);
   const field = list.orderBy !== undefined && list.orderBy in spec.orderable ? list.orderBy : spec.defaultOrder;
@@ -63,5 +79,5 @@ export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: Li
     .orderByRaw(`${expression} ${direction}${nulls}, ${spec.idColumn} ${direction}`)
     .limit(pageSize)
     .offset(page * pageSize)) as Record<string, unknown>[];
-  return { rows, total: Number(counted?.total ?? 0) };
+  return { rows, total: Number(counted?.total ?? 0), totalIsExact: indexed.atLeast === undefined };
 }

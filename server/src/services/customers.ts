@@ -177,7 +177,7 @@ export async function deleteCustomer(scope: Scope, id: string): Promise<void> {
 }
 
 /** Customers of the given merchants (one, or all of a partner's). */
-export function searchCustomers(deps: Deps, merchantIds: readonly string[], query: ListQuery & { customerId?: string }): Promise<{ items: CustomerListRecord[]; total: number }> {
+export function searchCustomers(deps: Deps, merchantIds: readonly string[], query: ListQuery & { customerId?: string }): Promise<{ items: CustomerListRecord[]; total: number; totalIsExact: boolean }> {
   return customers.searchCustomers(deps.db, merchantIds, query);
 }
 

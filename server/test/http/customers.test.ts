@@ -382,7 +382,7 @@ describe.each(engines())('customer search (%s)', (engine) => {
     expect(first.items.map((c) => c.id)).toEqual(ids.slice(0, 15));
     const second = await search({ page: 1 });
     expect(second.items.map((c) => c.id)).toEqual(ids.slice(15));
-    expect(await search({ page: 5 })).toEqual({ items: [], total: 17 });
+    expect(await search({ page: 5 })).toEqual({ items: [], total: 17, totalIsExact: true });
     expect((await search({ pageSize: 4, page: 1 })).items.map((c) => c.id)).toEqual(ids.slice(4, 8));
   });
 
@@ -413,7 +413,7 @@ describe.each(engines())('customer search (%s)', (engine) => {
     expect((await search({ search: 'C07@EXAMPLE' })).items.map((c) => c.id)).toEqual([ids[7]]);
     expect((await search({ search: '5551008' })).items.map((c) => c.id)).toEqual([ids[8]]);
     expect((await search({ search: 'example.com' })).total).toBe(17);
-    expect((await search({ search: 'nobody' }))).toEqual({ items: [], total: 0 });
+    expect((await search({ search: 'nobody' }))).toEqual({ items: [], total: 0, totalIsExact: true });
     // LIKE wildcards are text.
     expect((await search({ search: '%' })).total).toBe(0);
   });

@@ -1,0 +1,51 @@
+// What `npm start` does before and after listening, shared by one process (main.ts) and the primary of several
+// (cluster.ts): migrate and create the demo data, pick the port, and announce the server with its credentials.
+import { createServer, type AddressInfo } from 'node:net';
+import type { ServerConfig } from './config.ts';
+import { createDatabase, migrate } from './db/knex.ts';
+import { seedDemoData, writeCredentials, type CredentialsFile } from './db/seed.ts';
+import type { Logger } from './platform/log.ts';
+import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
+import { systemClock } from './platform/time.ts';
+
+type Secrets = Awaited<ReturnType<typeof seedDemoData>>;
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => { resolve(port); });
+    });
+  });
+}
+
+/** The database brought to the latest version, with the demo data on first start (its secrets, once). */
+export async function prepareDatabase(config: ServerConfig): Promise<Secrets> {
+  const db = createDatabase(config.databaseUrl);
+  try {
+    await migrate(db, config.environment);
+    return await seedDemoData(db, systemClock, config.environment);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The port to listen on and the base URL every link names: PORT=0 asks for any free port, taken now. */
+export async function addressOf(config: ServerConfig): Promise<{ port: number; baseUrl: string }> {
+  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  return { port, baseUrl: process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`) };
+}
+
+/** Writes the credentials file and says where the server is and how to get a token. */
+export function announce(config: ServerConfig, baseUrl: string, secrets: Secrets, log: Logger, instances = 1): void {
+  const addresses: Pick<CredentialsFile, 'environment' | 'baseUrl' | 'authUrl' | 'crmAuthUrl'> = { environment: config.environment, baseUrl, authUrl: baseUrl, crmAuthUrl: `${baseUrl}/crm` };
+  const written = writeCredentials(config.credentialsFile, addresses, secrets);
+  log.info({ baseUrl, docs: `${baseUrl}/docs`, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@'), instances }, 'payment gateway listening');
+  if (secrets) log.info({ credentialsFile: config.credentialsFile }, 'demo data created; the credentials are in the credentials file (shown nowhere else)');
+  else if (!written) log.warn({ credentialsFile: config.credentialsFile }, 'the credentials file is missing; the secrets of the existing data cannot be shown again');
+  // In a terminal, plain lines that paste as printed; in JSON, the command as a field (`jq -r .tokenCommand`).
+  if (config.logFormat === 'pretty') process.stdout.write(`${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`);
+  else log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand; the docs are at docs');
+}

@@ -1,0 +1,93 @@
+// Several processes on one port (PGW_INSTANCES, PostgreSQL): `npm start` with two instances prepares the
+// database once, both instances serve requests on the one port (the log names which), writes from both keep the
+// merchant's records whole, and SIGTERM to the primary stops every instance. SQLite refuses more than one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import knex from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const admin = process.env.PGW_TEST_DATABASE_URL;
+if (!admin) console.warn('\n*** SKIPPING the cluster test: PGW_TEST_DATABASE_URL is not set (.ci/run sets it) ***\n');
+
+describe('PGW_INSTANCES', () => {
+  it('is refused beyond 1 on SQLite, and beyond 64, with the reason', () => {
+    expect(() => loadConfig({ PGW_INSTANCES: '2' }, '/tmp', false)).toThrow(ConfigError);
+    expect(() => loadConfig({ PGW_INSTANCES: '2' }, '/tmp', false)).toThrow(/needs DATABASE_URL=postgres/);
+    expect(() => loadConfig({ PGW_INSTANCES: '65', DATABASE_URL: 'postgres://x/y' }, '/tmp', false)).toThrow(/at most 64/);
+    expect(() => loadConfig({ PGW_INSTANCES: 'two', DATABASE_URL: 'postgres://x/y' }, '/tmp', false)).toThrow(/whole number/);
+    expect(loadConfig({}, '/tmp', false).instances).toBe(1);
+    expect(loadConfig({ PGW_INSTANCES: '4', DATABASE_URL: 'postgres://x/y' }, '/tmp', false).instances).toBe(4);
+  });
+});
+
+describe.runIf(admin !== undefined)('two instances on one port (PostgreSQL)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgw-cluster-'));
+  const name = `cluster_${randomBytes(6).toString('hex')}`;
+  let child: ChildProcess | undefined;
+  let output = '';
+  afterAll(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      // The group: the primary and its instances.
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      await exited;
+    }
+    const db = knex({ client: 'pg', connection: admin });
+    await db.raw(`drop database if exists ${name} with (force)`);
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves from both, keeps the records whole, and stops both on SIGTERM', { timeout: 120_000 }, async () => {
+    const db = knex({ client: 'pg', connection: admin });
+    await db.raw(`create database ${name}`);
+    await db.destroy();
+    const url = new URL(admin ?? '');
+    url.pathname = `/${name}`;
+    const credentialsFile = path.join(dir, 'credentials.json');
+    const started = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: url.toString(), PGW_INSTANCES: '2', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', PGW_LOG_FORMAT: 'json', PGW_CREDENTIALS_FILE: credentialsFile },
+    });
+    child = started;
+    started.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    started.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const match = /"baseUrl":"(http:\/\/127\.0\.0\.1:\d+)".*"instances":2/.exec(output);
+        if (match?.[1]) { clearInterval(timer); resolve(match[1]); }
+      }, 50);
+      started.once('exit', (code) => { clearInterval(timer); reject(new Error(`the server exited with ${String(code)}: ${output.slice(-2000)}`)); });
+    });
+    // The demo data was made once (two merchants, not four), by the primary.
+    expect(output.match(/demo data created/g)).toHaveLength(1);
+    const merchant = (JSON.parse(readFileSync(credentialsFile, 'utf8')) as { merchants: { clientId: string; clientSecret: string }[] }).merchants[0];
+    const tokenRes = await fetch(`${baseUrl}/oauth2/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: merchant?.clientId ?? '', client_secret: merchant?.clientSecret ?? '' }),
+    });
+    expect(tokenRes.status).toBe(200);
+    const headers = { authorization: `Bearer ${((await tokenRes.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' };
+    const list = async (): Promise<number> => ((await (await fetch(`${baseUrl}/pay-api/v1/customers?pageSize=1`, { headers })).json()) as { total: number }).total;
+    const before = await list();
+    // 60 creates, each on a connection of its own (fetch without keep-alive reuse across the burst).
+    const created = await Promise.all(Array.from({ length: 60 }, (_, i) => fetch(`${baseUrl}/pay-api/v1/customers`, {
+      method: 'POST', headers: { ...headers, connection: 'close' }, body: JSON.stringify({ firstName: `Both${String(i)}`, lastName: 'Instances' }),
+    }).then((res) => res.status)));
+    expect(created.every((status) => status === 200)).toBe(true);
+    expect(await list()).toBe(before + 60);
+    const servedBy = new Set([...output.matchAll(/"instance":(\d+)[^\n]*"path":"\/pay-api\/v1\/customers"/g)].map((m) => m[1]));
+    expect(servedBy.size, output.slice(-3000)).toBe(2);
+    // SIGTERM to the primary alone: it passes it on, each instance drains, and the primary exits 0.
+    const exited = new Promise<number | null>((resolve) => started.once('exit', resolve));
+    started.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/stopping: every instance drains/);
+    expect(output.match(/stopping: draining requests and the worker/g)).toHaveLength(2);
+  });
+});
