@@ -406,6 +406,46 @@ export interface TerminalsHandlers<Ctx = RequestContext> {
 }
 
 /**
+ * The operations tagged "Quick Payments".
+ *
+ * Payment links (quick payments) with a hosted payment page (designed operations).
+ */
+export interface QuickPaymentsHandlers<Ctx = RequestContext> {
+  /**
+   * List the merchant's payment links
+   *
+   * Lists the merchant's payment links. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `status` keeps the links in that status. A link whose expiresOn has passed on the merchant's business clock is listed as Expired.
+   *
+   * `GET /pay-api/v1/quick-payments`
+   */
+  listQuickPayments(input: op.ListQuickPaymentsInput, context: Ctx): Promise<op.ListQuickPaymentsResult>;
+  /**
+   * Create a payment link
+   *
+   * Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays the amount once, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each a transaction with creatorTypeId 5 (QuickPayment); the payment moves the link to Paid and emits `quick_payment.paid`. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes unpaid, the link is Expired and its page refuses payment.
+   *
+   * `POST /pay-api/v1/quick-payments`
+   */
+  createQuickPayment(input: op.CreateQuickPaymentInput, context: Ctx): Promise<op.CreateQuickPaymentResult>;
+  /**
+   * Read a payment link
+   *
+   * Reads a payment link of the merchant: its amount, description, page address, status and, once paid, the transaction that paid it. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
+   *
+   * `GET /pay-api/v1/quick-payments/{quickPaymentId}`
+   */
+  getQuickPayment(input: op.GetQuickPaymentInput, context: Ctx): Promise<op.GetQuickPaymentResult>;
+  /**
+   * Cancel a payment link
+   *
+   * Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment. No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
+   *
+   * `POST /pay-api/v1/quick-payments/{quickPaymentId}/cancel`
+   */
+  cancelQuickPayment(input: op.CancelQuickPaymentInput, context: Ctx): Promise<op.CancelQuickPaymentResult>;
+}
+
+/**
  * The operations tagged "API Keys".
  *
  * The merchant's API keys (client id and client secret).
@@ -852,6 +892,8 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * - Card expiry: an Authorized or PartiallyAuthorized transaction not captured 7 days after its
    *   createdOn becomes Expired (6).
    * - Invoices: a Due invoice whose due date has passed becomes PastDue.
+   * - Payment links: an Active link whose expiresOn has passed becomes Expired (no event: the interface
+   *   has none).
    * - Webhooks: delivery attempts and retries whose time has come are queued, not made during the
    *   request: the answer does not wait on any receiver. The delivery engine makes them right after
    *   the advance (within a moment), each at the time it fell due on the sandbox clock, so a failed
@@ -1007,6 +1049,23 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * `POST /sandbox/v1/terminals/{terminalId}/paper-status`
    */
   setSandboxTerminalPaperStatus(input: op.SetSandboxTerminalPaperStatusInput, context: Ctx): Promise<op.SetSandboxTerminalPaperStatusResult>;
+  /**
+   * Pay a payment link as a customer would
+   *
+   * Pay an Active payment link as a customer does on its page, without a browser: the page's own card
+   * payment with the approving test card 4111111111111111 for the link's amount (a card sale with
+   * creatorTypeId 5, QuickPayment). Approved, the link is Paid with the sale's transactionId and
+   * `quick_payment.paid` is emitted, in one transaction; a magic amount that declines leaves the link
+   * Active (the declined sale is in the transactions). No body. A Paid, Expired or Cancelled link (or an
+   * Active one whose expiresOn has passed) answers 400 with errorCode `quick_payment_not_active`, charges
+   * nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
+   *
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   *
+   * `POST /sandbox/v1/quick-payments/{quickPaymentId}/pay`
+   */
+  paySandboxQuickPayment(input: op.PaySandboxQuickPaymentInput, context: Ctx): Promise<op.PaySandboxQuickPaymentResult>;
 }
 
 /** Every handler group: an implementation of the whole document. */
@@ -1029,6 +1088,8 @@ export interface Handlers<Ctx = RequestContext> {
   devices: DevicesHandlers<Ctx>;
   /** The "Terminals" operations. */
   terminals: TerminalsHandlers<Ctx>;
+  /** The "Quick Payments" operations. */
+  quickPayments: QuickPaymentsHandlers<Ctx>;
   /** The "API Keys" operations. */
   apiKeys: ApiKeysHandlers<Ctx>;
   /** The "Categories" operations. */

@@ -655,6 +655,78 @@ export type GetTerminalResult =
   | { status: 431; contentType?: 'application/json'; body: operations['getTerminal']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['getTerminal']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `listQuickPayments` handler receives (validated against the document). */
+export interface ListQuickPaymentsInput {
+  path: Record<string, never>;
+  query: NonNullable<operations['listQuickPayments']['parameters']['query']>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['listQuickPayments']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `listQuickPayments` handler may answer: each status the document allows, with its body. */
+export type ListQuickPaymentsResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['listQuickPayments']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['listQuickPayments']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['listQuickPayments']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listQuickPayments']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['listQuickPayments']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `createQuickPayment` handler receives (validated against the document). */
+export interface CreateQuickPaymentInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['createQuickPayment']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['createQuickPayment']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['createQuickPayment']['requestBody']['content']['application/json'];
+}
+
+/** What the `createQuickPayment` handler may answer: each status the document allows, with its body. */
+export type CreateQuickPaymentResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['createQuickPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `getQuickPayment` handler receives (validated against the document). */
+export interface GetQuickPaymentInput {
+  path: operations['getQuickPayment']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['getQuickPayment']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `getQuickPayment` handler may answer: each status the document allows, with its body. */
+export type GetQuickPaymentResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['getQuickPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `cancelQuickPayment` handler receives (validated against the document). */
+export interface CancelQuickPaymentInput {
+  path: operations['cancelQuickPayment']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['cancelQuickPayment']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['cancelQuickPayment']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `cancelQuickPayment` handler may answer: each status the document allows, with its body. */
+export type CancelQuickPaymentResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listApiKeys` handler receives (validated against the document). */
 export interface ListApiKeysInput {
   path: Record<string, never>;
@@ -1593,6 +1665,25 @@ export type SetSandboxTerminalPaperStatusResult =
   | { status: 422; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['setSandboxTerminalPaperStatus']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `paySandboxQuickPayment` handler receives (validated against the document). */
+export interface PaySandboxQuickPaymentInput {
+  path: operations['paySandboxQuickPayment']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['paySandboxQuickPayment']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['paySandboxQuickPayment']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `paySandboxQuickPayment` handler may answer: each status the document allows, with its body. */
+export type PaySandboxQuickPaymentResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['paySandboxQuickPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 /** Every operationId of the document, each by its own name: `OperationId.getCustomer`. */
 export const OperationId = {
     requestToken: 'requestToken',
@@ -1630,6 +1721,10 @@ export const OperationId = {
     listTerminals: 'listTerminals',
     registerTerminal: 'registerTerminal',
     getTerminal: 'getTerminal',
+    listQuickPayments: 'listQuickPayments',
+    createQuickPayment: 'createQuickPayment',
+    getQuickPayment: 'getQuickPayment',
+    cancelQuickPayment: 'cancelQuickPayment',
     listApiKeys: 'listApiKeys',
     createApiKey: 'createApiKey',
     deleteApiKey: 'deleteApiKey',
@@ -1681,6 +1776,7 @@ export const OperationId = {
     deleteSandboxMerchant: 'deleteSandboxMerchant',
     resetSandbox: 'resetSandbox',
     setSandboxTerminalPaperStatus: 'setSandboxTerminalPaperStatus',
+    paySandboxQuickPayment: 'paySandboxQuickPayment',
   } as const;
 /** The operationId of an operation of the document. */
 export type OperationId = (typeof OperationId)[keyof typeof OperationId];
@@ -1722,6 +1818,10 @@ export interface HandlerTypes {
   listTerminals: { input: ListTerminalsInput; result: ListTerminalsResult };
   registerTerminal: { input: RegisterTerminalInput; result: RegisterTerminalResult };
   getTerminal: { input: GetTerminalInput; result: GetTerminalResult };
+  listQuickPayments: { input: ListQuickPaymentsInput; result: ListQuickPaymentsResult };
+  createQuickPayment: { input: CreateQuickPaymentInput; result: CreateQuickPaymentResult };
+  getQuickPayment: { input: GetQuickPaymentInput; result: GetQuickPaymentResult };
+  cancelQuickPayment: { input: CancelQuickPaymentInput; result: CancelQuickPaymentResult };
   listApiKeys: { input: ListApiKeysInput; result: ListApiKeysResult };
   createApiKey: { input: CreateApiKeyInput; result: CreateApiKeyResult };
   deleteApiKey: { input: DeleteApiKeyInput; result: DeleteApiKeyResult };
@@ -1773,6 +1873,7 @@ export interface HandlerTypes {
   deleteSandboxMerchant: { input: DeleteSandboxMerchantInput; result: DeleteSandboxMerchantResult };
   resetSandbox: { input: ResetSandboxInput; result: ResetSandboxResult };
   setSandboxTerminalPaperStatus: { input: SetSandboxTerminalPaperStatusInput; result: SetSandboxTerminalPaperStatusResult };
+  paySandboxQuickPayment: { input: PaySandboxQuickPaymentInput; result: PaySandboxQuickPaymentResult };
 }
 
 /** Every operation of the document, as the router binds it. */
@@ -2124,6 +2225,46 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       path: '/pay-api/v1/terminals/{terminalId}',
       pathParams: [{ name: 'terminalId', expressName: 'terminalId' }],
       headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'listQuickPayments',
+      group: 'quickPayments',
+      method: 'get',
+      path: '/pay-api/v1/quick-payments',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'createQuickPayment',
+      group: 'quickPayments',
+      method: 'post',
+      path: '/pay-api/v1/quick-payments',
+      pathParams: [],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'getQuickPayment',
+      group: 'quickPayments',
+      method: 'get',
+      path: '/pay-api/v1/quick-payments/{quickPaymentId}',
+      pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'cancelQuickPayment',
+      group: 'quickPayments',
+      method: 'post',
+      path: '/pay-api/v1/quick-payments/{quickPaymentId}/cancel',
+      pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: [],
       security: [['bearerAuth']],
     },
@@ -2635,6 +2776,16 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [{ name: 'terminalId', expressName: 'terminalId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'paySandboxQuickPayment',
+      group: 'sandbox',
+      method: 'post',
+      path: '/sandbox/v1/quick-payments/{quickPaymentId}/pay',
+      pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
       security: [['bearerAuth']],
     },
   ];

@@ -65,6 +65,10 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     listTerminals: (input, context) => h.terminals.listTerminals(input, context),
     registerTerminal: (input, context) => h.terminals.registerTerminal(input, context),
     getTerminal: (input, context) => h.terminals.getTerminal(input, context),
+    listQuickPayments: (input, context) => h.quickPayments.listQuickPayments(input, context),
+    createQuickPayment: (input, context) => h.quickPayments.createQuickPayment(input, context),
+    getQuickPayment: (input, context) => h.quickPayments.getQuickPayment(input, context),
+    cancelQuickPayment: (input, context) => h.quickPayments.cancelQuickPayment(input, context),
     listApiKeys: (input, context) => h.apiKeys.listApiKeys(input, context),
     createApiKey: (input, context) => h.apiKeys.createApiKey(input, context),
     deleteApiKey: (input, context) => h.apiKeys.deleteApiKey(input, context),
@@ -116,6 +120,7 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     deleteSandboxMerchant: (input, context) => h.sandbox.deleteSandboxMerchant(input, context),
     resetSandbox: (input, context) => h.sandbox.resetSandbox(input, context),
     setSandboxTerminalPaperStatus: (input, context) => h.sandbox.setSandboxTerminalPaperStatus(input, context),
+    paySandboxQuickPayment: (input, context) => h.sandbox.paySandboxQuickPayment(input, context),
   };
   return createRouterFromRoutes<HandlerTypes, Ctx>({ ...options, apiSpec, routes, dispatch });
 }

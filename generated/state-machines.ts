@@ -152,6 +152,30 @@ export const terminalPaperStateMachine = {
 } as const satisfies StateMachine<TerminalPaperStatus, TerminalPaperTrigger, TransactionResponseCode, WebhookEventName>;
 /** A row of the terminalPaper state machine, with its literal types. */
 export type TerminalPaperTransition = (typeof terminalPaperStateMachine.transitions)[number];
+/** The status ids of the quickPayment state machine (QuickPaymentStatus). */
+export type QuickPaymentStatus = 'Active' | 'Paid' | 'Expired' | 'Cancelled';
+/** The triggers of the quickPayment state machine: operationIds, and the network and time events under `triggers`. */
+export type QuickPaymentTrigger = 'createQuickPayment' | 'page.paymentApproved' | 'paySandboxQuickPayment' | 'time.expiresOnPassed' | 'cancelQuickPayment';
+/** The quickPayment state machine (QuickPaymentStatus). A trigger with no row for a status is forbidden there. */
+export const quickPaymentStateMachine = {
+  name: 'quickPayment',
+  schema: 'QuickPaymentStatus',
+  statuses: { Active: 'Active', Paid: 'Paid', Expired: 'Expired', Cancelled: 'Cancelled' },
+  refusal: { kind: 'errorCode', errorCodes: { cancelQuickPayment: 'quick_payment_not_active', paySandboxQuickPayment: 'quick_payment_not_active' } },
+  triggers: {
+    'page.paymentApproved': 'The customer\'s card sale or ACH debit made on the link\'s page is approved.',
+    'time.expiresOnPassed': 'The link\'s expiresOn passes on the merchant\'s business clock (the worker, the sandbox clock advance or a read of the link moves it).',
+  },
+  transitions: [
+    { from: null, trigger: 'createQuickPayment', to: 'Active', responseCodes: [], event: 'quick_payment.created', types: null, provenance: 'designed', note: null },
+    { from: 'Active', trigger: 'page.paymentApproved', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The card sale or ACH debit (creator type QuickPayment) is made in the same transaction; a decline leaves the link Active.' },
+    { from: 'Active', trigger: 'paySandboxQuickPayment', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The sandbox stands in for a customer paying on the page (the approving test card, the page\'s own service).' },
+    { from: 'Active', trigger: 'time.expiresOnPassed', to: 'Expired', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The interface has no expiry event.' },
+    { from: 'Active', trigger: 'cancelQuickPayment', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The interface has no cancellation event.' },
+  ],
+} as const satisfies StateMachine<QuickPaymentStatus, QuickPaymentTrigger, TransactionResponseCode, WebhookEventName>;
+/** A row of the quickPayment state machine, with its literal types. */
+export type QuickPaymentTransition = (typeof quickPaymentStateMachine.transitions)[number];
 /** The triggers of the invoice state machine: operationIds, and the network and time events under `triggers`. */
 export type InvoiceTrigger = 'createInvoice' | 'publishInvoice' | 'updateInvoice' | 'deleteInvoice' | 'cancelInvoice' | 'markInvoiceAsPaid' | 'submitInvoiceCardPayment' | 'submitInvoiceAchPayment' | 'sendInvoiceEmailNotification' | 'sendInvoiceSmsNotification' | 'downloadInvoicePdf' | 'time.dueDatePassed' | 'payment.returned';
 /** The invoice state machine (InvoiceStatus). A trigger with no row for a status is forbidden there. */
@@ -224,4 +248,4 @@ export const webhookDeliveryStateMachine = {
 /** A row of the webhookDelivery state machine, with its literal types. */
 export type WebhookDeliveryTransition = (typeof webhookDeliveryStateMachine.transitions)[number];
 /** Every state machine of the document. */
-export const stateMachines = [achStateMachine, cardStateMachine, terminalPaperStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;
+export const stateMachines = [achStateMachine, cardStateMachine, terminalPaperStateMachine, quickPaymentStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;

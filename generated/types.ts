@@ -726,6 +726,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay-api/v1/quick-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's payment links
+         * @description Lists the merchant's payment links. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `status` keeps the links in that status. A link whose expiresOn has passed on the merchant's business clock is listed as Expired.
+         */
+        get: operations["listQuickPayments"];
+        put?: never;
+        /**
+         * Create a payment link
+         * @description Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays the amount once, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each a transaction with creatorTypeId 5 (QuickPayment); the payment moves the link to Paid and emits `quick_payment.paid`. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes unpaid, the link is Expired and its page refuses payment.
+         */
+        post: operations["createQuickPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/quick-payments/{quickPaymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a payment link
+         * @description Reads a payment link of the merchant: its amount, description, page address, status and, once paid, the transaction that paid it. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
+         */
+        get: operations["getQuickPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/quick-payments/{quickPaymentId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment link
+         * @description Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment. No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
+         */
+        post: operations["cancelQuickPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay-api/v1/merchants/tokens": {
         parameters: {
             query?: never;
@@ -1502,6 +1572,8 @@ export interface paths {
          *     - Card expiry: an Authorized or PartiallyAuthorized transaction not captured 7 days after its
          *       createdOn becomes Expired (6).
          *     - Invoices: a Due invoice whose due date has passed becomes PastDue.
+         *     - Payment links: an Active link whose expiresOn has passed becomes Expired (no event: the interface
+         *       has none).
          *     - Webhooks: delivery attempts and retries whose time has come are queued, not made during the
          *       request: the answer does not wait on any receiver. The delivery engine makes them right after
          *       the advance (within a moment), each at the time it fell due on the sandbox clock, so a failed
@@ -1732,6 +1804,38 @@ export interface paths {
          *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
          */
         post: operations["setSandboxTerminalPaperStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/v1/quick-payments/{quickPaymentId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The payment link to pay. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a payment link as a customer would
+         * @description Pay an Active payment link as a customer does on its page, without a browser: the page's own card
+         *     payment with the approving test card 4111111111111111 for the link's amount (a card sale with
+         *     creatorTypeId 5, QuickPayment). Approved, the link is Paid with the sale's transactionId and
+         *     `quick_payment.paid` is emitted, in one transaction; a magic amount that declines leaves the link
+         *     Active (the declined sale is in the transactions). No body. A Paid, Expired or Cancelled link (or an
+         *     Active one whose expiresOn has passed) answers 400 with errorCode `quick_payment_not_active`, charges
+         *     nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
+         *
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
+         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         */
+        post: operations["paySandboxQuickPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2325,9 +2429,9 @@ export interface webhooks {
          * Quick payment link created
          * @description Quick payment link created (category Quick Payments, event id 25).
          *
-         *     Emitted when a quick payment link is created. No operation of this API manages quick payments: they are created through the gateway's other channels (for example the merchant portal).
+         *     Emitted when a payment link is created (createQuickPayment, a designed operation): the creation row of the QuickPaymentStatus state machine.
          *
-         *     **Body.** `type` is `quick_payment.created`; `data` is the link (WebhookQuickPayment, a designed shape: no endpoint returns quick payments).
+         *     **Body.** `type` is `quick_payment.created`; `data` is the link as getQuickPayment returns it (QuickPayment, a designed shape).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -2351,9 +2455,9 @@ export interface webhooks {
          * Quick payment link paid
          * @description Quick payment link paid (category Quick Payments, event id 26).
          *
-         *     Emitted when a customer pays a quick payment link (status Paid); `transactionId` names the payment (its transaction has creator type QuickPayment). No operation of this API manages quick payments.
+         *     Emitted when a customer pays a payment link on its page (status Active to Paid, the QuickPaymentStatus state machine); `transactionId` names the payment (a card sale or an ACH debit with creator type QuickPayment), made in the same transaction. In the sandbox, paySandboxQuickPayment pays a link without a browser.
          *
-         *     **Body.** `type` is `quick_payment.paid`; `data` is the paid link (WebhookQuickPayment, designed).
+         *     **Body.** `type` is `quick_payment.paid`; `data` is the paid link as getQuickPayment returns it (QuickPayment, designed).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -4789,6 +4893,98 @@ export interface components {
             name?: string | null;
         };
         /**
+         * QuickPaymentStatus
+         * @description Status of a payment link. Active: can be paid. Paid: paid once (a link is paid at most once). Expired: expiresOn passed unpaid (on the merchant's business clock). Cancelled: withdrawn by the merchant. Paid, Expired and Cancelled are final. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @example Active
+         * @enum {string}
+         */
+        QuickPaymentStatus: "Active" | "Paid" | "Expired" | "Cancelled";
+        /**
+         * QuickPayment
+         * @description A payment link: a hosted payment page for a fixed amount that a customer opens and pays once, by card or bank account. What createQuickPayment, getQuickPayment, listQuickPayments and cancelQuickPayment answer, and the `data` of the quick payment events (the fields of the interface's WebhookQuickPayment).
+         * @example {
+         *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+         *       "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+         *       "amount": 49.5,
+         *       "description": "Deposit for order 10482",
+         *       "status": "Active",
+         *       "transactionId": null,
+         *       "paidOn": null,
+         *       "expiresOn": "2025-03-28T10:15:00Z",
+         *       "createdOn": "2025-03-14T10:15:00Z"
+         *     }
+         */
+        QuickPayment: {
+            /**
+             * Format: uuid
+             * @description The link identifier.
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description The absolute address of the link's payment page on this server, to share with the customer.
+             */
+            url: string;
+            /** @description Amount to pay, USD (a credit card, a debit card and a bank account pay the same amount). */
+            amount: number;
+            /** @description What the payment is for, shown on the page. */
+            description: string | null;
+            /** @description Active: can be paid. Paid: paid once. Expired: expiresOn passed unpaid. Cancelled: withdrawn by the merchant. */
+            status: components["schemas"]["QuickPaymentStatus"];
+            /**
+             * Format: uuid
+             * @description The transaction that paid the link (its creatorTypeId is 5, QuickPayment); null until it is paid.
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the link was paid (the merchant's business clock); null until then.
+             */
+            paidOn: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops accepting payment (the merchant's business clock); null when it does not expire.
+             */
+            expiresOn: string | null;
+            /**
+             * Format: date-time
+             * @description When the link was created (the merchant's business clock).
+             */
+            createdOn: string;
+        };
+        /**
+         * QuickPaymentList
+         * @description A page of the merchant's payment links.
+         */
+        QuickPaymentList: {
+            items: components["schemas"]["QuickPayment"][];
+            /**
+             * Format: int32
+             * @description Number of links matching the query, over all pages.
+             */
+            total: number;
+        };
+        /**
+         * QuickPaymentRequest
+         * @description A payment link to create. `expiresOn`, when given, must be later than the merchant's business clock now (400 validation_failed naming expiresOn otherwise); absent or null, the link does not expire.
+         * @example {
+         *       "amount": 49.5,
+         *       "description": "Deposit for order 10482",
+         *       "expiresOn": "2025-03-28T10:15:00Z"
+         *     }
+         */
+        QuickPaymentRequest: {
+            /** @description Amount to pay in USD, greater than 0, at most two decimal places. */
+            amount: number;
+            /** @description What the payment is for, shown to the customer on the page. */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When the link stops accepting payment (ISO 8601, on the merchant's business clock); null or absent for never.
+             */
+            expiresOn?: string | null;
+        };
+        /**
          * ApiKey
          * @description An API key of the merchant, without its secret: the client secret is shown once, when the key is created, and is stored hashed. A deleted key is revoked: it stays listed with isActive false, its tokens stop working and no new token is issued for it.
          * @example {
@@ -6594,6 +6790,7 @@ export interface components {
          *       "cardExpired": 0,
          *       "settlementBatches": 1,
          *       "invoicesPastDue": 0,
+         *       "quickPaymentsExpired": 0,
          *       "webhookAttempts": 7
          *     }
          */
@@ -6640,6 +6837,11 @@ export interface components {
             invoicesPastDue: number;
             /**
              * Format: int32
+             * @description Payment links whose expiresOn passed unpaid (Active to Expired).
+             */
+            quickPaymentsExpired: number;
+            /**
+             * Format: int32
              * @description Webhook delivery attempts that fell due (first attempts and retries) and were queued; the advance does not wait on receivers. The delivery engine makes them right after the advance, each at the time it fell due, so the retries they schedule inside the advanced span follow; the delivery log shows them.
              */
             webhookAttempts: number;
@@ -6660,6 +6862,7 @@ export interface components {
          *         "cardExpired": 0,
          *         "settlementBatches": 1,
          *         "invoicesPastDue": 0,
+         *         "quickPaymentsExpired": 0,
          *         "webhookAttempts": 7
          *       }
          *     }
@@ -6846,6 +7049,7 @@ export interface components {
          *         "events": 520,
          *         "devices": 0,
          *         "terminals": 2,
+         *         "quickPayments": 3,
          *         "notifications": 12,
          *         "settlementBatches": 4,
          *         "idempotencyKeys": 80
@@ -6925,6 +7129,11 @@ export interface components {
                  * @description Payment terminals.
                  */
                 terminals: number;
+                /**
+                 * Format: int32
+                 * @description Payment links (quick payments).
+                 */
+                quickPayments: number;
                 /**
                  * Format: int32
                  * @description Invoice notifications sent.
@@ -8420,62 +8629,6 @@ export interface components {
             data?: components["schemas"]["WebhookSubscription"];
         };
         /**
-         * WebhookQuickPayment
-         * @description A quick payment link: a hosted payment page for a fixed amount that a customer opens and pays.
-         * @example {
-         *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
-         *       "url": "https://pay.gateway.example/q/7c3e9a1b",
-         *       "amount": 49.5,
-         *       "description": "Deposit for order 10482",
-         *       "status": "Active",
-         *       "transactionId": null,
-         *       "paidOn": null,
-         *       "expiresOn": "2025-03-28T10:15:00Z",
-         *       "createdOn": "2025-03-14T10:15:00Z"
-         *     }
-         */
-        WebhookQuickPayment: {
-            /**
-             * Format: uuid
-             * @description The link identifier.
-             */
-            id: string;
-            /**
-             * Format: uri
-             * @description The address of the payment page, to share with the customer.
-             */
-            url: string;
-            /** @description Amount to pay, USD. */
-            amount: number;
-            /** @description What the payment is for, shown on the page. */
-            description: string | null;
-            /**
-             * @description Active: can be paid. Paid: paid once (a link is paid at most once). Expired: expiresOn passed unpaid. Cancelled: withdrawn by the merchant.
-             * @enum {string}
-             */
-            status: "Active" | "Paid" | "Expired" | "Cancelled";
-            /**
-             * Format: uuid
-             * @description The transaction that paid the link; null until it is paid.
-             */
-            transactionId: string | null;
-            /**
-             * Format: date-time
-             * @description When the link was paid; null until then.
-             */
-            paidOn: string | null;
-            /**
-             * Format: date-time
-             * @description When the link stops accepting payment; null when it does not expire.
-             */
-            expiresOn: string | null;
-            /**
-             * Format: date-time
-             * @description When the link was created.
-             */
-            createdOn: string;
-        };
-        /**
          * QuickPaymentCreatedEvent
          * @description The body of a `quick_payment.created` delivery: quick payment link created (event id 25, category Quick Payments).
          * @example {
@@ -8485,7 +8638,7 @@ export interface components {
          *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
          *       "data": {
          *         "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
-         *         "url": "https://pay.gateway.example/q/7c3e9a1b",
+         *         "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
          *         "amount": 49.5,
          *         "description": "Deposit for order 10482",
          *         "status": "Active",
@@ -8503,7 +8656,7 @@ export interface components {
              */
             type?: "quick_payment.created";
             /** @description The new link. */
-            data?: components["schemas"]["WebhookQuickPayment"];
+            data?: components["schemas"]["QuickPayment"];
         };
         /**
          * QuickPaymentPaidEvent
@@ -8515,7 +8668,7 @@ export interface components {
          *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
          *       "data": {
          *         "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
-         *         "url": "https://pay.gateway.example/q/7c3e9a1b",
+         *         "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
          *         "amount": 49.5,
          *         "description": "Deposit for order 10482",
          *         "status": "Paid",
@@ -8533,7 +8686,7 @@ export interface components {
              */
             type?: "quick_payment.paid";
             /** @description The paid link. */
-            data?: components["schemas"]["WebhookQuickPayment"];
+            data?: components["schemas"]["QuickPayment"];
         };
         /**
          * WebhookMerchant
@@ -10397,6 +10550,197 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listQuickPayments: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number; a page beyond the last succeeds and returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Field to sort by; `createdOn` when absent. */
+                orderBy?: "createdOn" | "amount" | "expiresOn" | "paidOn";
+                /** @description Ascending order when true. */
+                asc?: components["parameters"]["Asc"];
+                /** @description Search text, matched against commonly searched fields without naming a field. */
+                search?: components["parameters"]["Search"];
+                /** @description Include items created on or after this date-time (ISO 8601). */
+                dateFrom?: components["parameters"]["DateFrom"];
+                /** @description Include items created up to this date-time (ISO 8601). */
+                dateTo?: components["parameters"]["DateTo"];
+                /** @description Only the links in this status. */
+                status?: components["schemas"]["QuickPaymentStatus"];
+            };
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payment links. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *           "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *           "amount": 49.5,
+                     *           "description": "Deposit for order 10482",
+                     *           "status": "Paid",
+                     *           "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                     *           "paidOn": "2025-03-15T18:04:31Z",
+                     *           "expiresOn": "2025-03-28T10:15:00Z",
+                     *           "createdOn": "2025-03-14T10:15:00Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuickPaymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    createQuickPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuickPaymentRequest"];
+            };
+        };
+        responses: {
+            /** @description The new link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "amount": 49.5,
+                     *       "description": "Deposit for order 10482",
+                     *       "status": "Active",
+                     *       "transactionId": null,
+                     *       "paidOn": null,
+                     *       "expiresOn": "2025-03-28T10:15:00Z",
+                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuickPayment"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getQuickPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cancelQuickPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "amount": 49.5,
+                     *       "description": "Deposit for order 10482",
+                     *       "status": "Cancelled",
+                     *       "transactionId": null,
+                     *       "paidOn": null,
+                     *       "expiresOn": "2025-03-28T10:15:00Z",
+                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuickPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
@@ -13055,6 +13399,7 @@ export interface operations {
                      *         "cardExpired": 0,
                      *         "settlementBatches": 1,
                      *         "invoicesPastDue": 0,
+                     *         "quickPaymentsExpired": 0,
                      *         "webhookAttempts": 7
                      *       }
                      *     }
@@ -13381,6 +13726,7 @@ export interface operations {
                      *         "events": 520,
                      *         "devices": 0,
                      *         "terminals": 2,
+                     *         "quickPayments": 3,
                      *         "notifications": 12,
                      *         "settlementBatches": 4,
                      *         "idempotencyKeys": 80
@@ -13446,6 +13792,54 @@ export interface operations {
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    paySandboxQuickPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The payment link to pay. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link after the payment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
+                     *       "amount": 49.5,
+                     *       "description": "Deposit for order 10482",
+                     *       "status": "Paid",
+                     *       "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                     *       "paidOn": "2025-03-15T18:04:31Z",
+                     *       "expiresOn": "2025-03-28T10:15:00Z",
+                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuickPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
@@ -16280,7 +16674,7 @@ export interface operations {
                  *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
                  *       "data": {
                  *         "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
-                 *         "url": "https://pay.gateway.example/q/7c3e9a1b",
+                 *         "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
                  *         "amount": 49.5,
                  *         "description": "Deposit for order 10482",
                  *         "status": "Active",
@@ -16377,7 +16771,7 @@ export interface operations {
                  *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
                  *       "data": {
                  *         "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
-                 *         "url": "https://pay.gateway.example/q/7c3e9a1b",
+                 *         "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
                  *         "amount": 49.5,
                  *         "description": "Deposit for order 10482",
                  *         "status": "Paid",

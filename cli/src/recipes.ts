@@ -39,8 +39,6 @@ export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
   'subscription.paid': 'the API has no subscription operations; the server never emits it',
   'subscription.payment_failed': 'the API has no subscription operations; the server never emits it',
   'subscription.delinquent': 'the API has no subscription operations; the server never emits it',
-  'quick_payment.created': 'the API has no quick payment operations; the server never emits it',
-  'quick_payment.paid': 'the API has no quick payment operations; the server never emits it',
   'merchant.created': 'a new merchant emits it, once: pgw sandbox create makes one (with a partner key), and its listener starts after it',
 };
 

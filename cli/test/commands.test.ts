@@ -148,6 +148,8 @@ describe('pgw commands against the bundled server', () => {
     expect(list.stdout).toMatch(/terminal\.added\s+a terminal registered\n/);
     expect(list.stdout).toMatch(/terminal\.out_of_paper\s+a terminal registered, then its paper reported Empty/);
     expect(list.stdout).toMatch(/Event types it cannot trigger, and why:[\s\S]*subscription\.paid\s+\S/);
-    expect(list.stdout.split('Event types it cannot trigger')[1]).not.toMatch(/terminal\./);
+    expect(list.stdout).toMatch(/quick_payment\.created\s+a payment link created\n/);
+    expect(list.stdout).toMatch(/quick_payment\.paid\s+a payment link created, then paid by card/);
+    expect(list.stdout.split('Event types it cannot trigger')[1]).not.toMatch(/terminal\.|quick_payment\./);
   });
 });

@@ -14,6 +14,7 @@ import { familyChecks } from './checks/families.ts';
 import { identityChecks } from './checks/identities.ts';
 import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
+import { quickPaymentMachineChecks } from './checks/quick-payment-machine.ts';
 import { terminalMachineChecks } from './checks/terminal-machine.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { hostileChecks } from './checks/hostile.ts';
@@ -32,7 +33,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {

@@ -8,6 +8,7 @@ import { identityChecks } from '../src/checks/identities.ts';
 import { invoiceMachineChecks } from '../src/checks/invoice-machine.ts';
 import { machineChecks } from '../src/checks/machines.ts';
 import { negativeChecks } from '../src/checks/negative.ts';
+import { quickPaymentMachineChecks } from '../src/checks/quick-payment-machine.ts';
 import { terminalMachineChecks } from '../src/checks/terminal-machine.ts';
 import { walkChecks } from '../src/checks/walk.ts';
 import { webhookChecks } from '../src/checks/webhooks.ts';
@@ -17,7 +18,7 @@ import type { Check } from '../src/check.ts';
 import { runChecks, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
+const checks: Check[] = [...walkChecks, ...webhookChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...familyChecks, ...arithmeticChecks, ...identityChecks, ...negativeChecks(spec)];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -251,6 +252,22 @@ const mutants: (Mutant & { checks: string[] })[] = [
     checks: ['families/terminals'],
     request: (req) => (req.method === 'POST' && req.path === '/pay-api/v1/terminals' && /[a-z]/.test(String(json(req.body).serialNumber))
       ? { ...req, body: JSON.stringify({ ...json(req.body), serialNumber: `X${randomUUID().slice(0, 8)}` }) } : req),
+  },
+  {
+    name: 'a cancelled payment link is still paid by the sandbox (a final status left)',
+    checks: ['machines/QuickPaymentStatus:QuickPayment'],
+    reply: (req, reply) => (/^\/sandbox\/v1\/quick-payments\/[^/]+\/pay$/.test(req.path) && reply.status === 400 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
+  },
+  {
+    name: 'a payment link that never expires (expiresOn dropped at creation)',
+    checks: ['machines/QuickPaymentStatus:QuickPayment'],
+    request: (req) => (req.method === 'POST' && req.path === '/pay-api/v1/quick-payments' && json(req.body).expiresOn !== undefined
+      ? { ...req, body: JSON.stringify({ ...json(req.body), expiresOn: null }) } : req),
+  },
+  {
+    name: 'a payment link cancelled twice answers 200 the second time',
+    checks: ['families/quick-payments'],
+    reply: (req, reply) => (/^\/pay-api\/v1\/quick-payments\/[^/]+\/cancel$/.test(req.path) && reply.status === 400 ? { ...reply, status: 200 } : reply),
   },
 ];
 

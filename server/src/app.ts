@@ -12,6 +12,7 @@ import { isPostgres, type Database } from './db/knex.ts';
 import { createInstances, type Instances } from './instances.ts';
 import { handlers } from './handlers/index.ts';
 import { invoicePages } from './handlers/invoice-pages.ts';
+import { quickPaymentPages } from './handlers/quick-payment-pages.ts';
 import { dashboardPages } from './handlers/dashboard.ts';
 import { contextFactory, raceLost, type Services } from './platform/context.ts';
 import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
@@ -117,6 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     else res.type('html').send(answer.html);
   });
   app.use(invoicePages(services));
+  app.use(quickPaymentPages(services));
   // The sandbox dashboard (HTML pages, their own sessions); a production server does not serve it.
   app.use(dashboardPages(services));
   // Anything no route answered (the API router is case-sensitive: `/PAY-API/…` ends here) is an unknown route.

@@ -1,5 +1,5 @@
 // Contract rules of the state machines (x-state-machine): the generator accepts every table (statuses,
-// triggers, events, codes and types all defined), every command of the ACH, card and terminal operations is
+// triggers, events, codes and types all defined), every command of the ACH, card, terminal and payment-link operations is
 // a trigger of its machine and belongs to its tag (or is a sandbox control, which stands in for the world), and
 // every operation-triggered row of the invoice machine names an invoice operation. Mutations show each rule catches its kind of bad table.
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ function operationTags(doc: JsonObject): Map<string, { tag: string; method: stri
   return tags;
 }
 
-const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices', terminalPaper: 'Terminals' };
+const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices', terminalPaper: 'Terminals', quickPayment: 'Quick Payments' };
 /** The tag of the sandbox controls, which may trigger any machine: they stand in for what the world does (a terminal's report). */
 const SANDBOX_TAG = 'Sandbox';
 /** Operations of those tags that are not GETs and still change no status, and so need be no trigger. */
@@ -106,6 +106,13 @@ describe('the state machines of the spec', () => {
     }, /registerTerminal is no trigger/],
     ['a card operation in the terminal table', (doc) => { const row = transitionsOf(doc, 'TerminalPaperStatus')[1]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments, not Terminals/],
     ['a sandbox trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'TerminalPaperStatus').refusal).errorCodes).setSandboxTerminalPaperStatus; }, /setSandboxTerminalPaperStatus has no refusal errorCode/],
+    ['a Quick Payments command no row triggers', (doc) => {
+      const machine = machineOf(doc, 'QuickPaymentStatus');
+      machine.transitions = (machine.transitions as JsonObject[]).filter((r) => r.trigger !== 'cancelQuickPayment');
+      delete asObject(asObject(machine.refusal).errorCodes).cancelQuickPayment;
+    }, /cancelQuickPayment is no trigger/],
+    ['a card operation in the payment-link table', (doc) => { const row = transitionsOf(doc, 'QuickPaymentStatus')[0]; if (row) row.trigger = 'voidCardTransaction'; }, /is an operation of Card Payments, not Quick Payments/],
+    ["the link's sandbox payment without its refusal", (doc) => { delete asObject(asObject(machineOf(doc, 'QuickPaymentStatus').refusal).errorCodes).paySandboxQuickPayment; }, /paySandboxQuickPayment has no refusal errorCode/],
     ['an invoice trigger without its refusal', (doc) => { delete asObject(asObject(machineOf(doc, 'InvoiceStatus').refusal).errorCodes).cancelInvoice; }, /cancelInvoice has no refusal errorCode/],
     ['a return code in two rows', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = [...(row.returnCodes as string[]), 'R05']; }, /return code R05 picks 2 rows/],
     ['a return code no row names', (doc) => { const row = transitionsOf(doc, 'AchTransactionStatus').find((r) => r.trigger === 'network.return.failed'); if (row) row.returnCodes = (row.returnCodes as string[]).filter((c) => c !== 'R16'); }, /return code R16 picks 0 rows/],

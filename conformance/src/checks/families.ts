@@ -3,7 +3,7 @@
 // changed, the caller's list holds it and another merchant's does not, a delete is gone.
 import { randomUUID } from 'node:crypto';
 import { OperationId } from '../../../generated/operations.ts';
-import { TapToPayStatus } from '../../../generated/enums.ts';
+import { TapToPayStatus, TransactionCreatorType } from '../../../generated/enums.ts';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { findListed } from '../paging.ts';
@@ -114,6 +114,43 @@ export const familyChecks: readonly Check[] = [
       expectStatus(await ctx.call(OperationId.activateTapToPayDevice, { path: { deviceId } }), 200, OperationId.activateTapToPayDevice);
       const read = await ctx.call(OperationId.getDevice, { path: { deviceId } });
       expectThat(bodyOf(read).tapToPayStatusId === TapToPayStatus.Active && bodyOf(read).tapToPayEnabled === true, 'an activated device is Active (2) with tap-to-pay enabled', read);
+    },
+  },
+  {
+    id: 'families/quick-payments', group: 'resources', designed: true,
+    tags: ['Quick Payments', OperationId.createQuickPayment, OperationId.listQuickPayments, OperationId.getQuickPayment, OperationId.cancelQuickPayment, OperationId.paySandboxQuickPayment],
+    title: "a payment link reads back as written with its page's address, is listed and read by its owner only, is cancelled once, and the sandbox's payment makes it Paid by a QuickPayment transaction",
+    async run(ctx) {
+      const written = { amount: 21.5, description: ctx.unique('link') };
+      const made = await ctx.call(OperationId.createQuickPayment, { body: written });
+      expectStatus(made, 200, OperationId.createQuickPayment);
+      const id = String(bodyOf(made).id);
+      const read = await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId: id } });
+      expectStatus(read, 200, OperationId.getQuickPayment);
+      readsBack({ ...written, id, status: 'Active', transactionId: null, paidOn: null, expiresOn: null }, read, 'the payment link');
+      const url = String(bodyOf(read).url);
+      expectThat(/^https?:\/\//.test(url) && url.includes(id), "the link's url is an absolute address naming the link", read);
+      const mine = await findListed(ctx, OperationId.listQuickPayments, { query: { search: written.description } }, (i) => i.id === id);
+      expectThat(mine.item !== undefined, 'the owner lists it (searched by its description)', mine.exchange);
+      const theirs = await findListed(ctx, OperationId.listQuickPayments, { as: 'B', query: { search: written.description } }, (i) => i.id === id);
+      expectThat(theirs.item === undefined, "another merchant's list does not hold it", theirs.exchange);
+      expectStatus(await ctx.call(OperationId.getQuickPayment, { as: 'B', path: { quickPaymentId: id } }), 404, 'another merchant reads the link');
+      const past = await ctx.call(OperationId.createQuickPayment, { body: { ...written, expiresOn: '2001-01-01T00:00:00Z' } });
+      expectThat(past.response?.status === 400, 'an expiresOn in the past answers 400', past);
+      const cancelled = await ctx.call(OperationId.cancelQuickPayment, { path: { quickPaymentId: id } });
+      expectThat(cancelled.response?.status === 200 && bodyOf(cancelled).status === 'Cancelled', 'cancelQuickPayment answers the link Cancelled', cancelled);
+      const again = await ctx.call(OperationId.cancelQuickPayment, { path: { quickPaymentId: id } });
+      expectThat(again.response?.status === 400 && bodyOf(again).errorCode === 'quick_payment_not_active', 'cancelling it again answers 400 quick_payment_not_active', again);
+      const other = await ctx.call(OperationId.createQuickPayment, { body: { amount: 3.25, description: ctx.unique('paid link') } });
+      expectStatus(other, 200, OperationId.createQuickPayment);
+      const otherId = String(bodyOf(other).id);
+      const paid = await ctx.call(OperationId.paySandboxQuickPayment, { path: { quickPaymentId: otherId } });
+      // The payment is a sandbox control (designed): a production target answers 404.
+      if (paid.response?.status === 404 && ctx.spec.operation(OperationId.paySandboxQuickPayment).designed) return;
+      expectThat(paid.response?.status === 200 && bodyOf(paid).status === 'Paid' && typeof bodyOf(paid).transactionId === 'string', 'the sandbox payment answers the link Paid with its transaction', paid);
+      const payment = await ctx.call(OperationId.getTransactionStatus, { path: { transactionId: String(bodyOf(paid).transactionId) } });
+      expectThat(payment.response?.status === 200 && bodyOf(payment).amount === 3.25 && bodyOf(payment).creatorTypeId === TransactionCreatorType.QuickPayment,
+        'the transaction that paid the link is for its amount, with creator type QuickPayment (5)', payment);
     },
   },
   {

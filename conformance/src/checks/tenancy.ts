@@ -1,5 +1,5 @@
 // Tenancy on every operation that addresses a record by id: merchant B gets 404 on each of merchant A's
-// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals), and A's
+// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals, payment links), and A's
 // records are unchanged afterwards.
 import { randomUUID } from 'node:crypto';
 import { OperationId } from '../../../generated/operations.ts';
@@ -8,7 +8,7 @@ import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckCont
 import { approvingCard } from '../fixtures.ts';
 import type { CallOptions } from '../http.ts';
 
-interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string }
+interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string; quickPaymentId: string }
 
 async function recordsOfA(ctx: CheckContext): Promise<Records> {
   const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
@@ -34,7 +34,12 @@ async function recordsOfA(ctx: CheckContext): Promise<Records> {
   expectStatus(await ctx.call(OperationId.issueTapToPayToken, { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
   const terminal = await ctx.call(OperationId.registerTerminal, { body: { serialNumber: ctx.unique('TENANT'), model: 'Tenancy' } });
   expectStatus(terminal, 200, OperationId.registerTerminal);
-  return { customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId, terminalId: String(bodyOf(terminal).terminalId) };
+  const link = await ctx.call(OperationId.createQuickPayment, { body: { amount: 10, description: 'Tenancy check' } });
+  expectStatus(link, 200, OperationId.createQuickPayment);
+  return {
+    customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId, terminalId: String(bodyOf(terminal).terminalId),
+    quickPaymentId: String(bodyOf(link).id),
+  };
 }
 
 /** Every operation that addresses one of A's records, as merchant B calls it. */
@@ -68,6 +73,10 @@ function attempts(r: Records): [OperationId, CallOptions][] {
     [OperationId.getTerminal, { path: { terminalId: r.terminalId } }],
     // A sandbox control: a production target answers 404 to it anyway.
     [OperationId.setSandboxTerminalPaperStatus, { path: { terminalId: r.terminalId }, body: { paperStatus: 'Empty' } }],
+    [OperationId.getQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }],
+    [OperationId.cancelQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }],
+    // A sandbox control: a production target answers 404 to it anyway.
+    [OperationId.paySandboxQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }],
     [OperationId.deleteCustomer, { path: customer }],
   ];
 }
@@ -75,7 +84,7 @@ function attempts(r: Records): [OperationId, CallOptions][] {
 export const tenancyChecks: Check[] = [
   {
     id: 'tenancy/every_operation_with_an_id', group: 'tenancy', designed: true,
-    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals'],
+    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals', 'Quick Payments'],
     title: 'Merchant B gets 404 on every operation that addresses one of merchant A\'s records, which stay unchanged',
     async run(ctx) {
       const r = await recordsOfA(ctx);
@@ -85,6 +94,7 @@ export const tenancyChecks: Check[] = [
         settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
+        quickPayment: JSON.stringify(bodyOf(await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }))),
       };
       for (const [operationId, options] of attempts(r)) {
         expectStatus(await ctx.call(operationId, { ...options, as: 'B' }), 404, `${operationId} of merchant A's record with merchant B's token`);
@@ -95,6 +105,7 @@ export const tenancyChecks: Check[] = [
         settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
+        quickPayment: JSON.stringify(bodyOf(await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }))),
       };
       for (const key of Object.keys(before) as (keyof typeof before)[]) {
         expectThat(after[key] === before[key], `merchant A's ${key} is unchanged after merchant B's attempts`);

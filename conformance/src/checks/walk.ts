@@ -191,13 +191,18 @@ const steps: readonly Step[] = [
   { op: OperationId.listSandboxMerchants, needs: 'partner', request: () => ({ as: 'partner' }) },
   { op: OperationId.resetSandbox, needs: 'partner', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
   { op: OperationId.deleteSandboxMerchant, needs: 'partner', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
-  // Devices, terminals and API keys.
+  // Devices, terminals, payment links and API keys.
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
   { op: OperationId.issueTapToPayToken, request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
   { op: OperationId.getDevice }, { op: OperationId.activateTapToPayDevice },
   // Terminals (designed): a serial number of the run's own (a repeated run would be refused a duplicate).
   { op: OperationId.registerTerminal, request: (w) => ({ body: { serialNumber: w.ctx.unique('WALK'), model: 'Walk', name: 'Walk terminal' } }), keep: keepId('terminalId', 'terminalId') },
   { op: OperationId.listTerminals }, { op: OperationId.getTerminal }, { op: OperationId.setSandboxTerminalPaperStatus },
+  // Payment links (designed): one read and paid by the sandbox, another cancelled (an expiry in the future).
+  { op: OperationId.createQuickPayment, request: (w) => ({ body: { amount: 12.5, description: 'Walk link', expiresOn: w.ctx.daysAhead(30) } }), keep: keepId('quickPaymentId') },
+  { op: OperationId.listQuickPayments }, { op: OperationId.getQuickPayment }, { op: OperationId.paySandboxQuickPayment },
+  { op: OperationId.createQuickPayment, request: () => ({ body: { amount: 7, description: 'Walk link to cancel' } }), keep: keepId('quickPaymentId') },
+  { op: OperationId.cancelQuickPayment },
   { op: OperationId.createApiKey, request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
   { op: OperationId.deleteApiKey },
   { op: OperationId.listWebhookDeliveryLogs, keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },

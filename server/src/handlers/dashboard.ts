@@ -12,12 +12,14 @@ import { csrfMatches, csrfToken, newNonce, signIn, SignInError, signOut, ABSOLUT
 import { listInvoices } from '../services/invoices.ts';
 import { ThrottledError } from '../services/throttle.ts';
 import { advanceClock, getClock } from '../services/sandbox.ts';
+import { cancelQuickPayment, listQuickPayments } from '../services/quick-payments.ts';
 import { listTerminals, reportPaperStatus } from '../services/terminals.ts';
 import { retryDelivery } from '../services/webhook-logs.ts';
 import { transactionPage, transactionsPage, eventsPage } from '../views/dashboard-activity.ts';
 import type { Frame, Section } from '../views/dashboard-layout.ts';
 import { clockPage, errorPage, invoicesPage, overviewPage, signInPage } from '../views/dashboard-pages.ts';
 import { DASHBOARD_CSS, DASHBOARD_ICON } from '../views/dashboard-style.ts';
+import { linksPage } from '../views/dashboard-links.ts';
 import { PAPER_REPORTS, terminalsPage } from '../views/dashboard-terminals.ts';
 import {
   cookieOf, dashboardHeaders, forbidden, postAllowed, postFromOwnPage, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
@@ -170,6 +172,23 @@ export function dashboardPages(services: Services): Router {
     const list = await listInvoices(deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
     res.type('html').send(invoicesPage(frame('invoices'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }));
   }));
+
+  const showLinks = async (req: Request, res: Response, s: Signed, message: string | null, error: string | null, status = 200): Promise<void> => {
+    const page = dashboard.pageNumber(req.query.page);
+    const list = await listQuickPayments(s.deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
+    res.status(status).type('html').send(linksPage(s.frame('links'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }, message, error));
+  };
+  router.get('/dashboard/links', signed(async (req, res, s) => { await showLinks(req, res, s, null, null); }));
+  router.post('/dashboard/links/:id/cancel', form, signed(async (req, res, s) => {
+    try {
+      const link = await cancelQuickPayment(s.deps, String(req.params.id));
+      await showLinks(req, res, s, `The payment link ${link.description ?? link.id} is cancelled.`, null);
+    } catch (error) {
+      // Another merchant's or an unknown link is a 404 page; a link no longer Active, a message on the list.
+      if (error instanceof ApiError && error.status === 400) await showLinks(req, res, s, null, error.message, 400);
+      else throw error;
+    }
+  }, true));
 
   const showTerminals = async (req: Request, res: Response, s: Signed, message: string | null, error: string | null, status = 200): Promise<void> => {
     const page = dashboard.pageNumber(req.query.page);

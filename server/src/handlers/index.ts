@@ -13,6 +13,7 @@ import { lineItemsHandlers } from './line-items.ts';
 import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
 import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
+import { quickPaymentsHandlers } from './quick-payments.ts';
 import { sandboxHandlers } from './sandbox.ts';
 import { terminalsHandlers } from './terminals.ts';
 import { webhooksHandlers } from './webhooks.ts';
@@ -28,6 +29,7 @@ export function handlers(): Handlers<ServerContext> {
     configuration: configurationHandlers,
     devices: devicesHandlers,
     terminals: terminalsHandlers,
+    quickPayments: quickPaymentsHandlers,
     apiKeys: apiKeysHandlers,
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,

@@ -1,6 +1,6 @@
 // HTTP of the sandbox controls: the merchant's clock, its advance, forced network outcomes, the event stream
-// (server-sent events), disposable sandbox merchants, the reset and a terminal's paper report. A production
-// server never routes here (app.ts answers 404 first).
+// (server-sent events), disposable sandbox merchants, the reset, a terminal's paper report and a payment link paid
+// as a customer would. A production server never routes here (app.ts answers 404 first).
 import type { SandboxHandlers } from '../../../generated/handlers.ts';
 import type * as op from '../../../generated/operations.ts';
 import type { ServerContext } from '../platform/context.ts';
@@ -10,6 +10,7 @@ import { openEventStream, type StreamItem } from '../services/event-stream.ts';
 import * as sandbox from '../services/sandbox.ts';
 import * as sandboxes from '../services/sandboxes.ts';
 import * as terminals from '../services/terminals.ts';
+import { paySandboxQuickPayment } from '../services/quick-payment-payments.ts';
 import { envelope } from '../services/webhook-delivery.ts';
 
 /**
@@ -82,6 +83,9 @@ export const sandboxHandlers = {
   },
   async setSandboxTerminalPaperStatus(input: op.SetSandboxTerminalPaperStatusInput, context: ServerContext): Promise<op.SetSandboxTerminalPaperStatusResult> {
     return { status: 200, body: await terminals.reportPaperStatus(context.merchant(), input.path.terminalId, input.body.paperStatus) };
+  },
+  async paySandboxQuickPayment(input: op.PaySandboxQuickPaymentInput, context: ServerContext): Promise<op.PaySandboxQuickPaymentResult> {
+    return { status: 200, body: await paySandboxQuickPayment(context.merchant(), input.path.quickPaymentId) };
   },
   async resetSandbox(_input: op.ResetSandboxInput, context: ServerContext): Promise<op.ResetSandboxResult> {
     return { status: 200, body: await sandboxes.resetSandbox(context.merchant()) };

@@ -26,6 +26,7 @@ const registry = {
   duplicate_category_name: { status: 400, exceptionType: 'BusinessRuleException', message: 'A category of this merchant already has this name.' },
   device_deactivated: { status: 400, exceptionType: 'BusinessRuleException', message: 'The tap-to-pay device is deactivated.' },
   duplicate_terminal_serial: { status: 400, exceptionType: 'BusinessRuleException', message: 'A terminal of this merchant already has this serial number.' },
+  quick_payment_not_active: { status: 400, exceptionType: 'BusinessRuleException', message: 'The payment link is Paid, Expired or Cancelled: it can no longer be paid or cancelled.' },
   terminal_paper_change_not_allowed: { status: 400, exceptionType: 'BusinessRuleException', message: "The terminal's paper status cannot change to that status from its current one." },
   invoice_not_draft: { status: 400, exceptionType: 'BusinessRuleException', message: 'Update, delete and publish-with-id work only on drafts.' },
   invoice_not_open: { status: 400, exceptionType: 'BusinessRuleException', message: 'Cancel, mark as paid, payment and notifications need a Due or PastDue invoice.' },

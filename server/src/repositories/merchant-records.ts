@@ -32,6 +32,8 @@ export const RESET_STEPS: readonly Step[] = [
   own('notifications', 'id', 'notifications'),
   through('invoice_history', 'invoice_id', 'invoices'),
   through('invoice_line_items', 'invoice_id', 'invoices'),
+  // A link names the transaction that paid it: links first.
+  own('quick_payments', 'id', 'quickPayments'),
   through('transaction_history', 'transaction_id', 'transactions'),
   own('transactions', 'id', 'transactions'),
   own('settlement_batches', 'id', 'settlementBatches'),

@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { type InTx, type Scope, within } from '../platform/scope.ts';
-import { ApiError, invalid } from '../platform/errors.ts';
+import { ApiError } from '../platform/errors.ts';
 import { type Cents, formatUsd, fromCents, toCents, wireText } from '../platform/money.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
@@ -20,13 +20,14 @@ import { findMerchant } from '../repositories/merchants.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { createAch } from './ach.ts';
 import { createCard } from './card.ts';
-import { creditDebitTypeOf, panProblem, securityCodeProblem, cardTypeOf } from './cards.ts';
+import { creditDebitTypeOf } from './cards.ts';
 import type { PaymentTypeCalc } from './invoice-calculations.ts';
 import { getSettings } from './invoice-settings.ts';
 import { calculationsOf, invoiceUrls } from './invoice-view.ts';
 import * as engine from './engine.ts';
 import { History, invoiceFamily, lockInvoice, permit } from './invoice-machine.ts';
 import { addBankAccount, addCard } from './payment-methods.ts';
+import { enteredCard, requireAuthorization } from './page-payments.ts';
 
 type Schemas = components['schemas'];
 type PaymentResponse = Schemas['InvoicePaymentResponse'];
@@ -120,13 +121,7 @@ async function recordFailure(t: Scope, invoice: InvoiceRecord, payment: Transact
 
 /** Pays a Due or PastDue invoice by card: a sale for the total of the card's kind (credit or debit). */
 export async function payByCard(scope: Scope, id: string, body: Schemas['InvoiceCardPaymentRequest']): Promise<PaymentResponse> {
-  const pan = body.accountNumber;
-  if (pan === null) throw invalid('accountNumber', 'is required: the card number');
-  const problem = panProblem(pan);
-  if (problem) throw invalid('accountNumber', problem);
-  const code = body.securityCode ?? undefined;
-  const codeProblem = code === undefined ? undefined : securityCodeProblem(code, cardTypeOf(pan));
-  if (codeProblem) throw invalid('securityCode', codeProblem);
+  const { pan, code } = enteredCard(body);
   return withTransaction(scope.db, async (tx) => {
     const t = within(scope, tx);
     const now = t.clock.now();
@@ -157,9 +152,7 @@ export async function payByCard(scope: Scope, id: string, body: Schemas['Invoice
 
 /** Pays a Due or PastDue invoice by ACH: a WEB debit for the ACH total, with the payer's authorization. */
 export async function payByAch(scope: Scope, id: string, body: Schemas['InvoiceAchPaymentRequest']): Promise<PaymentResponse> {
-  if (!body.authorizeBankWithdrawal) {
-    throw new ApiError('ach_authorization_required', { errors: { authorizeBankWithdrawal: ['must be true: the payer authorizes the withdrawal'] } });
-  }
+  requireAuthorization(body);
   return withTransaction(scope.db, async (tx) => {
     const t = within(scope, tx);
     const now = t.clock.now();

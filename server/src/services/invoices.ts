@@ -20,6 +20,7 @@ import { settleContent, type InvoiceInput } from './invoice-content.ts';
 import { invoiceFamily, lockInvoice, permit, Status, type NewInvoice } from './invoice-machine.ts';
 import { getSettings } from './invoice-settings.ts';
 import { calculationsOf, effectiveStatus, invoiceUrls, invoiceView, merchantTerms } from './invoice-view.ts';
+import { PAGE_ID } from './page-payments.ts';
 
 type Schemas = components['schemas'];
 
@@ -214,7 +215,6 @@ export async function listInvoices(scope: Scope, query: InvoiceListQuery): Promi
 
 // ---- the public page of an invoice (fullUrl, shortUrl)
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SHORT_CODE = /^[A-Za-z0-9]{8}$/;
 
 /**
@@ -222,7 +222,7 @@ const SHORT_CODE = /^[A-Za-z0-9]{8}$/;
  * No token names the merchant here: the caller makes the invoice merchant's dependencies for publicInvoice.
  */
 export async function findPublicInvoice(deps: Pick<Deps, 'db'>, id: string): Promise<InvoiceRecord | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!PAGE_ID.test(id)) return undefined;
   const invoice = await repo.findInvoiceById(deps.db, id.toLowerCase());
   return !invoice || invoice.status === Status.Draft ? undefined : invoice;
 }

@@ -2,7 +2,8 @@
 // window (wall clock), and over a limit a check is refused before it runs (no secret hash compare, no scrypt).
 //
 // Three counters per scope ('client': client secrets, shared by both token services and the dashboard sign-in;
-// 'user': the management password grant's user names):
+// 'user': the management password grant's user names; 'page': declined payments on a public payment page, the
+// page being the identity, against card testing):
 // - identity+address: failures of one client id / user name from one source address (hard limit);
 // - address: failures from one source address over all identities (hard limit, against spraying many ids);
 // - identity: failures of one identity from every address. It refuses only an address that has itself failed
@@ -15,7 +16,8 @@ import { createHmac } from 'node:crypto';
 import type { Deps } from '../platform/deps.ts';
 import type { Counter, ThrottleStore } from '../repositories/auth-throttle.ts';
 
-export type ThrottleScope = 'client' | 'user';
+/** 'client' and 'user': credential checks; 'page': declined payments on a public payment page (card testing). */
+export type ThrottleScope = 'client' | 'user' | 'page';
 
 export interface Attempt {
   readonly scope: ThrottleScope;

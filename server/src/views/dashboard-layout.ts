@@ -2,7 +2,7 @@
 // main landmark; and the pieces the pages share (a CSRF-carrying POST form, paging links, messages).
 import { html, type Html } from './html.ts';
 
-export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'terminals';
+export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'links' | 'terminals';
 
 const SECTIONS: [Section, string, string][] = [
   ['overview', 'Overview', '/dashboard'],
@@ -10,6 +10,7 @@ const SECTIONS: [Section, string, string][] = [
   ['events', 'Events and webhooks', '/dashboard/events'],
   ['clock', 'Clock', '/dashboard/clock'],
   ['invoices', 'Invoices', '/dashboard/invoices'],
+  ['links', 'Payment links', '/dashboard/links'],
   ['terminals', 'Terminals', '/dashboard/terminals'],
 ];
 

@@ -1,7 +1,7 @@
-// What falls due, run in business time order: ACH submission and clearing, card settlement batches and the
-// 7-day expiry of authorizations. `runDueForMerchant` runs one merchant up to a business time (the sandbox
-// clock advance calls it); `runDue` runs every merchant up to the wall clock plus its own sandbox offset
-// (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
+// What falls due, run in business time order: ACH submission and clearing, card settlement batches, the
+// 7-day expiry of authorizations and the expiry of payment links. `runDueForMerchant` runs one merchant up to
+// a business time (the sandbox clock advance calls it); `runDue` runs every merchant up to the wall clock plus
+// its own sandbox offset (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
 // (PostgreSQL skips rows another instance holds), so each change and its event commit together, once.
 import type { Knex } from 'knex';
 import { PaymentMethodType } from '../../../generated/enums.ts';
@@ -13,6 +13,8 @@ import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { runDueAch } from '../services/ach-network.ts';
 import { merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
+import { merchantsWithExpiring } from '../repositories/quick-payments.ts';
+import { expireDue } from '../services/quick-payments.ts';
 import { deliverDue } from '../services/webhook-delivery.ts';
 import { expireAll, isExpiryDue, isSettleDue, settleBatch } from '../services/card-network.ts';
 
@@ -20,7 +22,7 @@ import { expireAll, isExpiryDue, isSettleDue, settleBatch } from '../services/ca
 export type RunCounts = components['schemas']['SandboxClockRun'];
 
 export const noRuns = (): RunCounts => ({
-  achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, webhookAttempts: 0,
+  achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, quickPaymentsExpired: 0, webhookAttempts: 0,
 });
 
 /** Runs the rows due at `at` (locked by the caller's transaction), the like ones together. */
@@ -50,6 +52,8 @@ async function runAt(tx: Tx, merchantId: string, rows: readonly TransactionRecor
  */
 export async function runDueForMerchant(db: Knex, merchantId: string, until: Date, counts: RunCounts = noRuns(), wait = false): Promise<RunCounts> {
   const limit = iso(until);
+  // Payment links expire without an event, so their order among the transactions' changes shows nowhere.
+  counts.quickPaymentsExpired += await expireDue(db, merchantId, until, wait);
   for (;;) {
     const at = await repo.earliestDue(db, merchantId, limit);
     if (at === undefined) return counts;
@@ -86,7 +90,8 @@ export async function businessTimes(deps: Platform, wallNow: Date): Promise<Pass
 /** The network's due changes of every merchant, up to the wall clock plus that merchant's offset. */
 export async function runNetworkDue(deps: Platform, wallNow: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
   const times = await businessTimes(deps, wallNow);
-  for (const merchantId of await repo.merchantsWithDue(deps.db, times.furthest)) await runDueForMerchant(deps.db, merchantId, times.of(merchantId), counts);
+  const merchants = new Set([...await repo.merchantsWithDue(deps.db, times.furthest), ...await merchantsWithExpiring(deps.db, times.furthest)]);
+  for (const merchantId of merchants) await runDueForMerchant(deps.db, merchantId, times.of(merchantId), counts);
   return counts;
 }
 

@@ -14,7 +14,7 @@ import { invoiceBody, customer, INVOICES } from './invoice-helpers.ts';
 import { achDebitBody, paymentCalls } from './payment-helpers.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
-const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices', '/dashboard/terminals'];
+const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices', '/dashboard/links', '/dashboard/terminals'];
 const HOSTILE = '<script>alert(1)</script>';
 
 describe.each(engines())('the dashboard (%s)', (engine) => {
@@ -296,6 +296,44 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       expect(again.status).toBe(400);
       expect(again.text).toContain('only a Failed delivery can be retried');
       expect(receiver.received.length).toBe(received + 1);
+    });
+  });
+
+  describe('payment links', () => {
+    const create = async (who: 0 | 1, description: string): Promise<{ id: string; url: string }> => {
+      const res = await request(s.app).post('/pay-api/v1/quick-payments').set(await fresh(who)).send({ amount: 19.99, description });
+      expect(res.status, res.text).toBe(200);
+      return res.body as { id: string; url: string };
+    };
+    const statusOf = async (id: string): Promise<string> =>
+      ((await s.db('quick_payments').where({ id }).first<{ status: string } | undefined>('status')) ?? { status: 'gone' }).status;
+
+    it("lists the merchant's links only, with status, amount and page address, and cancels an Active one; a Paid one is refused", async () => {
+      const mine = await create(0, `dash-${crypto.randomUUID().slice(0, 8)}`);
+      const theirs = await create(1, `dash-${crypto.randomUUID().slice(0, 8)}`);
+      const d0 = await signIn(s, 0);
+      const page = await get(s, d0, '/dashboard/links');
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(new RegExp(`<tr id="link-${mine.id}">[\\s\\S]*?\\$19\\.99</td><td>Active</td>`));
+      expect(page.text).toContain(`<a href="${mine.url}">${mine.url}</a>`);
+      expect(page.text).not.toContain(theirs.id);
+      const cancelled = await post(s, d0, `/dashboard/links/${mine.id}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.text).toContain('is cancelled.');
+      expect(await statusOf(mine.id)).toBe('Cancelled');
+      const again = await post(s, d0, `/dashboard/links/${mine.id}/cancel`);
+      expect(again.status).toBe(400);
+      expect(again.text).toMatch(/class="error" role="alert">[^<]*Cancelled/);
+    });
+
+    it("refuses another merchant's link (404) and a POST without the CSRF token (403): nothing changes", async () => {
+      const theirs = await create(1, 'theirs');
+      const d0 = await signIn(s, 0);
+      expect((await post(s, d0, `/dashboard/links/${theirs.id}/cancel`)).status).toBe(404);
+      const d1 = await signIn(s, 1);
+      const noToken = await request(s.app).post(`/dashboard/links/${theirs.id}/cancel`).set('Cookie', d1.cookie).set('Origin', originOf(s)).type('form').send({});
+      expect(noToken.status).toBe(403);
+      expect(await statusOf(theirs.id)).toBe('Active');
     });
   });
 

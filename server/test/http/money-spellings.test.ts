@@ -119,6 +119,7 @@ const CASES: Case[] = [
       return (t) => post(s, `${ACH}/${debit.transactionId}/refund`, { amount: at(MARK) }, t, h);
     },
   },
+  { operationId: 'createQuickPayment', field: 'amount', kind: 'payment', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-api/v1/quick-payments', { amount: at(MARK), description: 'Spelling' }, t, h); } },
   { operationId: 'createLineItem', field: 'unitPrice', kind: 'money', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-int-api/line-items', { productName: 'Widget', unitPrice: at(MARK), unitTypeId: 1 }, t, h); } },
   { operationId: 'createLineItem', field: 'taxRate', kind: 'percentage', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-int-api/line-items', { productName: 'Widget', unitPrice: 10, unitTypeId: 1, taxRate: at(MARK) }, t, h); } },
   { operationId: 'updateLineItem', field: 'unitPrice', kind: 'money', make: async (s) => { const h = await s.as(0); const id = await newLineItem(s); return (t) => post(s, `/pay-int-api/line-items/${id}`, { productName: 'Widget', unitPrice: at(MARK), unitTypeId: 1 }, t, h, 'put'); } },
@@ -202,7 +203,10 @@ describe.each(engines())('every spelling of every decimal field (%s)', (engine) 
       // A fresh record for each accepted request (a capture or a refund consumes its transaction).
       const res = await (await c.make(s))(text);
       if (res.status !== 200) failures.push(`${text}: ${String(res.status)} ${res.text.slice(0, 300)}`);
-      else if (c.kind === 'payment' && c.operationId !== 'submitInvoiceCardPayment') {
+      else if (c.operationId === 'createQuickPayment') {
+        const kept = (res.body as { amount: number }).amount;
+        if (kept !== value) failures.push(`${text}: kept as ${String(kept)}, not ${String(value)}`);
+      } else if (c.kind === 'payment' && c.operationId !== 'submitInvoiceCardPayment') {
         const result = res.body as { transactionId: string; responseCode: string };
         const details = await request(s.app).post(`/pay-api/v1/transactions/${result.transactionId}`).set(await s.as(0));
         const stored = details.body as { amount: number; processedAmount: number };

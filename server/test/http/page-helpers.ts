@@ -1,11 +1,13 @@
-// Shared by the invoice page payment suites: reading the page's forms (tokens, amounts) and posting them as a
-// browser on the page would (urlencoded, with the page's Origin).
+// Shared by the payment page suites (invoices, payment links): reading the page's forms (tokens, amounts) and
+// posting them as a browser on the page would (urlencoded, with the page's Origin).
 import request from 'supertest';
 import { expect } from 'vitest';
 import type { TestServer } from '../harness.ts';
 
 /** The page path of an invoice. */
 export const pagePath = (id: string): string => `/pay/invoices/${id}`;
+/** The page path of a payment link. */
+export const linkPagePath = (id: string): string => `/pay/links/${id}`;
 
 /** The value of a hidden input of a form on the page (undefined when the page has no such form). */
 export function hiddenOf(html: string, form: 'card-form' | 'ach-form', name: string): string | undefined {
@@ -17,8 +19,8 @@ export function hiddenOf(html: string, form: 'card-form' | 'ach-form', name: str
 }
 
 /** The page now, and the tokens of its forms. */
-export async function openPage(s: TestServer, id: string): Promise<{ html: string; cardToken: string; achToken: string }> {
-  const res = await request(s.app).get(pagePath(id));
+export async function openPage(s: TestServer, id: string, pageOf = pagePath): Promise<{ html: string; cardToken: string; achToken: string }> {
+  const res = await request(s.app).get(pageOf(id));
   expect(res.status, res.text).toBe(200);
   const cardToken = hiddenOf(res.text, 'card-form', 'formToken');
   const achToken = hiddenOf(res.text, 'ach-form', 'formToken');
@@ -38,8 +40,8 @@ export const achFields = (overrides: Record<string, string> = {}): Record<string
 });
 
 /** Posts a form of the page as the browser does; `origin` null sends neither Origin nor Referer. */
-export function postForm(s: TestServer, id: string, kind: 'card' | 'ach', fields: Record<string, string>, origin: string | null = new URL(s.config.baseUrl).origin) {
-  const req = request(s.app).post(`${pagePath(id)}/${kind}`).type('form');
+export function postForm(s: TestServer, id: string, kind: 'card' | 'ach', fields: Record<string, string>, origin: string | null = new URL(s.config.baseUrl).origin, pageOf = pagePath) {
+  const req = request(s.app).post(`${pageOf(id)}/${kind}`).type('form');
   if (origin !== null) void req.set('Origin', origin);
   return req.send(fields);
 }

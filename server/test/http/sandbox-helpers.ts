@@ -81,6 +81,10 @@ export async function fill(s: TestServer, h: Headers, processors: { merchantId: 
   await ok(request(app).post(LINE_ITEMS).set(h).send({ productName: 'Widget', unitPrice: 10, unitTypeId: 1, categoryId: category.id }));
   const terminal = await ok(request(app).post('/pay-api/v1/terminals').set(h).send({ serialNumber: `T-${crypto.randomUUID().slice(0, 8)}`, model: 'PX7' }));
   await ok(request(app).post(`/sandbox/v1/terminals/${String(terminal.terminalId)}/paper-status`).set(h).send({ paperStatus: 'Empty' }));
+  // A payment link paid (its row names the transaction that paid it: removed before the transactions).
+  const link = await ok(request(app).post('/pay-api/v1/quick-payments').set(h).send({ amount: 12, description: 'Removal' }));
+  await ok(request(app).post(`/sandbox/v1/quick-payments/${String(link.id)}/pay`).set(h));
+  await ok(request(app).post('/pay-api/v1/quick-payments').set(h).send({ amount: 13, description: 'Removal, unpaid' }));
   const invoice = await ok(request(app).post(`${INVOICES}/publish`).set(h).send(invoiceBody()));
   await request(app).post(`${INVOICES}/${String(invoice.id)}/send-email-notification`).set(h).send({ customerConsent: true });
   await ok(request(app).post('/sandbox/v1/clock/advance').set(h).send({ seconds: 3 * 86_400 }));

@@ -1,14 +1,15 @@
-// The invoice page's forms as the API's requests: the posted fields become an InvoiceCardPaymentRequest or
-// an InvoiceAchPaymentRequest, checked against the same schema the API router checks (the generated
-// validators), and any refusal becomes the message the page shows. Nothing here restates a payment rule.
+// The payment pages' forms (an invoice's, a payment link's) as the API's requests: the posted fields become an
+// InvoiceCardPaymentRequest or an InvoiceAchPaymentRequest, checked against the same schema the API router
+// checks (the generated validators), and any refusal becomes the message the page shows. Nothing here restates
+// a payment rule.
 import { apiSpec, routerProblem, routes, type RouteDefinition } from '../../../generated/index.ts';
 import { DocumentValidators, ValidationError } from '../../../generated/runtime/openapi-validation.ts';
 import type { components } from '../../../generated/types.ts';
 import { problemToError } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import { creditDebitTypeOf } from '../services/cards.ts';
-import type { PagePayment } from '../services/invoice-page-payments.ts';
-import type { PageMessage } from './invoice-page-views.ts';
+import type { PagePayment } from '../services/page-payments.ts';
+import type { PageMessage } from './payment-page-views.ts';
 
 type Schemas = components['schemas'];
 export type Fields = Record<string, string>;
@@ -101,10 +102,13 @@ function routeOf(operationId: string): RouteDefinition {
   return route;
 }
 
-/** The request checked against the operation's schema as the API router checks it; a refusal is the API's error. */
-export function validPayment(kind: FormKind, invoiceId: string, body: unknown): PagePayment {
+/**
+ * The request checked against the operation's schema as the API router checks it; a refusal is the API's
+ * error. A payment link's page sends the same forms: its id stands in the invoice's path (a uuid both).
+ */
+export function validPayment(kind: FormKind, id: string, body: unknown): PagePayment {
   const route = routeOf(OPERATIONS[kind]);
-  const checked = validators.request(route.operationId, route).validate({ params: { invoiceId }, query: {}, headers: {}, body }, 'application/json');
+  const checked = validators.request(route.operationId, route).validate({ params: { invoiceId: id }, query: {}, headers: {}, body }, 'application/json');
   if (checked instanceof ValidationError) {
     const problem = routerProblem(checked);
     const error = problem ? problemToError(problem) : undefined;
@@ -141,7 +145,8 @@ export function messageOf(kind: FormKind, error: ApiError): PageMessage {
   const said: Partial<Record<ApiError['code'], string>> = {
     validation_failed: `Please correct the ${kind === 'card' ? 'card' : 'bank account'} details and try again. ${NOTHING_CHARGED}`,
     invoice_not_open: `This invoice is not open for payment (it is paid or cancelled). ${NOTHING_CHARGED}`,
-    payment_method_not_available: `This invoice cannot be paid ${kind === 'card' ? 'by card' : 'by bank account'}. ${NOTHING_CHARGED}`,
+    quick_payment_not_active: `This payment link can no longer be paid (it is paid, expired or cancelled). ${NOTHING_CHARGED}`,
+    payment_method_not_available: `This payment cannot be made ${kind === 'card' ? 'by card' : 'by bank account'}. ${NOTHING_CHARGED}`,
     ach_authorization_required: `Please tick the box to authorize the debit of your bank account. ${NOTHING_CHARGED}`,
     invoice_amount_mismatch: `The amount to pay has changed since this page was shown; please check it and pay again. ${NOTHING_CHARGED}`,
     idempotency_key_reused: `This form was already sent with other details; please enter them again. ${NOTHING_CHARGED}`,

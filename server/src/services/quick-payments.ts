@@ -1,0 +1,126 @@
+// Payment links (quick payments): creation (the link machine's creation row, quick_payment.created), the list,
+// the read and the cancellation, and the expiry on the merchant's business clock, each change through the one
+// engine in one transaction with its event. The payment itself is in quick-payment-payments.ts.
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { quickPaymentStateMachine } from '../../../generated/state-machines.ts';
+import type { components } from '../../../generated/types.ts';
+import type { Deps } from '../platform/deps.ts';
+import { ApiError, invalid, notFound } from '../platform/errors.ts';
+import { amountCents } from './payments.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import { within, type InTx, type Scope, type Tx } from '../platform/scope.ts';
+import { iso, normalizeDateTime } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import * as repo from '../repositories/quick-payments.ts';
+import type { LinkStatus, QuickPaymentRecord } from '../repositories/quick-payments.ts';
+import { findMerchant } from '../repositories/merchants.ts';
+import { findTransaction } from '../repositories/transactions.ts';
+import * as engine from './engine.ts';
+import { PAGE_ID } from './page-payments.ts';
+import { isExpiryDue, quickPaymentFamily, quickPaymentView, type QuickPaymentView } from './quick-payment-machine.ts';
+
+type Schemas = components['schemas'];
+
+/** Creates an Active link (the machine's creation row) and emits quick_payment.created with it. */
+export async function createQuickPayment(scope: Scope, body: Schemas['QuickPaymentRequest']): Promise<QuickPaymentView> {
+  const now = scope.clock.now();
+  const cents = amountCents(body.amount);
+  let expiresOn: string | null = null;
+  if (body.expiresOn !== undefined && body.expiresOn !== null) {
+    expiresOn = normalizeDateTime(body.expiresOn, 'expiresOn');
+    // The business clock: a sandbox merchant whose clock was advanced sets expiries in its own time.
+    if (Date.parse(expiresOn) <= now.getTime()) throw invalid('expiresOn', `must be later than now on the merchant's clock (${iso(now)})`);
+  }
+  const fresh = {
+    id: randomUUID(), merchantId: scope.merchantId, amountCents: cents, description: body.description.trim(),
+    transactionId: null, paidOn: null, expiresOn, createdOn: iso(now),
+  };
+  const { record } = await withTransaction(scope.db, (tx) => engine.create(within(scope, tx), quickPaymentFamily, fresh, 'createQuickPayment', now, null));
+  return quickPaymentView(scope.config.baseUrl, record);
+}
+
+/**
+ * The link locked for a change, moved to Expired first when its expiry has come on the business clock (the
+ * move commits with whatever the caller does next, or alone when the caller refuses nothing).
+ */
+export async function lockCurrent(t: InTx<Scope>, id: string): Promise<QuickPaymentRecord> {
+  const link = await engine.lock(t, quickPaymentFamily, { merchant_id: t.merchantId, id: id.toLowerCase() });
+  if (!link) throw notFound(id, 'payment link');
+  if (!isExpiryDue(link, t.clock.now())) return link;
+  const expired = await engine.transition(t, quickPaymentFamily, link, 'time.expiresOnPassed', t.clock.now(), null);
+  return expired ?? link;
+}
+
+/** The link as it is now: an Active link past its expiry is moved to Expired (in its own transaction) and answered so. */
+export async function currentLink(scope: Scope, id: string): Promise<QuickPaymentRecord> {
+  const found = await repo.findQuickPayment(scope.db, scope.merchantId, id.toLowerCase());
+  if (!found) throw notFound(id, 'payment link');
+  if (!isExpiryDue(found, scope.clock.now())) return found;
+  return withTransaction(scope.db, (tx) => lockCurrent(within(scope, tx), id));
+}
+
+export async function getQuickPayment(scope: Scope, id: string): Promise<QuickPaymentView> {
+  return quickPaymentView(scope.config.baseUrl, await currentLink(scope, id));
+}
+
+export async function listQuickPayments(scope: Scope, list: ListQuery & { status?: LinkStatus }): Promise<{ items: QuickPaymentView[]; total: number }> {
+  // What expired on the business clock is moved first, so that the status filter and the answers are true.
+  await expireDue(scope.db, scope.merchantId, scope.clock.now());
+  const { items, total } = await repo.listQuickPayments(scope.db, scope.merchantId, list);
+  return { items: items.map((l) => quickPaymentView(scope.config.baseUrl, l)), total };
+}
+
+/** The refusal of a trigger the link's status has no row for (Paid, Expired, Cancelled). */
+export const notActive = (link: QuickPaymentRecord, trigger: 'cancelQuickPayment' | 'paySandboxQuickPayment'): ApiError =>
+  new ApiError(quickPaymentStateMachine.refusal.errorCodes[trigger], {
+    details: `The payment link is ${link.status}: only an Active link can be ${trigger === 'cancelQuickPayment' ? 'cancelled' : 'paid'}.`,
+    entityId: link.id,
+  });
+
+/** Withdraws an Active link (Cancelled, no event); any other status is refused and nothing changes. */
+export async function cancelQuickPayment(scope: Scope, id: string): Promise<QuickPaymentView> {
+  const link = await currentLink(scope, id);
+  return withTransaction(scope.db, async (tx) => {
+    const t = within(scope, tx);
+    const locked = await lockCurrent(t, link.id);
+    const after = await engine.transition(t, quickPaymentFamily, locked, 'cancelQuickPayment', t.clock.now(), null);
+    if (!after) throw notActive(locked, 'cancelQuickPayment');
+    return quickPaymentView(scope.config.baseUrl, after);
+  });
+}
+
+/**
+ * Moves the merchant's Active links whose expiry is at or before `until` (business time) to Expired, no event
+ * (the interface has none), in one transaction; returns how many moved. `wait`: rows another transaction holds
+ * are waited for (the clock advance answers once all that fell due has run), else left to it (the worker).
+ */
+export async function expireDue(db: Knex, merchantId: string, until: Date, wait = false): Promise<number> {
+  return withTransaction(db, async (tx: Tx) => {
+    const due = await repo.claimExpiring(tx, merchantId, iso(until), wait);
+    if (due.length === 0) return 0;
+    const moved = await engine.transitionAll({ db: tx }, quickPaymentFamily, due, 'time.expiresOnPassed', until, () => null);
+    return moved.filter((m) => m !== undefined).length;
+  });
+}
+
+/** A link for its public page, by id alone (the page names no merchant); undefined for an unknown id. */
+export async function findPublicLink(deps: Pick<Deps, 'db'>, id: string): Promise<QuickPaymentRecord | undefined> {
+  return PAGE_ID.test(id) ? repo.findPublicQuickPayment(deps.db, id.toLowerCase()) : undefined;
+}
+
+/** What the link's page shows: the link as it is now (expired when its time has come), its merchant, and how it was paid. */
+export interface PublicLink {
+  readonly link: QuickPaymentRecord;
+  readonly merchantName: string;
+  /** The payment's method (PaymentMethodType) once Paid; null before. */
+  readonly paymentMethodTypeId: number | null;
+}
+
+/** The page of a link; `scope` is its merchant's (the business clock decides expiry). */
+export async function publicLink(scope: Scope, link: QuickPaymentRecord): Promise<PublicLink> {
+  const now = await currentLink(scope, link.id);
+  const merchant = await findMerchant(scope.db, now.merchantId);
+  const payment = now.transactionId === null ? undefined : await findTransaction(scope.db, now.merchantId, now.transactionId);
+  return { link: now, merchantName: merchant?.company_name ?? '', paymentMethodTypeId: payment?.paymentMethodTypeId ?? null };
+}

@@ -1,0 +1,135 @@
+// A customer pays payment links on their pages in headless Chromium: by card (the page then shows the receipt),
+// by bank account (the consent box ticked, its time recorded by the page's script; the API agrees), and an
+// expired link says so and offers no form. Screenshots go to test-artifacts/paylink/.
+import { existsSync, mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../harness.ts';
+import { LINKS, businessNow, createLink, type Link } from './quick-payment-helpers.ts';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(chromiumPath);
+// CI installs Chromium and sets PGW_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping.
+if (!available && process.env.PGW_REQUIRE_CHROMIUM) throw new Error(`Chromium not found at ${chromiumPath}`);
+if (!available) {
+  console.warn(`\n*** SKIPPING the payment link page test in Chromium: no Chromium at ${chromiumPath} (apt-get install chromium) ***\n`);
+}
+
+const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test-artifacts', 'paylink');
+
+describe.skipIf(!available)('paying a payment link on its page in Chromium', () => {
+  let s: TestServer;
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+  /** What the browser reported as a problem: script errors and CSP refusals. */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    s = await startServer('sqlite');
+    server = s.app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    origin = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await new Promise<void>((resolve, reject) => {
+      server.close((err) => { if (err) reject(err); else resolve(); });
+    });
+    await s.close();
+  });
+
+  const read = async (id: string): Promise<Link> => (await request(s.app).get(`${LINKS}/${id}`).set(await s.as(0))).body as Link;
+
+  /** A new tab on the link's url (its path on the listening server: the test server's base URL has port 0). */
+  async function open(link: Link): Promise<Page> {
+    const tab = await browser.newPage({ viewport: { width: 900, height: 900 } });
+    tab.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    // An answer's status is not a problem here (the favicon is a 404); a refused script or style or a script error is.
+    tab.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`); });
+    await tab.goto(`${origin}${new URL(link.url).pathname}`);
+    return tab;
+  }
+
+  it('pays by card: the page then shows the receipt and no forms; the API agrees', async () => {
+    const link = await createLink(s, 0, { amount: 125, description: 'Consulting, March' });
+    const tab = await open(link);
+    expect(await tab.locator('#status').innerText()).toBe('Active');
+    expect(await tab.locator('#amount').innerText()).toBe('$125.00');
+    expect(await tab.locator('#description').innerText()).toBe('Consulting, March');
+    await expect.poll(() => tab.locator('form').count()).toBe(2);
+    await tab.screenshot({ path: path.join(artifacts, 'open-link.png'), fullPage: true });
+    await tab.getByLabel('Card number').fill('4111 1111 1111 1111');
+    await tab.getByLabel('Expiry month').selectOption('12');
+    await tab.getByLabel('Expiry year').fill('2030');
+    await tab.getByLabel('Security code').fill('123');
+    await tab.getByLabel('Billing postal code').fill('78701');
+    await Promise.all([tab.waitForURL(`${origin}/pay/links/${link.id}`), tab.locator('#card-pay').click()]);
+    await tab.locator('#receipt').waitFor();
+    expect(await tab.locator('#status').innerText()).toBe('Paid');
+    expect(await tab.locator('#paid').innerText()).toMatch(/^Paid \$125\.00 by card on .+ UTC\. Thank you\.$/);
+    expect(await tab.locator('form').count()).toBe(0);
+    await tab.screenshot({ path: path.join(artifacts, 'paid-by-card.png'), fullPage: true });
+    const after = await read(link.id);
+    expect(after).toMatchObject({ status: 'Paid' });
+    expect(await tab.locator('#reference').innerText()).toBe(after.transactionId);
+    await tab.close();
+  });
+
+  it('pays by bank account: the box must be ticked, its time is recorded; the API agrees', async () => {
+    const link = await createLink(s, 0, { amount: 60, description: 'Deposit' });
+    const tab = await open(link);
+    await tab.getByLabel('Routing number').fill('021000021');
+    await tab.getByLabel('Account number').fill('1234567890');
+    await tab.getByLabel('First name').fill('Jane');
+    await tab.getByLabel('Last name').fill('Doe');
+    // Unticked, the browser does not send the form (the box is required): nothing happens, nothing is charged.
+    await tab.locator('#ach-pay').click();
+    expect(await tab.evaluate("document.getElementById('ach-authorize').validity.valueMissing")).toBe(true);
+    expect(tab.url()).toBe(`${origin}/pay/links/${link.id}`);
+    expect((await read(link.id)).status).toBe('Active');
+    const before = new Date().toISOString();
+    await tab.getByLabel(/I authorize Acme Outdoor Supply to debit \$60\.00 once/).check();
+    const after = new Date().toISOString();
+    const ticked = await tab.locator('#ach-consent-at').inputValue();
+    expect(ticked >= before && ticked <= after, ticked).toBe(true);
+    await Promise.all([tab.waitForURL(`${origin}/pay/links/${link.id}`), tab.locator('#ach-pay').click()]);
+    await tab.locator('#receipt').waitFor();
+    expect(await tab.locator('#paid').innerText()).toContain('by bank account');
+    await tab.screenshot({ path: path.join(artifacts, 'paid-by-bank-account.png'), fullPage: true });
+    const paid = await read(link.id);
+    expect(paid.status).toBe('Paid');
+    const debit = (await s.db('transactions').where({ id: paid.transactionId }).first()) as { authorization_consent_on: string; creator_type_id: number };
+    expect([debit.authorization_consent_on, debit.creator_type_id]).toEqual([ticked, 5]);
+    await tab.close();
+  });
+
+  it('an expired link says so and offers no form', async () => {
+    const now = await businessNow(s, 0);
+    const link = await createLink(s, 0, { amount: 10, description: 'Expires soon', expiresOn: new Date(now.getTime() + 60_000).toISOString() });
+    const res = await request(s.app).post('/sandbox/v1/clock/advance').set(await s.as(0)).send({ seconds: 120 });
+    expect(res.status, res.text).toBe(200);
+    const tab = await open(link);
+    expect(await tab.locator('#status').innerText()).toBe('Expired');
+    expect(await tab.locator('#closed').innerText()).toMatch(/^This payment link has expired .*; it can no longer be paid\./);
+    expect(await tab.locator('form').count()).toBe(0);
+    await tab.screenshot({ path: path.join(artifacts, 'expired.png'), fullPage: true });
+    await tab.close();
+  });
+
+  it('ran no script but its own and broke no CSP rule', () => {
+    expect(problems).toEqual([]);
+  });
+});
