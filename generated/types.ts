@@ -7167,6 +7167,7 @@ export interface components {
          *         "events": 520,
          *         "devices": 0,
          *         "terminals": 2,
+         *         "subscriptions": 3,
          *         "notifications": 12,
          *         "settlementBatches": 4,
          *         "idempotencyKeys": 80
@@ -7246,6 +7247,11 @@ export interface components {
                  * @description Payment terminals.
                  */
                 terminals: number;
+                /**
+                 * Format: int32
+                 * @description Subscriptions.
+                 */
+                subscriptions: number;
                 /**
                  * Format: int32
                  * @description Invoice notifications sent.

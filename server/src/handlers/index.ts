@@ -14,6 +14,7 @@ import { lookupsHandlers } from './lookups.ts';
 import { paymentMethodsHandlers } from './payment-methods.ts';
 import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
 import { sandboxHandlers } from './sandbox.ts';
+import { subscriptionsHandlers } from './subscriptions.ts';
 import { terminalsHandlers } from './terminals.ts';
 import { webhooksHandlers } from './webhooks.ts';
 
@@ -28,6 +29,7 @@ export function handlers(): Handlers<ServerContext> {
     configuration: configurationHandlers,
     devices: devicesHandlers,
     terminals: terminalsHandlers,
+    subscriptions: subscriptionsHandlers,
     apiKeys: apiKeysHandlers,
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,

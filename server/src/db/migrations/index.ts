@@ -18,6 +18,7 @@ import * as throttle from './013_throttle.ts';
 import { keyEnvironment } from './014_key_environment.ts';
 import * as sandboxes from './015_sandboxes.ts';
 import * as terminals from './016_terminals.ts';
+import * as subscriptions from './017_subscriptions.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -36,6 +37,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '014_key_environment': keyEnvironment(environment),
   '015_sandboxes': sandboxes,
   '016_terminals': terminals,
+  '017_subscriptions': subscriptions,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
