@@ -741,7 +741,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription
-         * @description Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; a startDate in the past answers 400), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         * @description Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -5061,7 +5061,7 @@ export interface components {
             frequency: components["schemas"]["SubscriptionFrequency"];
             /**
              * Format: date-time
-             * @description When the first payment falls due (the merchant's business clock); now when absent. Not in the past (400).
+             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now.
              */
             startDate?: string;
             /**
