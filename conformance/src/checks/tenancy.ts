@@ -1,5 +1,6 @@
 // Tenancy on every operation that addresses a record by id: merchant B gets 404 on each of merchant A's
-// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals), and A's
+// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals,
+// subscriptions), and A's
 // records are unchanged afterwards.
 import { randomUUID } from 'node:crypto';
 import { OperationId } from '../../../generated/operations.ts';
@@ -8,7 +9,7 @@ import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckCont
 import { approvingCard } from '../fixtures.ts';
 import type { CallOptions } from '../http.ts';
 
-interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string }
+interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string; subscriptionId: string }
 
 async function recordsOfA(ctx: CheckContext): Promise<Records> {
   const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
@@ -34,7 +35,9 @@ async function recordsOfA(ctx: CheckContext): Promise<Records> {
   expectStatus(await ctx.call(OperationId.issueTapToPayToken, { body: { deviceId } }), 200, 'issueTapToPayToken registers a device');
   const terminal = await ctx.call(OperationId.registerTerminal, { body: { serialNumber: ctx.unique('TENANT'), model: 'Tenancy' } });
   expectStatus(terminal, 200, OperationId.registerTerminal);
-  return { customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId, terminalId: String(bodyOf(terminal).terminalId) };
+  const subscription = await ctx.call(OperationId.createSubscription, { body: { customerId, paymentMethodId, amount: 5, frequency: 'Monthly', startDate: ctx.daysAhead(30) } });
+  expectStatus(subscription, 200, OperationId.createSubscription);
+  return { customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId, terminalId: String(bodyOf(terminal).terminalId), subscriptionId: String(bodyOf(subscription).subscriptionId) };
 }
 
 /** Every operation that addresses one of A's records, as merchant B calls it. */
@@ -68,6 +71,9 @@ function attempts(r: Records): [OperationId, CallOptions][] {
     [OperationId.getTerminal, { path: { terminalId: r.terminalId } }],
     // A sandbox control: a production target answers 404 to it anyway.
     [OperationId.setSandboxTerminalPaperStatus, { path: { terminalId: r.terminalId }, body: { paperStatus: 'Empty' } }],
+    [OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }],
+    [OperationId.updateSubscription, { path: { subscriptionId: r.subscriptionId }, body: { amount: 1 } }],
+    [OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: { atPeriodEnd: false } }],
     [OperationId.deleteCustomer, { path: customer }],
   ];
 }
@@ -75,7 +81,7 @@ function attempts(r: Records): [OperationId, CallOptions][] {
 export const tenancyChecks: Check[] = [
   {
     id: 'tenancy/every_operation_with_an_id', group: 'tenancy', designed: true,
-    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals'],
+    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals', 'Subscriptions'],
     title: 'Merchant B gets 404 on every operation that addresses one of merchant A\'s records, which stay unchanged',
     async run(ctx) {
       const r = await recordsOfA(ctx);
@@ -85,6 +91,7 @@ export const tenancyChecks: Check[] = [
         settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
+        subscription: JSON.stringify(bodyOf(await ctx.call(OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }))),
       };
       for (const [operationId, options] of attempts(r)) {
         expectStatus(await ctx.call(operationId, { ...options, as: 'B' }), 404, `${operationId} of merchant A's record with merchant B's token`);
@@ -95,6 +102,7 @@ export const tenancyChecks: Check[] = [
         settings: JSON.stringify(bodyOf(await ctx.call(OperationId.getInvoiceSettings, { path: { merchantId: r.merchantId } }))),
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
+        subscription: JSON.stringify(bodyOf(await ctx.call(OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }))),
       };
       for (const key of Object.keys(before) as (keyof typeof before)[]) {
         expectThat(after[key] === before[key], `merchant A's ${key} is unchanged after merchant B's attempts`);
@@ -102,6 +110,8 @@ export const tenancyChecks: Check[] = [
       const keys = await ctx.call(OperationId.listApiKeys, { query: { search: r.clientId } });
       expectThat(JSON.stringify(bodyOf(keys)).includes(`"clientId":"${r.clientId}","name"`) && !JSON.stringify(bodyOf(keys)).includes('"isActive":false'),
         'merchant A\'s API key is still active', keys);
+      // A live subscription would keep its customer from being deleted by a clean-up run.
+      expectStatus(await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: {} }), 200, "cancelling merchant A's subscription");
     },
   },
 ];

@@ -6,7 +6,7 @@ import { PaymentMethodType } from '../../../generated/enums.ts';
 import { subscriptionStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { type Cents, sumCents, toCents } from '../platform/money.ts';
+import { type Cents, sumCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
@@ -17,7 +17,7 @@ import { findPaymentMethod, type StoredPaymentMethod } from '../repositories/pay
 import * as repo from '../repositories/subscriptions.ts';
 import type { SubscriptionFilter, SubscriptionRecord } from '../repositories/subscriptions.ts';
 import * as engine from './engine.ts';
-import { processorFor } from './payments.ts';
+import { amountCents, processorFor } from './payments.ts';
 import { subscriptionFamily, subscriptionView, type SubscriptionView } from './subscription-machine.ts';
 
 type Schemas = components['schemas'];
@@ -48,7 +48,7 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
     return undefined;
   }
   if (body.quantity !== undefined && body.lineItemId === undefined) add(errors, 'quantity', 'is allowed only with lineItemId');
-  if (body.amount !== undefined) return toCents(body.amount);
+  if (body.amount !== undefined) return amountCents(body.amount);
   const item = await findLineItem(tx, scope.merchantId, (body.lineItemId ?? '').toLowerCase());
   if (!item) {
     add(errors, 'lineItemId', "is not a line item of the merchant's catalogue");
@@ -121,6 +121,8 @@ async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRe
 /** Changes the payment method and/or amount of an Active or PastDue subscription, from its next attempt. */
 export async function updateSubscription(scope: Scope, id: string, body: Schemas['SubscriptionUpdateRequest']): Promise<SubscriptionView> {
   const now = scope.clock.now();
+  // A malformed amount is refused naming the field whatever the subscription's status.
+  const cents = body.amount === undefined ? undefined : amountCents(body.amount);
   return withTransaction(scope.db, async (tx) => {
     const s = await lockOwn(tx, scope, id);
     if (!engine.permits(subscriptionFamily, s, 'updateSubscription', now)) throw notOpen('updateSubscription', s);
@@ -129,7 +131,7 @@ export async function updateSubscription(scope: Scope, id: string, body: Schemas
     if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
     const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'updateSubscription', now, {
       ...(method === undefined ? {} : { paymentMethodId: method.id }),
-      ...(body.amount === undefined ? {} : { amountCents: toCents(body.amount) }),
+      ...(cents === undefined ? {} : { amountCents: cents }),
     });
     if (!after) throw notOpen('updateSubscription', s);
     return subscriptionView(after);
