@@ -2,7 +2,7 @@
 // main landmark; and the pieces the pages share (a CSRF-carrying POST form, paging links, messages).
 import { html, type Html } from './html.ts';
 
-export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'terminals';
+export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'terminals' | 'subscriptions';
 
 const SECTIONS: [Section, string, string][] = [
   ['overview', 'Overview', '/dashboard'],
@@ -11,6 +11,7 @@ const SECTIONS: [Section, string, string][] = [
   ['clock', 'Clock', '/dashboard/clock'],
   ['invoices', 'Invoices', '/dashboard/invoices'],
   ['terminals', 'Terminals', '/dashboard/terminals'],
+  ['subscriptions', 'Subscriptions', '/dashboard/subscriptions'],
 ];
 
 /** What a page of a signed-in merchant knows about the session. */
