@@ -13854,6 +13854,7 @@ export interface operations {
                      *         "events": 520,
                      *         "devices": 0,
                      *         "terminals": 2,
+                     *         "subscriptions": 3,
                      *         "notifications": 12,
                      *         "settlementBatches": 4,
                      *         "idempotencyKeys": 80
