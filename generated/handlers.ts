@@ -446,6 +446,54 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
 }
 
 /**
+ * The operations tagged "Subscriptions".
+ *
+ * Recurring payments of a customer's stored card or bank account (designed operations).
+ */
+export interface SubscriptionsHandlers<Ctx = RequestContext> {
+  /**
+   * List the merchant's subscriptions
+   *
+   * Lists the merchant's subscriptions. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `customerId` keeps one customer's, `status` those in that status.
+   *
+   * `GET /pay-api/v1/subscriptions`
+   */
+  listSubscriptions(input: op.ListSubscriptionsInput, context: Ctx): Promise<op.ListSubscriptionsResult>;
+  /**
+   * Create a subscription
+   *
+   * Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+   *
+   * `POST /pay-api/v1/subscriptions`
+   */
+  createSubscription(input: op.CreateSubscriptionInput, context: Ctx): Promise<op.CreateSubscriptionResult>;
+  /**
+   * Read a subscription
+   *
+   * Reads a subscription of the merchant. An unknown subscription id, or one of another merchant, answers 404.
+   *
+   * `GET /pay-api/v1/subscriptions/{subscriptionId}`
+   */
+  getSubscription(input: op.GetSubscriptionInput, context: Ctx): Promise<op.GetSubscriptionResult>;
+  /**
+   * Change a subscription's payment method or amount
+   *
+   * Changes the payment method and/or the amount of an Active or PastDue subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+   *
+   * `PUT /pay-api/v1/subscriptions/{subscriptionId}`
+   */
+  updateSubscription(input: op.UpdateSubscriptionInput, context: Ctx): Promise<op.UpdateSubscriptionResult>;
+  /**
+   * Cancel a subscription
+   *
+   * Cancels an Active or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active one stays Active with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+   *
+   * `POST /pay-api/v1/subscriptions/{subscriptionId}/cancel`
+   */
+  cancelSubscription(input: op.CancelSubscriptionInput, context: Ctx): Promise<op.CancelSubscriptionResult>;
+}
+
+/**
  * The operations tagged "API Keys".
  *
  * The merchant's API keys (client id and client secret).
@@ -1090,6 +1138,8 @@ export interface Handlers<Ctx = RequestContext> {
   terminals: TerminalsHandlers<Ctx>;
   /** The "Quick Payments" operations. */
   quickPayments: QuickPaymentsHandlers<Ctx>;
+  /** The "Subscriptions" operations. */
+  subscriptions: SubscriptionsHandlers<Ctx>;
   /** The "API Keys" operations. */
   apiKeys: ApiKeysHandlers<Ctx>;
   /** The "Categories" operations. */

@@ -70,8 +70,8 @@ export const sandboxMagicValues = {
   provenanceNote: 'The interface defines no test values; these are the project\'s, the card numbers being the common test numbers of the networks.',
   cards: {
     title: 'Card number',
-    note: 'Use any future expiration date; every other Luhn-valid number of a supported network approves. A stored card keeps the outcome of its number (its panMask tells it apart).',
-    operations: ['authorizeCard', 'createCardSale', 'refundCardWithoutReference', 'submitInvoiceCardPayment'],
+    note: 'Use any future expiration date; every other Luhn-valid number of a supported network approves. A stored card keeps the outcome of its number (its panMask tells it apart): a declining or failing number is stored fine, and a subscription on it is created and then fails every payment (PastDue, then Delinquent).',
+    operations: ['authorizeCard', 'createCardSale', 'refundCardWithoutReference', 'submitInvoiceCardPayment', 'createSubscription'],
     values: [
       { number: '4111111111111111', cardType: 1, cardTypeName: 'Visa', responseCode: '000', cvvResult: null, outcome: 'Approved' },
       { number: '4242424242424242', cardType: 1, cardTypeName: 'Visa', responseCode: '000', cvvResult: null, outcome: 'Approved' },
@@ -126,8 +126,8 @@ export const sandboxMagicValues = {
   },
   achAccounts: {
     title: 'ACH accountNumber',
-    note: 'Any routing number passing the ABA check, e.g. `021000021`. A stored bank account keeps the outcome of its number.',
-    operations: ['createAchDebit', 'createAchCredit', 'submitInvoiceAchPayment'],
+    note: 'Any routing number passing the ABA check, e.g. `021000021`. A stored bank account keeps the outcome of its number: a returning number is stored fine, and each debit of a subscription on it is accepted, then returned (a failed payment of the subscription).',
+    operations: ['createAchDebit', 'createAchCredit', 'submitInvoiceAchPayment', 'createSubscription'],
     values: [
       { accountNumber: '990000000001', code: '01', returnCode: 'R01', responseCode: null, status: 27, statusName: 'Failed', outcome: 'Returned at clearing' },
       { accountNumber: '990000000002', code: '02', returnCode: 'R02', responseCode: null, status: 27, statusName: 'Failed', outcome: 'Returned at clearing' },

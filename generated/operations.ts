@@ -727,6 +727,102 @@ export type CancelQuickPaymentResult =
   | { status: 431; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: operations['cancelQuickPayment']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `listSubscriptions` handler receives (validated against the document). */
+export interface ListSubscriptionsInput {
+  path: Record<string, never>;
+  query: NonNullable<operations['listSubscriptions']['parameters']['query']>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['listSubscriptions']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `listSubscriptions` handler may answer: each status the document allows, with its body. */
+export type ListSubscriptionsResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['listSubscriptions']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['listSubscriptions']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['listSubscriptions']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['listSubscriptions']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['listSubscriptions']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `createSubscription` handler receives (validated against the document). */
+export interface CreateSubscriptionInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['createSubscription']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['createSubscription']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['createSubscription']['requestBody']['content']['application/json'];
+}
+
+/** What the `createSubscription` handler may answer: each status the document allows, with its body. */
+export type CreateSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['createSubscription']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['createSubscription']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['createSubscription']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['createSubscription']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['createSubscription']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['createSubscription']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['createSubscription']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['createSubscription']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['createSubscription']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['createSubscription']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `getSubscription` handler receives (validated against the document). */
+export interface GetSubscriptionInput {
+  path: operations['getSubscription']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['getSubscription']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `getSubscription` handler may answer: each status the document allows, with its body. */
+export type GetSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['getSubscription']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['getSubscription']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['getSubscription']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['getSubscription']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['getSubscription']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['getSubscription']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `updateSubscription` handler receives (validated against the document). */
+export interface UpdateSubscriptionInput {
+  path: operations['updateSubscription']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['updateSubscription']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['updateSubscription']['parameters']['header']>['Idempotency-Key']; };
+  body: operations['updateSubscription']['requestBody']['content']['application/json'];
+}
+
+/** What the `updateSubscription` handler may answer: each status the document allows, with its body. */
+export type UpdateSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['updateSubscription']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `cancelSubscription` handler receives (validated against the document). */
+export interface CancelSubscriptionInput {
+  path: operations['cancelSubscription']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<operations['cancelSubscription']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['cancelSubscription']['parameters']['header']>['Idempotency-Key']; };
+  body: NonNullable<operations['cancelSubscription']['requestBody']>['content']['application/json'] | undefined;
+}
+
+/** What the `cancelSubscription` handler may answer: each status the document allows, with its body. */
+export type CancelSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: operations['cancelSubscription']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listApiKeys` handler receives (validated against the document). */
 export interface ListApiKeysInput {
   path: Record<string, never>;
@@ -1725,6 +1821,11 @@ export const OperationId = {
     createQuickPayment: 'createQuickPayment',
     getQuickPayment: 'getQuickPayment',
     cancelQuickPayment: 'cancelQuickPayment',
+    listSubscriptions: 'listSubscriptions',
+    createSubscription: 'createSubscription',
+    getSubscription: 'getSubscription',
+    updateSubscription: 'updateSubscription',
+    cancelSubscription: 'cancelSubscription',
     listApiKeys: 'listApiKeys',
     createApiKey: 'createApiKey',
     deleteApiKey: 'deleteApiKey',
@@ -1822,6 +1923,11 @@ export interface HandlerTypes {
   createQuickPayment: { input: CreateQuickPaymentInput; result: CreateQuickPaymentResult };
   getQuickPayment: { input: GetQuickPaymentInput; result: GetQuickPaymentResult };
   cancelQuickPayment: { input: CancelQuickPaymentInput; result: CancelQuickPaymentResult };
+  listSubscriptions: { input: ListSubscriptionsInput; result: ListSubscriptionsResult };
+  createSubscription: { input: CreateSubscriptionInput; result: CreateSubscriptionResult };
+  getSubscription: { input: GetSubscriptionInput; result: GetSubscriptionResult };
+  updateSubscription: { input: UpdateSubscriptionInput; result: UpdateSubscriptionResult };
+  cancelSubscription: { input: CancelSubscriptionInput; result: CancelSubscriptionResult };
   listApiKeys: { input: ListApiKeysInput; result: ListApiKeysResult };
   createApiKey: { input: CreateApiKeyInput; result: CreateApiKeyResult };
   deleteApiKey: { input: DeleteApiKeyInput; result: DeleteApiKeyResult };
@@ -2266,6 +2372,56 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'listSubscriptions',
+      group: 'subscriptions',
+      method: 'get',
+      path: '/pay-api/v1/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'createSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'getSubscription',
+      group: 'subscriptions',
+      method: 'get',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'updateSubscription',
+      group: 'subscriptions',
+      method: 'put',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    },
+    {
+      operationId: 'cancelSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}/cancel',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: ['application/json'],
       security: [['bearerAuth']],
     },
     {

@@ -176,6 +176,44 @@ export const quickPaymentStateMachine = {
 } as const satisfies StateMachine<QuickPaymentStatus, QuickPaymentTrigger, TransactionResponseCode, WebhookEventName>;
 /** A row of the quickPayment state machine, with its literal types. */
 export type QuickPaymentTransition = (typeof quickPaymentStateMachine.transitions)[number];
+/** The status ids of the subscription state machine (SubscriptionStatus). */
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed';
+/** The triggers of the subscription state machine: operationIds, and the network and time events under `triggers`. */
+export type SubscriptionTrigger = 'createSubscription' | 'updateSubscription' | 'cancelSubscription' | 'payment.collected' | 'payment.failed' | 'payment.returned' | 'time.periodEnded';
+/** The subscription state machine (SubscriptionStatus). A trigger with no row for a status is forbidden there. */
+export const subscriptionStateMachine = {
+  name: 'subscription',
+  schema: 'SubscriptionStatus',
+  statuses: { Active: 'Active', PastDue: 'PastDue', Delinquent: 'Delinquent', Cancelled: 'Cancelled', Completed: 'Completed' },
+  refusal: { kind: 'errorCode', errorCodes: { updateSubscription: 'subscription_not_open', cancelSubscription: 'subscription_not_open' } },
+  triggers: {
+    'payment.collected': 'A payment that fell due on the merchant\'s business clock (or its retry) is collected: the card sale is approved (Captured), or the ACH debit is accepted (Scheduled).',
+    'payment.failed': 'A payment that fell due (or its retry) fails: the card sale is declined or fails, or the ACH debit fails at creation (above the merchant\'s maxTransactionAmount).',
+    'payment.returned': 'The ACH debit of the subscription\'s latest collected payment is returned by the bank or fails at the network (the ACH machine\'s return or failure), after the subscription counted it as collected.',
+    'time.periodEnded': 'The next payment of a subscription cancelled at period end (cancelAtPeriodEnd) falls due: it is cancelled instead, without a charge.',
+  },
+  transitions: [
+    { from: null, trigger: 'createSubscription', to: 'Active', responseCodes: [], event: 'subscription.created', types: null, provenance: 'designed', note: 'The first payment falls due at startDate (now when absent).' },
+    { from: 'Active', trigger: 'updateSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A new payment method or amount applies from the next attempt; a PastDue subscription\'s next retry uses the new payment method (how a merchant recovers it).' },
+    { from: 'PastDue', trigger: 'updateSubscription', to: 'PastDue', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A new payment method or amount applies from the next attempt; a PastDue subscription\'s next retry uses the new payment method (how a merchant recovers it).' },
+    { from: 'Active', trigger: 'cancelSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd true sets cancelAtPeriodEnd; the subscription is Cancelled when its next payment falls due.' },
+    { from: 'Active', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd false, or a PastDue subscription (its current period is unpaid, so its period ends now). The interface has no subscription.cancelled event.' },
+    { from: 'PastDue', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd false, or a PastDue subscription (its current period is unpaid, so its period ends now). The interface has no subscription.cancelled event.' },
+    { from: 'Active', trigger: 'payment.collected', to: 'Active', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'A renewal; nextPaymentDate is the next date of the schedule.' },
+    { from: 'Active', trigger: 'payment.collected', to: 'Completed', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'The last of totalPayments was collected; nextPaymentDate null.' },
+    { from: 'PastDue', trigger: 'payment.collected', to: 'Active', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'A retry succeeded; failedPaymentCount is 0 again and the schedule goes on from its anchor.' },
+    { from: 'PastDue', trigger: 'payment.collected', to: 'Completed', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'The retry of the last of totalPayments succeeded.' },
+    { from: 'Active', trigger: 'payment.failed', to: 'PastDue', responseCodes: [], event: 'subscription.payment_failed', types: null, provenance: 'designed', note: 'The first failed attempt; the retry falls due 1 day later.' },
+    { from: 'PastDue', trigger: 'payment.failed', to: 'PastDue', responseCodes: [], event: 'subscription.payment_failed', types: null, provenance: 'designed', note: 'The second failed attempt; the last retry falls due 2 days later.' },
+    { from: 'PastDue', trigger: 'payment.failed', to: 'Delinquent', responseCodes: [], event: 'subscription.delinquent', types: null, provenance: 'designed', note: 'The third failed attempt; collection stops (nextPaymentDate null).' },
+    { from: 'Active', trigger: 'payment.returned', to: 'PastDue', responseCodes: [], event: 'subscription.payment_failed', types: null, provenance: 'designed', note: 'Only the return of the subscription\'s latest attempt (its transactionId) moves it. The returned payment is retried as a failed attempt (failedPaymentCount the failures of that payment, the return included); the retry falls due 1 day (after a second failure, 2 days) after the return.' },
+    { from: 'Active', trigger: 'payment.returned', to: 'Delinquent', responseCodes: [], event: 'subscription.delinquent', types: null, provenance: 'designed', note: 'The return is the third failed attempt at one payment.' },
+    { from: 'Active', trigger: 'time.periodEnded', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'No charge is made; the interface has no subscription.cancelled event.' },
+    { from: 'PastDue', trigger: 'time.periodEnded', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'No charge is made; the interface has no subscription.cancelled event.' },
+  ],
+} as const satisfies StateMachine<SubscriptionStatus, SubscriptionTrigger, TransactionResponseCode, WebhookEventName>;
+/** A row of the subscription state machine, with its literal types. */
+export type SubscriptionTransition = (typeof subscriptionStateMachine.transitions)[number];
 /** The triggers of the invoice state machine: operationIds, and the network and time events under `triggers`. */
 export type InvoiceTrigger = 'createInvoice' | 'publishInvoice' | 'updateInvoice' | 'deleteInvoice' | 'cancelInvoice' | 'markInvoiceAsPaid' | 'submitInvoiceCardPayment' | 'submitInvoiceAchPayment' | 'sendInvoiceEmailNotification' | 'sendInvoiceSmsNotification' | 'downloadInvoicePdf' | 'time.dueDatePassed' | 'payment.returned';
 /** The invoice state machine (InvoiceStatus). A trigger with no row for a status is forbidden there. */
@@ -248,4 +286,4 @@ export const webhookDeliveryStateMachine = {
 /** A row of the webhookDelivery state machine, with its literal types. */
 export type WebhookDeliveryTransition = (typeof webhookDeliveryStateMachine.transitions)[number];
 /** Every state machine of the document. */
-export const stateMachines = [achStateMachine, cardStateMachine, terminalPaperStateMachine, quickPaymentStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;
+export const stateMachines = [achStateMachine, cardStateMachine, terminalPaperStateMachine, quickPaymentStateMachine, subscriptionStateMachine, invoiceStateMachine, webhookDeliveryStateMachine] as const;

@@ -796,6 +796,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay-api/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the merchant's subscriptions
+         * @description Lists the merchant's subscriptions. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `customerId` keeps one customer's, `status` those in that status.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Create a subscription
+         * @description Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a subscription
+         * @description Reads a subscription of the merchant. An unknown subscription id, or one of another merchant, answers 404.
+         */
+        get: operations["getSubscription"];
+        /**
+         * Change a subscription's payment method or amount
+         * @description Changes the payment method and/or the amount of an Active or PastDue subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+         */
+        put: operations["updateSubscription"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description Cancels an Active or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active one stays Active with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+         */
+        post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay-api/v1/merchants/tokens": {
         parameters: {
             query?: never;
@@ -2325,9 +2399,9 @@ export interface webhooks {
          * Subscription created
          * @description Subscription created (category Subscriptions, event id 21).
          *
-         *     Emitted when a subscription (a recurring payment of a customer) is created. No operation of this API manages subscriptions: they are created through the gateway's other channels (for example the merchant portal).
+         *     Emitted when a subscription (a recurring payment of a customer) is created. createSubscription creates them (the creation row of the SubscriptionStatus state machine).
          *
-         *     **Body.** `type` is `subscription.created`; `data` is the subscription (WebhookSubscription, a designed shape: no endpoint returns subscriptions).
+         *     **Body.** `type` is `subscription.created`; `data` is the subscription (WebhookSubscription, a designed shape: getSubscription answers the same).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -2351,7 +2425,7 @@ export interface webhooks {
          * Subscription payment collected
          * @description Subscription payment collected (category Subscriptions, event id 22).
          *
-         *     Emitted when a scheduled subscription payment is collected; `transactionId` names the payment's transaction and `lastPaymentDate` its time. No operation of this API manages subscriptions.
+         *     Emitted when a scheduled subscription payment is collected; `transactionId` names the payment's transaction (creator type Subscription) and `lastPaymentDate` its time. The worker collects each payment when it falls due on the merchant's business clock (the sandbox clock advance runs it).
          *
          *     **Body.** `type` is `subscription.paid`; `data` is the subscription after the payment (WebhookSubscription, designed).
          *
@@ -2377,7 +2451,7 @@ export interface webhooks {
          * Subscription payment failed
          * @description Subscription payment attempt failed (category Subscriptions, event id 23).
          *
-         *     Emitted when an attempt to collect a subscription payment fails (declined or failed transaction); `failedPaymentCount` counts the consecutive failures and `transactionId` names the failed attempt. No operation of this API manages subscriptions.
+         *     Emitted when an attempt to collect a subscription payment fails (declined or failed transaction); `failedPaymentCount` counts the consecutive failures and `transactionId` names the failed attempt; `nextPaymentDate` is the retry (1 day after the first failure, 2 days after the second). A returned ACH debit of the subscription counts as a failed attempt too.
          *
          *     **Body.** `type` is `subscription.payment_failed`; `data` is the subscription after the failed attempt (WebhookSubscription, designed).
          *
@@ -2403,7 +2477,7 @@ export interface webhooks {
          * Subscription delinquent
          * @description Delinquent after repeated failures (category Subscriptions, event id 24).
          *
-         *     Emitted when a subscription becomes delinquent after repeated failed payment attempts (status Delinquent): collection stops. No operation of this API manages subscriptions.
+         *     Emitted when a subscription becomes delinquent after repeated failed payment attempts (status Delinquent): the third attempt at one payment failed, collection stops and nextPaymentDate is null.
          *
          *     **Body.** `type` is `subscription.delinquent`; `data` is the delinquent subscription (WebhookSubscription, designed).
          *
@@ -3706,7 +3780,7 @@ export interface components {
             lastTransactionDate: string | null;
             /** @description Amount of the customer's latest approved payment, or null when there is none (as in the record). */
             lastTransactionAmount: number | null;
-            /** @description Total recurring amount of the customer's active subscriptions, in USD (0 while this API has no subscription operations). */
+            /** @description Sum of the amounts of each payment of the customer's Active and PastDue subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
             activeSubscriptionsAmount: number;
             /** @description The contact's name, firstName and lastName joined by a space (lastName alone when there is no first name). */
             contactName: string;
@@ -4172,7 +4246,7 @@ export interface components {
             lastTransactionAmount: number | null;
             /**
              * Format: int32
-             * @description Number of the customer's active subscriptions (0 while this API has no subscription operations).
+             * @description Number of the customer's live subscriptions: those Active or PastDue (a PastDue one is still collected, by its retries). Delinquent, Cancelled and Completed ones do not count.
              */
             numberOfSubscriptions: number;
             /** @description The customer's stored cards, oldest first. */
@@ -4983,6 +5057,248 @@ export interface components {
              * @description When the link stops accepting payment (ISO 8601, on the merchant's business clock); null or absent for never.
              */
             expiresOn?: string | null;
+        };
+        /**
+         * SubscriptionStatus
+         * @description Status of a subscription. Active: payments are collected on schedule. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @example Active
+         * @enum {string}
+         */
+        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed";
+        /**
+         * SubscriptionFrequency
+         * @description How often a payment is collected. Payment n falls due at startDate plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from startDate rather than from the previous payment, the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
+         * @example Monthly
+         * @enum {string}
+         */
+        SubscriptionFrequency: "Weekly" | "BiWeekly" | "Monthly" | "Quarterly" | "Yearly";
+        /**
+         * WebhookSubscription
+         * @description A recurring payment of a customer: its schedule, its state and its latest payment attempt.
+         * @example {
+         *       "subscriptionId": "b7d1e3f5-2a4c-4e6b-8d0f-1a3c5e7b9d20",
+         *       "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
+         *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
+         *       "amount": 29.99,
+         *       "currencyIsoCode": "USD",
+         *       "frequency": "Monthly",
+         *       "status": "Active",
+         *       "startDate": "2025-03-14T00:00:00Z",
+         *       "nextPaymentDate": "2025-03-14T00:00:00Z",
+         *       "lastPaymentDate": null,
+         *       "failedPaymentCount": 0,
+         *       "transactionId": null,
+         *       "createdOn": "2025-03-13T09:12:44Z",
+         *       "description": "Gold plan",
+         *       "totalPayments": null,
+         *       "paymentsCount": 0,
+         *       "cancelAtPeriodEnd": false,
+         *       "cancelledOn": null,
+         *       "lineItemId": null,
+         *       "quantity": null
+         *     }
+         */
+        WebhookSubscription: {
+            /**
+             * Format: uuid
+             * @description The subscription identifier.
+             */
+            subscriptionId: string;
+            /**
+             * Format: uuid
+             * @description The customer who pays.
+             */
+            customerId: string;
+            /**
+             * Format: uuid
+             * @description The stored card or bank account charged; null when none is set.
+             */
+            paymentMethodId: string | null;
+            /** @description Amount of each payment, USD. */
+            amount: number;
+            /** @description ISO 4217 alpha-3 code of the currency (USD). */
+            currencyIsoCode: string;
+            /** @description How often a payment is collected. */
+            frequency: components["schemas"]["SubscriptionFrequency"];
+            /** @description The subscription's status (the SubscriptionStatus state machine). */
+            status: components["schemas"]["SubscriptionStatus"];
+            /**
+             * Format: date-time
+             * @description When the first payment is due.
+             */
+            startDate: string;
+            /**
+             * Format: date-time
+             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed).
+             */
+            nextPaymentDate: string | null;
+            /**
+             * Format: date-time
+             * @description When the latest payment was collected; null before the first.
+             */
+            lastPaymentDate: string | null;
+            /**
+             * Format: int32
+             * @description Consecutive failed payment attempts since the latest success.
+             */
+            failedPaymentCount: number;
+            /**
+             * Format: uuid
+             * @description The transaction of the latest payment attempt (collected or failed); null before the first attempt.
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description When the subscription was created.
+             */
+            createdOn: string;
+            /** @description The merchant's description; null when none. */
+            description: string | null;
+            /**
+             * Format: int32
+             * @description The number of payments after which the subscription is Completed; null for no end.
+             */
+            totalPayments: number | null;
+            /**
+             * Format: int32
+             * @description Payments collected so far.
+             */
+            paymentsCount: number;
+            /** @description True when the merchant cancelled at period end; the subscription is Cancelled when its next payment falls due. */
+            cancelAtPeriodEnd: boolean;
+            /**
+             * Format: date-time
+             * @description When the subscription was Cancelled (business clock); null otherwise.
+             */
+            cancelledOn: string | null;
+            /**
+             * Format: uuid
+             * @description The catalogue line item the amount was taken from at creation; null when an amount was given.
+             */
+            lineItemId: string | null;
+            /**
+             * Format: int32
+             * @description Units of the line item in each payment; null when an amount was given.
+             */
+            quantity: number | null;
+        };
+        /**
+         * SubscriptionList
+         * @description A page of the merchant's subscriptions.
+         * @example {
+         *       "items": [
+         *         {
+         *           "subscriptionId": "b7d1e3f5-2a4c-4e6b-8d0f-1a3c5e7b9d20",
+         *           "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
+         *           "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
+         *           "amount": 29.99,
+         *           "currencyIsoCode": "USD",
+         *           "frequency": "Monthly",
+         *           "status": "Active",
+         *           "startDate": "2025-03-14T00:00:00Z",
+         *           "nextPaymentDate": "2025-05-14T00:00:00Z",
+         *           "lastPaymentDate": "2025-04-14T00:00:12Z",
+         *           "failedPaymentCount": 0,
+         *           "transactionId": "3e5a7c9b-1d2f-4a4c-8e6a-0b2d4f6a8c0e",
+         *           "createdOn": "2025-03-13T09:12:44Z",
+         *           "description": "Gold plan",
+         *           "totalPayments": null,
+         *           "paymentsCount": 2,
+         *           "cancelAtPeriodEnd": false,
+         *           "cancelledOn": null,
+         *           "lineItemId": null,
+         *           "quantity": null
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        SubscriptionList: {
+            items: components["schemas"]["WebhookSubscription"][];
+            /**
+             * Format: int32
+             * @description Number of subscriptions matching the query, over all pages.
+             */
+            total: number;
+        };
+        /**
+         * SubscriptionCreateRequest
+         * @description A subscription to create: who pays, with which stored payment method, how much and how often. Give exactly one of amount and lineItemId (the amount is then the line item's unitPrice times quantity, fixed at creation).
+         * @example {
+         *       "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
+         *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
+         *       "amount": 29.99,
+         *       "frequency": "Monthly",
+         *       "startDate": "2025-03-14T00:00:00Z",
+         *       "description": "Gold plan"
+         *     }
+         */
+        SubscriptionCreateRequest: {
+            /**
+             * Format: uuid
+             * @description The customer who pays (one of the merchant's customers).
+             */
+            customerId: string;
+            /**
+             * Format: uuid
+             * @description A stored card or bank account of that customer. Absent: the customer's default card, or else its default bank account (400 when it has neither).
+             */
+            paymentMethodId?: string;
+            /** @description Amount of each payment in USD, greater than 0. */
+            amount?: number;
+            /**
+             * Format: uuid
+             * @description A catalogue line item whose unitPrice (times quantity) is the amount of each payment.
+             */
+            lineItemId?: string;
+            /**
+             * Format: int32
+             * @description Units of the line item in each payment (1 when absent); only with lineItemId.
+             */
+            quantity?: number;
+            frequency: components["schemas"]["SubscriptionFrequency"];
+            /**
+             * Format: date-time
+             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now.
+             */
+            startDate?: string;
+            /**
+             * Format: int32
+             * @description The number of payments after which the subscription is Completed; absent or null for no end.
+             */
+            totalPayments?: number | null;
+            /** @description The merchant's description of the subscription (it becomes each payment's description). */
+            description?: string | null;
+        };
+        /**
+         * SubscriptionUpdateRequest
+         * @description What changes in an Active or PastDue subscription, from its next payment attempt. At least one field.
+         * @example {
+         *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9"
+         *     }
+         */
+        SubscriptionUpdateRequest: {
+            /**
+             * Format: uuid
+             * @description Another stored card or bank account of the subscription's customer.
+             */
+            paymentMethodId?: string;
+            /** @description The amount of each payment from the next attempt, USD. */
+            amount?: number;
+        };
+        /**
+         * SubscriptionCancelRequest
+         * @description How to cancel. atPeriodEnd false (the default) cancels at once.
+         * @example {
+         *       "atPeriodEnd": true
+         *     }
+         */
+        SubscriptionCancelRequest: {
+            /**
+             * @description True: an Active subscription stays Active with cancelAtPeriodEnd true and is Cancelled, without a charge, when its next payment falls due. A PastDue subscription is cancelled at once either way.
+             * @default false
+             */
+            atPeriodEnd?: boolean;
         };
         /**
          * ApiKey
@@ -6791,6 +7107,7 @@ export interface components {
          *       "settlementBatches": 1,
          *       "invoicesPastDue": 0,
          *       "quickPaymentsExpired": 0,
+         *       "subscriptionPayments": 0,
          *       "webhookAttempts": 7
          *     }
          */
@@ -6842,6 +7159,11 @@ export interface components {
             quickPaymentsExpired: number;
             /**
              * Format: int32
+             * @description Subscription payments that fell due and were attempted (renewals and retries, collected or failed), each a card sale or ACH debit with creatorTypeId Subscription; subscriptions cancelled at period end are not counted (no charge is made).
+             */
+            subscriptionPayments: number;
+            /**
+             * Format: int32
              * @description Webhook delivery attempts that fell due (first attempts and retries) and were queued; the advance does not wait on receivers. The delivery engine makes them right after the advance, each at the time it fell due, so the retries they schedule inside the advanced span follow; the delivery log shows them.
              */
             webhookAttempts: number;
@@ -6863,6 +7185,7 @@ export interface components {
          *         "settlementBatches": 1,
          *         "invoicesPastDue": 0,
          *         "quickPaymentsExpired": 0,
+         *         "subscriptionPayments": 0,
          *         "webhookAttempts": 7
          *       }
          *     }
@@ -7050,6 +7373,7 @@ export interface components {
          *         "devices": 0,
          *         "terminals": 2,
          *         "quickPayments": 3,
+         *         "subscriptions": 3,
          *         "notifications": 12,
          *         "settlementBatches": 4,
          *         "idempotencyKeys": 80
@@ -7134,6 +7458,11 @@ export interface components {
                  * @description Payment links (quick payments).
                  */
                 quickPayments: number;
+                /**
+                 * Format: int32
+                 * @description Subscriptions.
+                 */
+                subscriptions: number;
                 /**
                  * Format: int32
                  * @description Invoice notifications sent.
@@ -8413,92 +8742,12 @@ export interface components {
             data?: components["schemas"]["Invoice"];
         };
         /**
-         * WebhookSubscription
-         * @description A recurring payment of a customer: its schedule, its state and its latest payment attempt.
-         * @example {
-         *       "subscriptionId": "b7d1e3f5-2a4c-4e6b-8d0f-1a3c5e7b9d20",
-         *       "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
-         *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
-         *       "amount": 29.99,
-         *       "currencyIsoCode": "USD",
-         *       "frequency": "Monthly",
-         *       "status": "Active",
-         *       "startDate": "2025-03-14T00:00:00Z",
-         *       "nextPaymentDate": "2025-04-14T00:00:00Z",
-         *       "lastPaymentDate": null,
-         *       "failedPaymentCount": 0,
-         *       "transactionId": null,
-         *       "createdOn": "2025-03-14T09:12:44Z"
-         *     }
-         */
-        WebhookSubscription: {
-            /**
-             * Format: uuid
-             * @description The subscription identifier.
-             */
-            subscriptionId: string;
-            /**
-             * Format: uuid
-             * @description The customer who pays.
-             */
-            customerId: string;
-            /**
-             * Format: uuid
-             * @description The stored card or bank account charged; null when none is set.
-             */
-            paymentMethodId: string | null;
-            /** @description Amount of each payment, USD. */
-            amount: number;
-            /** @description ISO 4217 alpha-3 code of the currency (USD). */
-            currencyIsoCode: string;
-            /**
-             * @description How often a payment is collected.
-             * @enum {string}
-             */
-            frequency: "Weekly" | "BiWeekly" | "Monthly" | "Quarterly" | "Yearly";
-            /**
-             * @description Active: payments are collected on schedule. PastDue: the latest payment failed and will be retried. Delinquent: payments failed repeatedly and collection stopped. Cancelled: stopped by the merchant. Completed: the last scheduled payment was collected.
-             * @enum {string}
-             */
-            status: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed";
-            /**
-             * Format: date-time
-             * @description When the first payment is due.
-             */
-            startDate: string;
-            /**
-             * Format: date-time
-             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed).
-             */
-            nextPaymentDate: string | null;
-            /**
-             * Format: date-time
-             * @description When the latest payment was collected; null before the first.
-             */
-            lastPaymentDate: string | null;
-            /**
-             * Format: int32
-             * @description Consecutive failed payment attempts since the latest success.
-             */
-            failedPaymentCount: number;
-            /**
-             * Format: uuid
-             * @description The transaction of the latest payment attempt (collected or failed); null before the first attempt.
-             */
-            transactionId: string | null;
-            /**
-             * Format: date-time
-             * @description When the subscription was created.
-             */
-            createdOn: string;
-        };
-        /**
          * SubscriptionCreatedEvent
          * @description The body of a `subscription.created` delivery: subscription created (event id 21, category Subscriptions).
          * @example {
          *       "id": "2aff19b3-03c8-4239-9def-89fa6f0dddd5",
          *       "type": "subscription.created",
-         *       "timestamp": "2025-03-14T09:12:45Z",
+         *       "timestamp": "2025-03-13T09:12:45Z",
          *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
          *       "data": {
          *         "subscriptionId": "b7d1e3f5-2a4c-4e6b-8d0f-1a3c5e7b9d20",
@@ -8509,11 +8758,18 @@ export interface components {
          *         "frequency": "Monthly",
          *         "status": "Active",
          *         "startDate": "2025-03-14T00:00:00Z",
-         *         "nextPaymentDate": "2025-04-14T00:00:00Z",
+         *         "nextPaymentDate": "2025-03-14T00:00:00Z",
          *         "lastPaymentDate": null,
          *         "failedPaymentCount": 0,
          *         "transactionId": null,
-         *         "createdOn": "2025-03-14T09:12:44Z"
+         *         "createdOn": "2025-03-13T09:12:44Z",
+         *         "description": "Gold plan",
+         *         "totalPayments": null,
+         *         "paymentsCount": 0,
+         *         "cancelAtPeriodEnd": false,
+         *         "cancelledOn": null,
+         *         "lineItemId": null,
+         *         "quantity": null
          *       }
          *     }
          */
@@ -8547,7 +8803,14 @@ export interface components {
          *         "lastPaymentDate": "2025-04-14T00:00:12Z",
          *         "failedPaymentCount": 0,
          *         "transactionId": "3e5a7c9b-1d2f-4a4c-8e6a-0b2d4f6a8c0e",
-         *         "createdOn": "2025-03-14T09:12:44Z"
+         *         "createdOn": "2025-03-13T09:12:44Z",
+         *         "description": "Gold plan",
+         *         "totalPayments": null,
+         *         "paymentsCount": 2,
+         *         "cancelAtPeriodEnd": false,
+         *         "cancelledOn": null,
+         *         "lineItemId": null,
+         *         "quantity": null
          *       }
          *     }
          */
@@ -8581,7 +8844,14 @@ export interface components {
          *         "lastPaymentDate": "2025-04-14T00:00:12Z",
          *         "failedPaymentCount": 1,
          *         "transactionId": "9a1c3e5f-7b9d-4f1a-8c3e-5a7c9e1b3d5f",
-         *         "createdOn": "2025-03-14T09:12:44Z"
+         *         "createdOn": "2025-03-13T09:12:44Z",
+         *         "description": "Gold plan",
+         *         "totalPayments": null,
+         *         "paymentsCount": 2,
+         *         "cancelAtPeriodEnd": false,
+         *         "cancelledOn": null,
+         *         "lineItemId": null,
+         *         "quantity": null
          *       }
          *     }
          */
@@ -8615,7 +8885,14 @@ export interface components {
          *         "lastPaymentDate": "2025-04-14T00:00:12Z",
          *         "failedPaymentCount": 3,
          *         "transactionId": "5c7e9a1b-3d5f-4b7a-9c1e-3a5c7e9b1d3f",
-         *         "createdOn": "2025-03-14T09:12:44Z"
+         *         "createdOn": "2025-03-13T09:12:44Z",
+         *         "description": "Gold plan",
+         *         "totalPayments": null,
+         *         "paymentsCount": 2,
+         *         "cancelAtPeriodEnd": false,
+         *         "cancelledOn": null,
+         *         "lineItemId": null,
+         *         "quantity": null
          *       }
          *     }
          */
@@ -10740,6 +11017,203 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number; a page beyond the last succeeds and returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Field to sort by; `createdOn` when absent. */
+                orderBy?: "createdOn" | "nextPaymentDate" | "amount";
+                /** @description Ascending order when true. */
+                asc?: components["parameters"]["Asc"];
+                /** @description Search text, matched against commonly searched fields without naming a field. */
+                search?: components["parameters"]["Search"];
+                /** @description Include items created on or after this date-time (ISO 8601). */
+                dateFrom?: components["parameters"]["DateFrom"];
+                /** @description Include items created up to this date-time (ISO 8601). */
+                dateTo?: components["parameters"]["DateTo"];
+                /** @description Only this customer's subscriptions. */
+                customerId?: string;
+                /** @description Only the subscriptions in this status. */
+                status?: components["schemas"]["SubscriptionStatus"];
+            };
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionCancelRequest"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the cancellation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
@@ -13400,6 +13874,7 @@ export interface operations {
                      *         "settlementBatches": 1,
                      *         "invoicesPastDue": 0,
                      *         "quickPaymentsExpired": 0,
+                     *         "subscriptionPayments": 0,
                      *         "webhookAttempts": 7
                      *       }
                      *     }
@@ -13727,6 +14202,7 @@ export interface operations {
                      *         "devices": 0,
                      *         "terminals": 2,
                      *         "quickPayments": 3,
+                     *         "subscriptions": 3,
                      *         "notifications": 12,
                      *         "settlementBatches": 4,
                      *         "idempotencyKeys": 80
@@ -16266,7 +16742,7 @@ export interface operations {
                  * @example {
                  *       "id": "2aff19b3-03c8-4239-9def-89fa6f0dddd5",
                  *       "type": "subscription.created",
-                 *       "timestamp": "2025-03-14T09:12:45Z",
+                 *       "timestamp": "2025-03-13T09:12:45Z",
                  *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
                  *       "data": {
                  *         "subscriptionId": "b7d1e3f5-2a4c-4e6b-8d0f-1a3c5e7b9d20",
@@ -16277,11 +16753,18 @@ export interface operations {
                  *         "frequency": "Monthly",
                  *         "status": "Active",
                  *         "startDate": "2025-03-14T00:00:00Z",
-                 *         "nextPaymentDate": "2025-04-14T00:00:00Z",
+                 *         "nextPaymentDate": "2025-03-14T00:00:00Z",
                  *         "lastPaymentDate": null,
                  *         "failedPaymentCount": 0,
                  *         "transactionId": null,
-                 *         "createdOn": "2025-03-14T09:12:44Z"
+                 *         "createdOn": "2025-03-13T09:12:44Z",
+                 *         "description": "Gold plan",
+                 *         "totalPayments": null,
+                 *         "paymentsCount": 0,
+                 *         "cancelAtPeriodEnd": false,
+                 *         "cancelledOn": null,
+                 *         "lineItemId": null,
+                 *         "quantity": null
                  *       }
                  *     }
                  */
@@ -16382,7 +16865,14 @@ export interface operations {
                  *         "lastPaymentDate": "2025-04-14T00:00:12Z",
                  *         "failedPaymentCount": 0,
                  *         "transactionId": "3e5a7c9b-1d2f-4a4c-8e6a-0b2d4f6a8c0e",
-                 *         "createdOn": "2025-03-14T09:12:44Z"
+                 *         "createdOn": "2025-03-13T09:12:44Z",
+                 *         "description": "Gold plan",
+                 *         "totalPayments": null,
+                 *         "paymentsCount": 2,
+                 *         "cancelAtPeriodEnd": false,
+                 *         "cancelledOn": null,
+                 *         "lineItemId": null,
+                 *         "quantity": null
                  *       }
                  *     }
                  */
@@ -16483,7 +16973,14 @@ export interface operations {
                  *         "lastPaymentDate": "2025-04-14T00:00:12Z",
                  *         "failedPaymentCount": 1,
                  *         "transactionId": "9a1c3e5f-7b9d-4f1a-8c3e-5a7c9e1b3d5f",
-                 *         "createdOn": "2025-03-14T09:12:44Z"
+                 *         "createdOn": "2025-03-13T09:12:44Z",
+                 *         "description": "Gold plan",
+                 *         "totalPayments": null,
+                 *         "paymentsCount": 2,
+                 *         "cancelAtPeriodEnd": false,
+                 *         "cancelledOn": null,
+                 *         "lineItemId": null,
+                 *         "quantity": null
                  *       }
                  *     }
                  */
@@ -16584,7 +17081,14 @@ export interface operations {
                  *         "lastPaymentDate": "2025-04-14T00:00:12Z",
                  *         "failedPaymentCount": 3,
                  *         "transactionId": "5c7e9a1b-3d5f-4b7a-9c1e-3a5c7e9b1d3f",
-                 *         "createdOn": "2025-03-14T09:12:44Z"
+                 *         "createdOn": "2025-03-13T09:12:44Z",
+                 *         "description": "Gold plan",
+                 *         "totalPayments": null,
+                 *         "paymentsCount": 2,
+                 *         "cancelAtPeriodEnd": false,
+                 *         "cancelledOn": null,
+                 *         "lineItemId": null,
+                 *         "quantity": null
                  *       }
                  *     }
                  */

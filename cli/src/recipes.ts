@@ -35,10 +35,6 @@ export const builtInFixture = (type: WebhookEventName): Fixture | undefined => {
 
 /** Why the other event types of the spec cannot be triggered. */
 export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
-  'subscription.created': 'the API has no subscription operations; the server never emits it',
-  'subscription.paid': 'the API has no subscription operations; the server never emits it',
-  'subscription.payment_failed': 'the API has no subscription operations; the server never emits it',
-  'subscription.delinquent': 'the API has no subscription operations; the server never emits it',
   'merchant.created': 'a new merchant emits it, once: pgw sandbox create makes one (with a partner key), and its listener starts after it',
 };
 
@@ -65,7 +61,7 @@ type Request = (method: string, url: string, init: { params: { path: JsonObject;
 /** What a step made, when its fixture does not say: its answer's id, if it has one. */
 function madeOf(step: Step, answer: unknown, status: number): string {
   const target = isClock(step) ? 'clock advance' : step.operation;
-  const id = ['transactionId', 'id', 'terminalId', 'clientId'].map((k) => (answer as Record<string, unknown> | undefined)?.[k]).find((v) => typeof v === 'string');
+  const id = ['transactionId', 'id', 'terminalId', 'subscriptionId', 'clientId'].map((k) => (answer as Record<string, unknown> | undefined)?.[k]).find((v) => typeof v === 'string');
   return `${step.name}: ${target} ${String(status)}${id === undefined ? '' : ` ${id}`}`;
 }
 

@@ -44,6 +44,12 @@ async function make(ctx: CheckContext): Promise<Record<string, string>> {
     const methods = bodyOf(await ctx.call(OperationId.listPaymentMethods, { path: { customerId: ids.customerId } }));
     keep('paymentMethodId', (Array.isArray(methods.items) ? (methods.items as { id?: unknown }[]) : [])[0]?.id);
   }
+  if (ids.customerId !== undefined && ids.paymentMethodId !== undefined && ctx.spec.operations.has(OperationId.createSubscription)) {
+    const subscription = bodyOf(await ctx.call(OperationId.createSubscription, { body: { customerId: ids.customerId, paymentMethodId: ids.paymentMethodId, amount: 5, frequency: 'Monthly', startDate: ctx.daysAhead(30) } }));
+    keep('subscriptionId', subscription.subscriptionId);
+    // Cancelled at once: a live subscription would keep a clean-up run from deleting the customer.
+    if (ids.subscriptionId !== undefined) await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: ids.subscriptionId }, body: {} });
+  }
   const invoice = bodyOf(await ctx.call(OperationId.publishInvoice, {
     body: { id: null, dueDate: ctx.daysAhead(30), customer: { firstName: 'Fixture', lastName: 'Invoice', email: 'fixture@example.com' },
       lineItems: [{ lineItemId: null, productName: 'Fixture', unitTypeId: 1, unitPrice: 10, quantity: 1 }] },

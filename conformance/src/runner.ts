@@ -15,6 +15,7 @@ import { identityChecks } from './checks/identities.ts';
 import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
 import { quickPaymentMachineChecks } from './checks/quick-payment-machine.ts';
+import { subscriptionMachineChecks } from './checks/subscription-machine.ts';
 import { terminalMachineChecks } from './checks/terminal-machine.ts';
 import { negativeChecks } from './checks/negative.ts';
 import { hostileChecks } from './checks/hostile.ts';
@@ -33,7 +34,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...subscriptionMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {
@@ -204,14 +205,18 @@ export class Runner {
     await probeBaseUrl(this.spec, this.target, this.timeoutMs);
     for (const who of Object.keys(this.target.credentials)) await this.token(who);
     // A sandbox whose clock earlier runs moved ahead: dates the checks send are counted from its business time.
-    if (this.spec.operations.has(OperationId.getSandboxClock)) {
-      for (const who of Object.keys(this.target.credentials)) {
-        const read = await this.http.call({ record: () => undefined }, OperationId.getSandboxClock, { as: who });
-        const now = isObject(read.response?.body) ? read.response.body.now : undefined;
-        if (read.response?.status === 200 && typeof now === 'string' && Number.isFinite(Date.parse(now))) this.clockAheadMs = Math.max(this.clockAheadMs, Date.parse(now) - Date.now());
-        const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
-        if (read.response?.status === 200 && typeof offset === 'number') this.clockAtStart.set(who, offset);
-      }
+    await this.readClocks(true);
+  }
+
+  /** How far the identities' clocks run ahead now (and, at the start, each one's offset). */
+  private async readClocks(atStart: boolean): Promise<void> {
+    if (!this.spec.operations.has(OperationId.getSandboxClock)) return;
+    for (const who of Object.keys(this.target.credentials)) {
+      const read = await this.http.call({ record: () => undefined }, OperationId.getSandboxClock, { as: who });
+      const now = isObject(read.response?.body) ? read.response.body.now : undefined;
+      if (read.response?.status === 200 && typeof now === 'string' && Number.isFinite(Date.parse(now))) this.clockAheadMs = Math.max(this.clockAheadMs, Date.parse(now) - Date.now());
+      const offset = isObject(read.response?.body) ? read.response.body.offsetSeconds : undefined;
+      if (atStart && read.response?.status === 200 && typeof offset === 'number') this.clockAtStart.set(who, offset);
     }
   }
 
@@ -238,12 +243,14 @@ export class Runner {
     const exchanges: Exchange[] = [];
     const recorder = { record: (e: Exchange) => { exchanges.push(e); } };
     const stem = `${this.nonce}${createHash('sha256').update(`${String(this.seed)}:${check.id}`).digest('hex').slice(0, 4)}`;
+    const clock = { moved: false };
     const ctx: CheckContext = {
       spec: this.spec,
       record: recorder.record,
       call: (operationId, options = {}) => {
         // --no-clock: a check that would move a business clock stops here, reported as skipped.
         if (this.options.noClock && operationId === OperationId.advanceSandboxClock) return Promise.reject(new CheckSkipped('--no-clock: the check moves a business clock'));
+        if (operationId === OperationId.advanceSandboxClock) clock.moved = true;
         return this.http.call(recorder, operationId, { as: 'A', ...options });
       },
       // A raw request to an operation of the spec (the token services, say) is checked against it too.
@@ -262,7 +269,12 @@ export class Runner {
     const finish = (partial: Omit<CheckResult, 'id' | 'group' | 'title' | 'durationMs' | 'requests' | 'operations'>): CheckResult =>
       ({ ...base, ...partial, durationMs: performance.now() - started, requests: exchanges.length, operations: operationsOf(exchanges) });
     try {
-      await check.run(ctx);
+      try {
+        await check.run(ctx);
+      } finally {
+        // A check that moved a clock (the subscription walk moves it weeks): later checks' dates count from its new time.
+        if (clock.moved) await this.readClocks(false);
+      }
     } catch (error) {
       if (error instanceof CheckSkipped) return finish({ status: 'skipped', message: error.message, problems: [] });
       if (error instanceof UnreachableError) throw error;

@@ -23,7 +23,7 @@ function operationTags(doc: JsonObject): Map<string, { tag: string; method: stri
   return tags;
 }
 
-const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices', terminalPaper: 'Terminals', quickPayment: 'Quick Payments' };
+const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card Payments', invoice: 'Invoices', terminalPaper: 'Terminals', quickPayment: 'Quick Payments', subscription: 'Subscriptions' };
 /** The tag of the sandbox controls, which may trigger any machine: they stand in for what the world does (a terminal's report). */
 const SANDBOX_TAG = 'Sandbox';
 /** Operations of those tags that are not GETs and still change no status, and so need be no trigger. */

@@ -6,6 +6,7 @@ import { OperationId } from '../../../generated/operations.ts';
 import { TapToPayStatus, TransactionCreatorType } from '../../../generated/enums.ts';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
+import { testCard } from '../fixtures.ts';
 import { findListed } from '../paging.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -178,6 +179,43 @@ export const familyChecks: readonly Check[] = [
       expectStatus(reported, 200, OperationId.setSandboxTerminalPaperStatus);
       const after = await ctx.call(OperationId.getTerminal, { path: { terminalId } });
       expectThat(bodyOf(after).paperStatus === 'Empty' && typeof bodyOf(after).lastSeenAt === 'string', 'the reported paper status reads back, with the time the terminal was last seen', after);
+    },
+  },
+  {
+    id: 'families/subscriptions', group: 'resources', designed: true,
+    tags: ['Subscriptions', OperationId.createSubscription, OperationId.listSubscriptions, OperationId.getSubscription, OperationId.updateSubscription, OperationId.cancelSubscription],
+    title: "a subscription reads back as written, is listed and read by its owner only, counts on its customer while it collects, changes, refuses a start in the past, and is cancelled once",
+    async run(ctx) {
+      const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Family', lastName: ctx.unique('subscriber') } });
+      const customerId = createdId(customer, 'customer');
+      const card = await ctx.call(OperationId.addCardPaymentMethod, { path: { customerId }, body: { name: 'Visa', ...testCard() } });
+      const paymentMethodId = createdId(card, 'card payment method');
+      const written = { customerId, paymentMethodId, amount: 19.5, frequency: 'Monthly', startDate: ctx.daysAhead(10), description: ctx.unique('plan') };
+      const made = await ctx.call(OperationId.createSubscription, { body: written });
+      expectStatus(made, 200, OperationId.createSubscription);
+      const subscriptionId = String(bodyOf(made).subscriptionId);
+      const read = await ctx.call(OperationId.getSubscription, { path: { subscriptionId } });
+      expectStatus(read, 200, OperationId.getSubscription);
+      expectThat(bodyOf(read).status === 'Active' && bodyOf(read).amount === 19.5 && bodyOf(read).paymentMethodId === paymentMethodId
+        && Date.parse(String(bodyOf(read).nextPaymentDate)) === Date.parse(written.startDate) && bodyOf(read).paymentsCount === 0, 'the subscription reads back Active, its first payment due at startDate', read);
+      const mine = await findListed(ctx, OperationId.listSubscriptions, { query: { customerId } }, (i) => i.subscriptionId === subscriptionId);
+      expectThat(mine.item !== undefined, "the owner lists it (by its customer)", mine.exchange);
+      const theirs = await findListed(ctx, OperationId.listSubscriptions, { as: 'B' }, (i) => i.subscriptionId === subscriptionId);
+      expectThat(theirs.item === undefined, "another merchant's list does not hold it", theirs.exchange);
+      expectStatus(await ctx.call(OperationId.getSubscription, { as: 'B', path: { subscriptionId } }), 404, 'another merchant reads the subscription');
+      const counted = bodyOf(await ctx.call(OperationId.getCustomer, { path: { customerId } }));
+      expectThat(counted.numberOfSubscriptions === 1, "the customer's numberOfSubscriptions counts it");
+      const changed = await ctx.call(OperationId.updateSubscription, { path: { subscriptionId }, body: { amount: 21 } });
+      expectThat(changed.response?.status === 200 && bodyOf(changed).amount === 21, 'a new amount reads back', changed);
+      const past = await ctx.call(OperationId.createSubscription, { body: { ...written, startDate: '2001-01-01T00:00:00Z' } });
+      expectThat(past.response?.status === 400, 'a startDate in the past answers 400', past);
+      const cancelled = await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId }, body: { atPeriodEnd: false } });
+      expectThat(cancelled.response?.status === 200 && bodyOf(cancelled).status === 'Cancelled' && bodyOf(cancelled).nextPaymentDate === null, 'cancelled at once: Cancelled, nothing more due', cancelled);
+      const again = await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId }, body: {} });
+      expectThat(again.response?.status === 400 && bodyOf(again).errorCode === 'subscription_not_open', 'a second cancel answers 400 subscription_not_open', again);
+      const uncounted = bodyOf(await ctx.call(OperationId.getCustomer, { path: { customerId } }));
+      expectThat(uncounted.numberOfSubscriptions === 0, "a cancelled subscription no longer counts on its customer");
+      expectStatus(await ctx.call(OperationId.deleteCustomer, { path: { customerId } }), 200, 'the customer of a cancelled subscription is deleted');
     },
   },
 ];

@@ -1,5 +1,6 @@
 // Tenancy on every operation that addresses a record by id: merchant B gets 404 on each of merchant A's
-// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals, payment links), and A's
+// records (customers and their payment methods, invoices, invoice settings, API keys, devices, terminals, payment links,
+// subscriptions), and A's
 // records are unchanged afterwards.
 import { randomUUID } from 'node:crypto';
 import { OperationId } from '../../../generated/operations.ts';
@@ -8,7 +9,7 @@ import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckCont
 import { approvingCard } from '../fixtures.ts';
 import type { CallOptions } from '../http.ts';
 
-interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string; quickPaymentId: string }
+interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string; quickPaymentId: string; subscriptionId: string }
 
 async function recordsOfA(ctx: CheckContext): Promise<Records> {
   const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Tenant', lastName: ctx.unique('tenant') } });
@@ -36,9 +37,11 @@ async function recordsOfA(ctx: CheckContext): Promise<Records> {
   expectStatus(terminal, 200, OperationId.registerTerminal);
   const link = await ctx.call(OperationId.createQuickPayment, { body: { amount: 10, description: 'Tenancy check' } });
   expectStatus(link, 200, OperationId.createQuickPayment);
+  const subscription = await ctx.call(OperationId.createSubscription, { body: { customerId, paymentMethodId, amount: 5, frequency: 'Monthly', startDate: ctx.daysAhead(30) } });
+  expectStatus(subscription, 200, OperationId.createSubscription);
   return {
     customerId, paymentMethodId, invoiceId, merchantId, clientId: String(bodyOf(key).clientId), deviceId, terminalId: String(bodyOf(terminal).terminalId),
-    quickPaymentId: String(bodyOf(link).id),
+    quickPaymentId: String(bodyOf(link).id), subscriptionId: String(bodyOf(subscription).subscriptionId),
   };
 }
 
@@ -77,6 +80,9 @@ function attempts(r: Records): [OperationId, CallOptions][] {
     [OperationId.cancelQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }],
     // A sandbox control: a production target answers 404 to it anyway.
     [OperationId.paySandboxQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }],
+    [OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }],
+    [OperationId.updateSubscription, { path: { subscriptionId: r.subscriptionId }, body: { amount: 1 } }],
+    [OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: { atPeriodEnd: false } }],
     [OperationId.deleteCustomer, { path: customer }],
   ];
 }
@@ -84,7 +90,7 @@ function attempts(r: Records): [OperationId, CallOptions][] {
 export const tenancyChecks: Check[] = [
   {
     id: 'tenancy/every_operation_with_an_id', group: 'tenancy', designed: true,
-    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals', 'Quick Payments'],
+    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals', 'Quick Payments', 'Subscriptions'],
     title: 'Merchant B gets 404 on every operation that addresses one of merchant A\'s records, which stay unchanged',
     async run(ctx) {
       const r = await recordsOfA(ctx);
@@ -95,6 +101,7 @@ export const tenancyChecks: Check[] = [
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
         quickPayment: JSON.stringify(bodyOf(await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }))),
+        subscription: JSON.stringify(bodyOf(await ctx.call(OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }))),
       };
       for (const [operationId, options] of attempts(r)) {
         expectStatus(await ctx.call(operationId, { ...options, as: 'B' }), 404, `${operationId} of merchant A's record with merchant B's token`);
@@ -106,6 +113,7 @@ export const tenancyChecks: Check[] = [
         device: JSON.stringify(bodyOf(await ctx.call(OperationId.getDevice, { path: { deviceId: r.deviceId } }))),
         terminal: JSON.stringify(bodyOf(await ctx.call(OperationId.getTerminal, { path: { terminalId: r.terminalId } }))),
         quickPayment: JSON.stringify(bodyOf(await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId: r.quickPaymentId } }))),
+        subscription: JSON.stringify(bodyOf(await ctx.call(OperationId.getSubscription, { path: { subscriptionId: r.subscriptionId } }))),
       };
       for (const key of Object.keys(before) as (keyof typeof before)[]) {
         expectThat(after[key] === before[key], `merchant A's ${key} is unchanged after merchant B's attempts`);
@@ -113,6 +121,8 @@ export const tenancyChecks: Check[] = [
       const keys = await ctx.call(OperationId.listApiKeys, { query: { search: r.clientId } });
       expectThat(JSON.stringify(bodyOf(keys)).includes(`"clientId":"${r.clientId}","name"`) && !JSON.stringify(bodyOf(keys)).includes('"isActive":false'),
         'merchant A\'s API key is still active', keys);
+      // A live subscription would keep its customer from being deleted by a clean-up run.
+      expectStatus(await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: {} }), 200, "cancelling merchant A's subscription");
     },
   },
 ];

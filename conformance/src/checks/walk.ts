@@ -191,7 +191,7 @@ const steps: readonly Step[] = [
   { op: OperationId.listSandboxMerchants, needs: 'partner', request: () => ({ as: 'partner' }) },
   { op: OperationId.resetSandbox, needs: 'partner', request: (w) => ({ as: 'partner', headers: { 'x-merchant-id': w.ids.sandboxMerchantId ?? '' } }) },
   { op: OperationId.deleteSandboxMerchant, needs: 'partner', request: (w) => ({ as: 'partner', path: { merchantId: w.ids.sandboxMerchantId ?? '' } }) },
-  // Devices, terminals, payment links and API keys.
+  // Devices, terminals, payment links, subscriptions and API keys.
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
   { op: OperationId.issueTapToPayToken, request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
   { op: OperationId.getDevice }, { op: OperationId.activateTapToPayDevice },
@@ -203,6 +203,11 @@ const steps: readonly Step[] = [
   { op: OperationId.listQuickPayments }, { op: OperationId.getQuickPayment }, { op: OperationId.paySandboxQuickPayment },
   { op: OperationId.createQuickPayment, request: () => ({ body: { amount: 7, description: 'Walk link to cancel' } }), keep: keepId('quickPaymentId') },
   { op: OperationId.cancelQuickPayment },
+  // Subscriptions (designed): on the customer's second card, cancelled at once so that the customer may be deleted last.
+  { op: OperationId.createSubscription, request: (w) => ({ body: { customerId: w.ids.customerId ?? '', paymentMethodId: w.ids.paymentMethodId ?? '', amount: 29.99, frequency: 'Monthly', description: 'Walk plan' } }), keep: keepId('subscriptionId', 'subscriptionId') },
+  { op: OperationId.listSubscriptions }, { op: OperationId.getSubscription },
+  { op: OperationId.updateSubscription, request: () => ({ body: { amount: 31 } }) },
+  { op: OperationId.cancelSubscription, request: () => ({ body: { atPeriodEnd: false } }) },
   { op: OperationId.createApiKey, request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
   { op: OperationId.deleteApiKey },
   { op: OperationId.listWebhookDeliveryLogs, keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },

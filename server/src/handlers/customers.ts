@@ -78,8 +78,8 @@ function customerOf(customer: CustomerRecord, paymentMethods: StoredPaymentMetho
     transactionsCount: customer.transactionsCount,
     transactionsVolume: fromCents(customer.transactionsVolumeCents),
     lastTransactionAmount: lastAmount(customer),
-    // The spec: 0 while this API has no subscription operations.
-    numberOfSubscriptions: 0,
+    // Kept on the customer's row by the subscription machine (Active and PastDue subscriptions).
+    numberOfSubscriptions: customer.subscriptionsCount,
     cards: paymentMethods.filter((m): m is StoredCard => m.kind === 'card').map((card) => cardOf(card, customer)),
     achAccounts: paymentMethods.filter((m): m is StoredBankAccount => m.kind === 'bankAccount').map((account) => achAccountOf(account, customer)),
   };
@@ -99,8 +99,8 @@ export const customersHandlers = {
           modifiedOn: customer.modifiedOn,
           lastTransactionDate: customer.lastTransactionDate,
           lastTransactionAmount: lastAmount(customer),
-          // The spec: 0 while this API has no subscription operations.
-          activeSubscriptionsAmount: 0,
+          // Kept on the customer's row by the subscription machine (Active and PastDue subscriptions).
+          activeSubscriptionsAmount: fromCents(customer.activeSubscriptionsCents),
           contactName: service.contactName(customer),
           firstName: customer.firstName,
           lastName: customer.lastName,

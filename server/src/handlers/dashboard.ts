@@ -13,6 +13,7 @@ import { listInvoices } from '../services/invoices.ts';
 import { ThrottledError } from '../services/throttle.ts';
 import { advanceClock, getClock } from '../services/sandbox.ts';
 import { cancelQuickPayment, listQuickPayments } from '../services/quick-payments.ts';
+import { listSubscriptions } from '../services/subscriptions.ts';
 import { listTerminals, reportPaperStatus } from '../services/terminals.ts';
 import { retryDelivery } from '../services/webhook-logs.ts';
 import { transactionPage, transactionsPage, eventsPage } from '../views/dashboard-activity.ts';
@@ -20,6 +21,7 @@ import type { Frame, Section } from '../views/dashboard-layout.ts';
 import { clockPage, errorPage, invoicesPage, overviewPage, signInPage } from '../views/dashboard-pages.ts';
 import { DASHBOARD_CSS, DASHBOARD_ICON } from '../views/dashboard-style.ts';
 import { linksPage } from '../views/dashboard-links.ts';
+import { subscriptionsPage } from '../views/dashboard-subscriptions.ts';
 import { PAPER_REPORTS, terminalsPage } from '../views/dashboard-terminals.ts';
 import {
   cookieOf, dashboardHeaders, forbidden, postAllowed, postFromOwnPage, sessionCsrf, sessionOf, setCookie, SESSION_COOKIE, SIGN_IN_COOKIE,
@@ -211,6 +213,12 @@ export function dashboardPages(services: Services): Router {
       else throw error;
     }
   }, true));
+
+  router.get('/dashboard/subscriptions', signed(async (req, res, s) => {
+    const page = dashboard.pageNumber(req.query.page);
+    const list = await listSubscriptions(s.deps, { page, pageSize: dashboard.PAGE_SIZE, orderBy: 'createdOn', asc: false });
+    res.type('html').send(subscriptionsPage(s.frame('subscriptions'), { ...list, page, pages: Math.max(1, Math.ceil(list.total / dashboard.PAGE_SIZE)) }));
+  }));
 
   // Any other address under /dashboard: a page, not the API's JSON.
   router.use('/dashboard', (_req, res) => {

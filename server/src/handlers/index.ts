@@ -15,6 +15,7 @@ import { paymentMethodsHandlers } from './payment-methods.ts';
 import { achPaymentsHandlers, cardPaymentsHandlers, transactionsHandlers } from './payments.ts';
 import { quickPaymentsHandlers } from './quick-payments.ts';
 import { sandboxHandlers } from './sandbox.ts';
+import { subscriptionsHandlers } from './subscriptions.ts';
 import { terminalsHandlers } from './terminals.ts';
 import { webhooksHandlers } from './webhooks.ts';
 
@@ -30,6 +31,7 @@ export function handlers(): Handlers<ServerContext> {
     devices: devicesHandlers,
     terminals: terminalsHandlers,
     quickPayments: quickPaymentsHandlers,
+    subscriptions: subscriptionsHandlers,
     apiKeys: apiKeysHandlers,
     categories: categoriesHandlers,
     lineItems: lineItemsHandlers,

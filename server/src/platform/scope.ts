@@ -51,3 +51,9 @@ export async function openMerchantScope(platform: Platform, merchantId: string):
 
 /** The same dependencies working in a transaction. */
 export const within = <D extends Deps>(deps: D, tx: Tx): InTx<D> => ({ ...deps, db: tx });
+
+/**
+ * The scope's work for what fell due at `at`, in a transaction: its business clock reads `at`, so a payment the
+ * worker makes for a due time is made at that time (the clock advance runs a year of renewals in one pass).
+ */
+export const atDueTime = (scope: Scope, tx: Tx, at: Date): InTx<Scope> => ({ ...scope, db: tx, clock: { now: () => at } });

@@ -44,6 +44,10 @@ export interface CustomerRecord extends CustomerFields {
   lastTransactionDate: string | null;
   /** Null when there is no payment. */
   lastTransactionAmountCents: Cents | null;
+  /** Live (Active or PastDue) subscriptions, kept by the subscription machine's adapter. */
+  subscriptionsCount: number;
+  /** The sum of their payments' amounts. */
+  activeSubscriptionsCents: Cents;
 }
 
 export interface CustomerListRecord extends CustomerRecord {
@@ -70,6 +74,8 @@ interface CustomerRow {
   transactions_volume_cents: number | string;
   last_transaction_on: string | null;
   last_transaction_amount_cents: number | string | null;
+  subscriptions_count: number | string;
+  active_subscriptions_cents: number | string;
   payment_methods_count?: number | string;
 }
 
@@ -98,6 +104,8 @@ function toRecord(row: CustomerRow): CustomerRecord {
     transactionsVolumeCents: centsOfColumn(row.transactions_volume_cents),
     lastTransactionDate: row.last_transaction_on,
     lastTransactionAmountCents: centsOrNullOfColumn(row.last_transaction_amount_cents),
+    subscriptionsCount: Number(row.subscriptions_count),
+    activeSubscriptionsCents: centsOfColumn(row.active_subscriptions_cents),
   };
 }
 

@@ -48,6 +48,7 @@ export const RESET_STEPS: readonly Step[] = [
   own('categories', 'id', 'categories'),
   own('devices', 'device_id', 'devices'),
   own('terminals', 'id', 'terminals'),
+  own('subscriptions', 'id', 'subscriptions'),
   own('outbox_events', 'id', 'events'),
   {
     // The Idempotency-Keys of the merchant's own key (a partner's are the partner's). A key still running is

@@ -8,15 +8,20 @@ import { iso } from '../platform/time.ts';
 import type { Tx } from '../platform/scope.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { invoicePaymentFailed } from './invoice-returns.ts';
+import { subscriptionPaymentReturned } from './subscription-payments.ts';
 import { uncountPayment } from './payments.ts';
 import { clearingDelayMs } from './schedule.ts';
 import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
 
-/** A debit that fails or is returned after it was accepted stops counting, and the invoice it paid is Due again. */
+/**
+ * A debit that fails or is returned after it was accepted stops counting, the invoice it paid is Due again, and
+ * the subscription payment it collected is failed after all.
+ */
 async function failedAfterAcceptance(tx: Tx, before: TransactionRecord, after: TransactionRecord, at: Date): Promise<TransactionRecord> {
   if (before.typeId === TransactionType.AchDebit) await uncountPayment(tx, before, before.processedAmountCents);
   await invoicePaymentFailed(tx as Knex.Transaction, after, at);
+  await subscriptionPaymentReturned(tx, after, at);
   return after;
 }
 

@@ -11,6 +11,7 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import type { AddressValue, CustomerFields, CustomerListRecord, CustomerRecord } from '../repositories/customers.ts';
 import type { StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import { assertNoLiveSubscriptions } from './subscription-guards.ts';
 import { checkBankAccount, type BankAccountInput, type BankAccountToKeep } from './bank-accounts.ts';
 import { checkCard, type CardInput, type CardToKeep } from './cards.ts';
 import { storeBankAccount, storeCard } from './payment-methods.ts';
@@ -168,10 +169,11 @@ export async function updateCustomer(scope: Scope, id: string, input: CustomerIn
   if (!(await customers.updateCustomerFields(scope.db, merchantId, id, fields, iso(scope.clock.now())))) throw notFound(id, 'customer');
 }
 
-/** Deletes the customer with its payment methods. */
+/** Deletes the customer with its payment methods; refused while one of its subscriptions is live. */
 export async function deleteCustomer(scope: Scope, id: string): Promise<void> {
   const { merchantId } = scope;
   await withTransaction(scope.db, async (tx) => {
+    if (await customers.lockCustomer(tx, merchantId, id)) await assertNoLiveSubscriptions(tx, scope, id);
     if (!(await customers.deleteCustomer(tx, merchantId, id))) throw notFound(id, 'customer');
   });
 }

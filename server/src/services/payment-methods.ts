@@ -11,6 +11,7 @@ import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import * as methods from '../repositories/payment-methods.ts';
 import type { PaymentMethodChanges, StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import { assertMethodNotInUse } from './subscription-guards.ts';
 
 /** PaymentMethodType ids: 1 card, 2 bank account. */
 export { BANK_ACCOUNT, CARD } from '../repositories/payment-methods.ts';
@@ -152,12 +153,16 @@ export async function updatePaymentMethod(scope: Scope, customerId: string, id: 
   });
 }
 
-/** Deletes a payment method; when it was a default, that default becomes null (no other takes its place). */
+/**
+ * Deletes a payment method; when it was a default, that default becomes null (no other takes its place). Refused
+ * while a live subscription pays with it.
+ */
 export async function deletePaymentMethod(scope: Scope, customerId: string, id: string): Promise<void> {
   const { merchantId } = scope;
   await changingCustomer(scope, customerId, async (trx, _now, touch) => {
     const method = await methods.findPaymentMethod(trx, customerId, id);
     if (!method) throw notFound(id, 'payment method');
+    await assertMethodNotInUse(trx, id);
     const customer = await customers.findCustomer(trx, merchantId, customerId);
     await methods.deletePaymentMethod(trx, id);
     await touch();

@@ -4,7 +4,7 @@ import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '
 import type { components } from '../../../generated/types.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
-import { businessTimeAt, type Scope, type Tx } from '../platform/scope.ts';
+import { businessTimeAt, within, type Scope, type Tx } from '../platform/scope.ts';
 import { clockOffsetOf } from '../repositories/merchants.ts';
 import { lockRow, withTransaction } from '../platform/transaction.ts';
 import { countFallingDue } from '../repositories/invoice-due.ts';
@@ -45,7 +45,7 @@ export async function advanceClock(scope: Scope, seconds: number): Promise<Schem
     const wallNow = scope.wall.now();
     const from = businessTimeAt(scope, wallNow, before);
     const until = businessTimeAt(scope, wallNow, offsetMs);
-    const counts = await runDueForMerchant(tx, merchantId, until, noRuns(), true);
+    const counts = await runDueForMerchant(within(scope, tx), until, noRuns(), true);
     counts.invoicesPastDue = await countFallingDue(tx, merchantId, iso(from), iso(until));
     counts.webhookAttempts = await countDueDeliveries(tx, merchantId, iso(until));
     return { merchantId, now: iso(until), offsetSeconds: Math.floor(offsetMs / 1000), ran: counts };

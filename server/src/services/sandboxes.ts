@@ -141,7 +141,7 @@ async function markDeleting(deps: Pick<Deps, 'db' | 'instances'>, sandboxId: str
 
 const noneRemoved = (): Schemas['SandboxResetResult']['removed'] => ({
   customers: 0, paymentMethods: 0, transactions: 0, invoices: 0, categories: 0, lineItems: 0, webhookEndpoints: 0,
-  webhookDeliveries: 0, events: 0, devices: 0, terminals: 0, quickPayments: 0, notifications: 0, settlementBatches: 0, idempotencyKeys: 0,
+  webhookDeliveries: 0, events: 0, devices: 0, terminals: 0, quickPayments: 0, subscriptions: 0, notifications: 0, settlementBatches: 0, idempotencyKeys: 0,
 });
 
 /** The merchant's records go, its clock returns to the present; its credentials, processors and addresses stay. */

@@ -2,7 +2,7 @@
 // main landmark; and the pieces the pages share (a CSRF-carrying POST form, paging links, messages).
 import { html, type Html } from './html.ts';
 
-export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'links' | 'terminals';
+export type Section = 'overview' | 'transactions' | 'events' | 'clock' | 'invoices' | 'links' | 'terminals' | 'subscriptions';
 
 const SECTIONS: [Section, string, string][] = [
   ['overview', 'Overview', '/dashboard'],
@@ -12,6 +12,7 @@ const SECTIONS: [Section, string, string][] = [
   ['invoices', 'Invoices', '/dashboard/invoices'],
   ['links', 'Payment links', '/dashboard/links'],
   ['terminals', 'Terminals', '/dashboard/terminals'],
+  ['subscriptions', 'Subscriptions', '/dashboard/subscriptions'],
 ];
 
 /** What a page of a signed-in merchant knows about the session. */

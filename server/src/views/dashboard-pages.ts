@@ -38,7 +38,7 @@ const RAN_LABELS: [keyof Schemas['SandboxClockRun'], string][] = [
   ['achSubmitted', 'ACH entries submitted'], ['achSettled', 'ACH entries settled'], ['achReturned', 'ACH entries returned'],
   ['achFailed', 'ACH entries failed'], ['cardSettled', 'Card transactions settled'], ['cardExpired', 'Authorizations expired'],
   ['settlementBatches', 'Settlement batches'], ['invoicesPastDue', 'Invoices past due'],
-  ['quickPaymentsExpired', 'Payment links expired'], ['webhookAttempts', 'Webhook attempts queued'],
+  ['quickPaymentsExpired', 'Payment links expired'], ['subscriptionPayments', 'Subscription payments'], ['webhookAttempts', 'Webhook attempts queued'],
 ];
 
 const PRESETS: [number, string][] = [[3600, '1 hour'], [86_400, '1 day'], [604_800, '7 days']];

@@ -1,17 +1,18 @@
 // What falls due, run in business time order: ACH submission and clearing, card settlement batches, the
-// 7-day expiry of authorizations and the expiry of payment links. `runDueForMerchant` runs one merchant up to
-// a business time (the sandbox clock advance calls it); `runDue` runs every merchant up to the wall clock plus
-// its own sandbox offset (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
+// 7-day expiry of authorizations, the expiry of payment links and subscription payments. `runDueForMerchant` runs
+// one merchant up to a business time (the sandbox clock advance calls it); `runDue` runs every merchant up to the wall
+// clock plus its own sandbox offset (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
 // (PostgreSQL skips rows another instance holds), so each change and its event commit together, once.
-import type { Knex } from 'knex';
 import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { iso } from '../platform/time.ts';
-import { businessTimeAt, openScope, type Platform, type Scope, type Tx } from '../platform/scope.ts';
+import { atDueTime, businessTimeAt, openScope, type Platform, type Scope, type Tx } from '../platform/scope.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
+import * as subscriptions from '../repositories/subscriptions.ts';
 import { runDueAch } from '../services/ach-network.ts';
+import { runDueSubscriptions } from '../services/subscription-payments.ts';
 import { merchantsWithDueDeliveries } from '../repositories/webhook-deliveries.ts';
 import { merchantsWithExpiring } from '../repositories/quick-payments.ts';
 import { expireDue } from '../services/quick-payments.ts';
@@ -22,7 +23,7 @@ import { expireAll, isExpiryDue, isSettleDue, settleBatch } from '../services/ca
 export type RunCounts = components['schemas']['SandboxClockRun'];
 
 export const noRuns = (): RunCounts => ({
-  achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, quickPaymentsExpired: 0, webhookAttempts: 0,
+  achSubmitted: 0, achSettled: 0, achReturned: 0, achFailed: 0, cardSettled: 0, cardExpired: 0, settlementBatches: 0, invoicesPastDue: 0, quickPaymentsExpired: 0, subscriptionPayments: 0, webhookAttempts: 0,
 });
 
 /** Runs the rows due at `at` (locked by the caller's transaction), the like ones together. */
@@ -46,22 +47,34 @@ async function runAt(tx: Tx, merchantId: string, rows: readonly TransactionRecor
 }
 
 /**
- * Runs everything of one merchant due at or before `until` (business time), earliest first. `wait`: rows
- * another transaction holds are waited for rather than left to it (the sandbox clock advance answers only
- * when all that fell due has run; a void racing it holds its row only for the command).
+ * Runs everything of one merchant due at or before `until` (business time), earliest first: the network's
+ * changes of transactions and the subscriptions' payments (a payment made at its due time may itself put a
+ * transaction due later in the span, which then runs in turn). `scope.db` may be a transaction the caller holds.
+ * `wait`: rows another transaction holds are waited for rather than left to it (the sandbox clock advance answers
+ * only when all that fell due has run; a void racing it holds its row only for the command).
  */
-export async function runDueForMerchant(db: Knex, merchantId: string, until: Date, counts: RunCounts = noRuns(), wait = false): Promise<RunCounts> {
+export async function runDueForMerchant(scope: Scope, until: Date, counts: RunCounts = noRuns(), wait = false): Promise<RunCounts> {
+  const { db, merchantId } = scope;
   const limit = iso(until);
   // Payment links expire without an event, so their order among the transactions' changes shows nowhere.
   counts.quickPaymentsExpired += await expireDue(db, merchantId, until, wait);
   for (;;) {
-    const at = await repo.earliestDue(db, merchantId, limit);
-    if (at === undefined) return counts;
-    const claimed = await withTransaction(db, async (tx) => {
-      const rows = await repo.claimDue(tx, merchantId, at, Number.MAX_SAFE_INTEGER, wait);
-      await runAt(tx, merchantId, rows, new Date(at), counts);
-      return rows.length;
-    });
+    const transactionsAt = await repo.earliestDue(db, merchantId, limit);
+    const subscriptionsAt = await subscriptions.earliestDue(db, merchantId, limit);
+    if (transactionsAt === undefined && subscriptionsAt === undefined) return counts;
+    // Transactions first at one instant (a settlement before a payment made at the same time).
+    const claimed = transactionsAt !== undefined && (subscriptionsAt === undefined || transactionsAt <= subscriptionsAt)
+      ? await withTransaction(db, async (tx) => {
+        const rows = await repo.claimDue(tx, merchantId, transactionsAt, Number.MAX_SAFE_INTEGER, wait);
+        await runAt(tx, merchantId, rows, new Date(transactionsAt), counts);
+        return rows.length;
+      })
+      : await withTransaction(db, async (tx) => {
+        const at = subscriptionsAt ?? limit;
+        const due = await subscriptions.claimDue(tx, merchantId, at, wait);
+        counts.subscriptionPayments += await runDueSubscriptions(atDueTime(scope, tx, new Date(at)), due);
+        return due.length;
+      });
     // Another instance holds what is due now: it runs it; this one stops here rather than spin.
     if (claimed === 0) return counts;
   }
@@ -90,8 +103,8 @@ export async function businessTimes(deps: Platform, wallNow: Date): Promise<Pass
 /** The network's due changes of every merchant, up to the wall clock plus that merchant's offset. */
 export async function runNetworkDue(deps: Platform, wallNow: Date, counts: RunCounts = noRuns()): Promise<RunCounts> {
   const times = await businessTimes(deps, wallNow);
-  const merchants = new Set([...await repo.merchantsWithDue(deps.db, times.furthest), ...await merchantsWithExpiring(deps.db, times.furthest)]);
-  for (const merchantId of merchants) await runDueForMerchant(deps.db, merchantId, times.of(merchantId), counts);
+  const merchants = new Set([...await repo.merchantsWithDue(deps.db, times.furthest), ...await merchantsWithExpiring(deps.db, times.furthest), ...await subscriptions.merchantsWithDue(deps.db, times.furthest)]);
+  for (const merchantId of merchants) await runDueForMerchant(times.scopeOf(merchantId), times.of(merchantId), counts);
   return counts;
 }
 

@@ -14,7 +14,7 @@ import { invoiceBody, customer, INVOICES } from './invoice-helpers.ts';
 import { achDebitBody, paymentCalls } from './payment-helpers.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
-const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices', '/dashboard/links', '/dashboard/terminals'];
+const PAGES = ['/dashboard', '/dashboard/transactions', '/dashboard/events', '/dashboard/clock', '/dashboard/invoices', '/dashboard/links', '/dashboard/terminals', '/dashboard/subscriptions'];
 const HOSTILE = '<script>alert(1)</script>';
 
 describe.each(engines())('the dashboard (%s)', (engine) => {
@@ -334,6 +334,33 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       const noToken = await request(s.app).post(`/dashboard/links/${theirs.id}/cancel`).set('Cookie', d1.cookie).set('Origin', originOf(s)).type('form').send({});
       expect(noToken.status).toBe(403);
       expect(await statusOf(theirs.id)).toBe('Active');
+    });
+  });
+
+  describe('subscriptions', () => {
+    it("lists the merchant's subscriptions only, with status, customer, amount, frequency and next payment date", async () => {
+      const make = async (who: 0 | 1, description: string): Promise<{ subscriptionId: string; customerId: string; nextPaymentDate: string }> => {
+        const h = await fresh(who);
+        const customer = await request(s.app).post('/pay-api/v1/customers').set(h).send({ firstName: 'Dash', lastName: 'Board' });
+        const customerId = (customer.body as { id: string }).id;
+        const card = await request(s.app).post(`/pay-api/v1/customers/${customerId}/payment-methods/cards`).set(h)
+          .send({ pan: '4111111111111111', expirationMonth: 12, expirationYear: 2040 });
+        const res = await request(s.app).post('/pay-api/v1/subscriptions').set(h)
+          .send({ customerId, paymentMethodId: (card.body as { id: string }).id, amount: 1234.5, frequency: 'Quarterly', description });
+        expect(res.status, res.text).toBe(200);
+        return res.body as { subscriptionId: string; customerId: string; nextPaymentDate: string };
+      };
+      const mine = await make(0, `Mine ${crypto.randomUUID()}`);
+      const theirs = await make(1, `Theirs ${crypto.randomUUID()}`);
+      const d0 = await signIn(s, 0);
+      const page = await get(s, d0, '/dashboard/subscriptions');
+      expect(page.status).toBe(200);
+      const row = /<tr id="subscription-[^"]+">[\s\S]*?<\/tr>/.exec(page.text.slice(page.text.indexOf(`subscription-${mine.subscriptionId}`) - 8))?.[0] ?? '';
+      expect(row).toContain('Active');
+      expect(row).toContain(mine.customerId);
+      expect(row).toContain('$1,234.50');
+      expect(row).toContain('Quarterly');
+      expect(page.text).not.toContain(theirs.subscriptionId);
     });
   });
 

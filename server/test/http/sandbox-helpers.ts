@@ -73,8 +73,10 @@ export async function fill(s: TestServer, h: Headers, processors: { merchantId: 
   await ok(request(app).post('/v2/webhooks/endpoints').set(h)
     .send({ name: 'everything', endpointUrl: `${receiver.url}/${crypto.randomUUID()}`, eventTypes: ['payment.ach.scheduled', 'payment.card.captured', 'invoice.created'] }));
   const person = await ok(request(app).post('/pay-api/v1/customers').set(h).set('Idempotency-Key', crypto.randomUUID()).send(customer()));
-  await ok(request(app).post(`/pay-api/v1/customers/${String(person.id)}/payment-methods/cards`).set(h)
+  const visa = await ok(request(app).post(`/pay-api/v1/customers/${String(person.id)}/payment-methods/cards`).set(h)
     .send({ name: 'Business Visa', pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' }));
+  // A subscription, whose first payment the clock advance below makes.
+  await ok(request(app).post('/pay-api/v1/subscriptions').set(h).send({ customerId: person.id, paymentMethodId: visa.id, amount: 9.99, frequency: 'Monthly' }));
   await ok(request(app).post('/pay-api/v1/transactions/ach/payment').set(h).send(achDebitBody(s, 0, { paymentProcessorId: processors.achProcessorId })));
   await ok(request(app).post('/pay-api/v1/transactions/card/sale').set(h).set('Idempotency-Key', crypto.randomUUID()).send(cardBody()));
   const category = await ok(request(app).post(CATEGORIES).set(h).send({ name: `Cat ${crypto.randomUUID()}` }));

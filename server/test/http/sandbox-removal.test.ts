@@ -35,7 +35,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
       await fill(s, sb.h, sb, receiver);
       const held = await merchantRowCounts(s.db, sb.merchantId);
       for (const table of ['customers', 'payment_methods', 'transactions', 'transaction_history', 'invoices', 'invoice_line_items', 'categories', 'line_items',
-        'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'idempotency_keys', 'settlement_batches', 'terminals', 'quick_payments', 'api_keys']) {
+        'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'idempotency_keys', 'settlement_batches', 'terminals', 'quick_payments', 'subscriptions', 'api_keys']) {
         expect(held[table], `${table} before the delete`).toBeGreaterThan(0);
       }
       const others = await snapshotOthers(s.db, sb.merchantId);
@@ -182,7 +182,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
         const bH = bearer(await s.token(1));
         await fill(s, bH, s.secrets.merchants[1] ?? a, receiver);
         const held = await merchantRowCounts(s.db, a.merchantId);
-        for (const table of ['customers', 'payment_methods', 'transactions', 'invoices', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'terminals', 'quick_payments']) {
+        for (const table of ['customers', 'payment_methods', 'transactions', 'invoices', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'terminals', 'quick_payments', 'subscriptions']) {
           expect(held[table], `${table} before the reset`).toBeGreaterThan(0);
         }
         const others = await snapshotOthers(s.db, a.merchantId);
@@ -197,6 +197,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
         expect(result.removed.webhookEndpoints).toBe(held.webhook_endpoints);
         expect(result.removed.terminals).toBe(held.terminals);
         expect(result.removed.quickPayments).toBe(held.quick_payments);
+        expect(result.removed.subscriptions).toBe(held.subscriptions);
         // Only the kept rows remain, exactly as they were counted.
         const left = await merchantRowCounts(s.db, a.merchantId);
         expect(left).toEqual(keptBefore);

@@ -18,6 +18,7 @@ import * as throttle from './013_throttle.ts';
 import { keyEnvironment } from './014_key_environment.ts';
 import * as sandboxes from './015_sandboxes.ts';
 import * as terminals from './016_terminals.ts';
+import * as subscriptions from './017_subscriptions.ts';
 import * as quickPayments from './018_quick_payments.ts';
 import * as customerCountSlots from './019_customer_count_slots.ts';
 
@@ -38,6 +39,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '014_key_environment': keyEnvironment(environment),
   '015_sandboxes': sandboxes,
   '016_terminals': terminals,
+  '017_subscriptions': subscriptions,
   '018_quick_payments': quickPayments,
   '019_customer_count_slots': customerCountSlots,
 });

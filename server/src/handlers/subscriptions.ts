@@ -1,0 +1,23 @@
+// HTTP of the subscriptions: create, list, read, change and cancel (the payments are the worker's).
+import type { SubscriptionsHandlers } from '../../../generated/handlers.ts';
+import type * as op from '../../../generated/operations.ts';
+import type { ServerContext } from '../platform/context.ts';
+import * as subscriptions from '../services/subscriptions.ts';
+
+export const subscriptionsHandlers = {
+  async createSubscription(input: op.CreateSubscriptionInput, context: ServerContext): Promise<op.CreateSubscriptionResult> {
+    return { status: 200, body: await subscriptions.createSubscription(context.merchant(), input.body) };
+  },
+  async listSubscriptions(input: op.ListSubscriptionsInput, context: ServerContext): Promise<op.ListSubscriptionsResult> {
+    return { status: 200, body: await subscriptions.listSubscriptions(context.merchant(), input.query) };
+  },
+  async getSubscription(input: op.GetSubscriptionInput, context: ServerContext): Promise<op.GetSubscriptionResult> {
+    return { status: 200, body: await subscriptions.getSubscription(context.merchant(), input.path.subscriptionId) };
+  },
+  async updateSubscription(input: op.UpdateSubscriptionInput, context: ServerContext): Promise<op.UpdateSubscriptionResult> {
+    return { status: 200, body: await subscriptions.updateSubscription(context.merchant(), input.path.subscriptionId, input.body) };
+  },
+  async cancelSubscription(input: op.CancelSubscriptionInput, context: ServerContext): Promise<op.CancelSubscriptionResult> {
+    return { status: 200, body: await subscriptions.cancelSubscription(context.merchant(), input.path.subscriptionId, input.body) };
+  },
+} satisfies SubscriptionsHandlers<ServerContext>;

@@ -1,0 +1,38 @@
+// The subscription schedule, as the spec's SubscriptionFrequency and SubscriptionStatus say: payment n falls due
+// at startDate plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
+// Feb 28/29 -> Mar 31), and a failed payment is retried 1 day after its first failure and 2 days after its
+// second; the third failure is the last. Pure functions of business times.
+import type { Frequency } from '../repositories/subscriptions.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Each frequency as days or months. */
+const INTERVAL: Readonly<Record<Frequency, { days: number } | { months: number }>> = {
+  Weekly: { days: 7 }, BiWeekly: { days: 14 }, Monthly: { months: 1 }, Quarterly: { months: 3 }, Yearly: { months: 12 },
+};
+
+/** Days in a month of a UTC year (month 0-11, any integer: it is normalized). */
+const daysIn = (year: number, month: number): number => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+
+/** When payment `n` (0: the first) falls due: the start plus n intervals, the day clamped to the month's last. */
+export function paymentDate(start: Date, frequency: Frequency, n: number): Date {
+  const interval = INTERVAL[frequency];
+  if ('days' in interval) return new Date(start.getTime() + n * interval.days * DAY_MS);
+  const months = start.getUTCMonth() + n * interval.months;
+  const year = start.getUTCFullYear() + Math.floor(months / 12);
+  const month = ((months % 12) + 12) % 12;
+  const day = Math.min(start.getUTCDate(), daysIn(year, month));
+  return new Date(Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()));
+}
+
+/** Failed attempts at one payment after which collection stops (Delinquent). */
+export const ATTEMPTS = 3;
+
+/** Days after the `failures`-th failed attempt (1 or 2) that the retry falls due. */
+const RETRY_DAYS: readonly number[] = [1, 2];
+
+/** When the retry after the `failures`-th failure falls due; undefined after the last attempt. */
+export function retryAt(failedAt: Date, failures: number): Date | undefined {
+  const days = RETRY_DAYS[failures - 1];
+  return failures >= ATTEMPTS || days === undefined ? undefined : new Date(failedAt.getTime() + days * DAY_MS);
+}

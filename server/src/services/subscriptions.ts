@@ -1,0 +1,154 @@
+// Subscriptions: create (the machine's creation row, subscription.created), list, read, change the payment
+// method or amount, and cancel (at once or at period end), each change through the one engine in one
+// transaction with its event and the customer's counts. The payments themselves are subscription-payments.ts.
+import { randomUUID } from 'node:crypto';
+import { PaymentMethodType } from '../../../generated/enums.ts';
+import { subscriptionStateMachine } from '../../../generated/state-machines.ts';
+import type { components } from '../../../generated/types.ts';
+import { ApiError, notFound } from '../platform/errors.ts';
+import { type Cents, sumCents } from '../platform/money.ts';
+import type { ListQuery } from '../platform/paging.ts';
+import type { Scope, Tx } from '../platform/scope.ts';
+import { iso } from '../platform/time.ts';
+import { withTransaction } from '../platform/transaction.ts';
+import { findLineItem } from '../repositories/catalogue.ts';
+import * as customers from '../repositories/customers.ts';
+import { findPaymentMethod, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
+import * as repo from '../repositories/subscriptions.ts';
+import type { SubscriptionFilter, SubscriptionRecord } from '../repositories/subscriptions.ts';
+import * as engine from './engine.ts';
+import { amountCents, processorFor } from './payments.ts';
+import { subscriptionFamily, subscriptionView, type SubscriptionView } from './subscription-machine.ts';
+
+type Schemas = components['schemas'];
+type Problems = Record<string, string[]>;
+const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
+
+/** How far in the past a startDate may be and still be taken as now (the client's clock and the network's delay). */
+const START_GRACE_MS = 60_000;
+
+const kindOf = (method: StoredPaymentMethod): PaymentMethodType => (method.kind === 'card' ? PaymentMethodType.Card : PaymentMethodType.ElectronicCheck);
+
+/** The stored card or bank account of the customer with that id; 400 naming the field otherwise. */
+async function methodOf(tx: Tx, scope: Scope, customerId: string, id: string, errors: Problems): Promise<StoredPaymentMethod | undefined> {
+  const method = await findPaymentMethod(tx, customerId, id.toLowerCase());
+  if (!method) {
+    add(errors, 'paymentMethodId', 'is not a stored card or bank account of the customer');
+    return undefined;
+  }
+  // The merchant must be able to charge it (a processor of its kind): refused now rather than at every payment.
+  await processorFor(tx, scope.merchantId, kindOf(method), undefined);
+  return method;
+}
+
+/** The amount of each payment: the amount given, or the line item's unitPrice times quantity. */
+async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateRequest'], errors: Problems): Promise<Cents | undefined> {
+  if ((body.amount === undefined) === (body.lineItemId === undefined)) {
+    add(errors, body.amount === undefined ? 'amount' : 'lineItemId', 'give exactly one of amount and lineItemId');
+    return undefined;
+  }
+  if (body.quantity !== undefined && body.lineItemId === undefined) add(errors, 'quantity', 'is allowed only with lineItemId');
+  if (body.amount !== undefined) return amountCents(body.amount);
+  const item = await findLineItem(tx, scope.merchantId, (body.lineItemId ?? '').toLowerCase());
+  if (!item) {
+    add(errors, 'lineItemId', "is not a line item of the merchant's catalogue");
+    return undefined;
+  }
+  const price = item.unitPriceCents;
+  if (price <= 0) add(errors, 'lineItemId', 'has no price above 0');
+  return sumCents(...Array.from({ length: body.quantity ?? 1 }, () => price));
+}
+
+/** Creates an Active subscription whose first payment falls due at startDate (now when absent). */
+export async function createSubscription(scope: Scope, body: Schemas['SubscriptionCreateRequest']): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  const customerId = body.customerId.toLowerCase();
+  return withTransaction(scope.db, async (tx) => {
+    // The customer's row is locked as its deletion locks it: a customer being deleted gets no subscription.
+    const customer = (await customers.lockCustomer(tx, scope.merchantId, customerId)) ? await customers.findCustomer(tx, scope.merchantId, customerId) : undefined;
+    if (!customer) throw notFound(body.customerId, 'customer');
+    const errors: Problems = {};
+    const methodId = body.paymentMethodId ?? customer.defaultCardId ?? customer.defaultAchId;
+    let method: StoredPaymentMethod | undefined;
+    if (methodId === null) add(errors, 'paymentMethodId', 'is required: the customer has no default card or bank account');
+    else method = await methodOf(tx, scope, customerId, methodId, errors);
+    const cents = await amountOf(tx, scope, body, errors);
+    let start = now;
+    if (body.startDate !== undefined) {
+      const given = new Date(body.startDate);
+      if (given.getTime() < now.getTime() - START_GRACE_MS) add(errors, 'startDate', "must not be in the past (the merchant's business clock)");
+      else if (given > now) start = given;
+    }
+    if (Object.keys(errors).length > 0 || !method || cents === undefined) throw new ApiError('validation_failed', { errors });
+    const first = iso(start);
+    const fresh: SubscriptionRecord = {
+      id: randomUUID(), merchantId: scope.merchantId, customerId, paymentMethodId: method.id, amountCents: cents, frequency: body.frequency,
+      status: 'Active', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
+      failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
+      cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
+      lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
+      createdOn: iso(now),
+    };
+    const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {});
+    return subscriptionView(record);
+  });
+}
+
+export async function getSubscription(scope: Scope, id: string): Promise<SubscriptionView> {
+  const found = await repo.findSubscription(scope.db, scope.merchantId, id.toLowerCase());
+  if (!found) throw notFound(id, 'subscription');
+  return subscriptionView(found);
+}
+
+export async function listSubscriptions(scope: Scope, list: ListQuery & SubscriptionFilter): Promise<{ items: SubscriptionView[]; total: number }> {
+  const { items, total } = await repo.listSubscriptions(scope.db, scope.merchantId, { ...list, ...(list.customerId === undefined ? {} : { customerId: list.customerId.toLowerCase() }) });
+  return { items: items.map(subscriptionView), total };
+}
+
+const notOpen = (trigger: 'updateSubscription' | 'cancelSubscription', s: SubscriptionRecord): ApiError =>
+  new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], {
+    details: `The subscription is ${s.status}: only an Active or PastDue subscription can be ${trigger === 'updateSubscription' ? 'changed' : 'cancelled'}.`,
+    entityId: s.id,
+  });
+
+/** Locks the merchant's subscription (404 when it has none with that id). */
+async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
+  const found = await engine.lock({ db: tx }, subscriptionFamily, { merchant_id: scope.merchantId, id: id.toLowerCase() });
+  if (!found) throw notFound(id, 'subscription');
+  return found;
+}
+
+/** Changes the payment method and/or amount of an Active or PastDue subscription, from its next attempt. */
+export async function updateSubscription(scope: Scope, id: string, body: Schemas['SubscriptionUpdateRequest']): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  // A malformed amount is refused naming the field whatever the subscription's status.
+  const cents = body.amount === undefined ? undefined : amountCents(body.amount);
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    if (!engine.permits(subscriptionFamily, s, 'updateSubscription', now)) throw notOpen('updateSubscription', s);
+    const errors: Problems = {};
+    const method = body.paymentMethodId === undefined ? undefined : await methodOf(tx, scope, s.customerId, body.paymentMethodId, errors);
+    if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
+    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'updateSubscription', now, {
+      ...(method === undefined ? {} : { paymentMethodId: method.id }),
+      ...(cents === undefined ? {} : { amountCents: cents }),
+    });
+    if (!after) throw notOpen('updateSubscription', s);
+    return subscriptionView(after);
+  });
+}
+
+/** Cancels at once, or (an Active one, atPeriodEnd) when its next payment falls due. */
+export async function cancelSubscription(scope: Scope, id: string, body: Schemas['SubscriptionCancelRequest'] | undefined): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    const atPeriodEnd = body?.atPeriodEnd === true && s.status === 'Active';
+    // At period end no payment is made any more: the due time stays, as the time the subscription ends.
+    const after = atPeriodEnd
+      ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: 'Active' })
+      : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null }, { to: 'Cancelled' });
+    if (!after) throw notOpen('cancelSubscription', s);
+    return subscriptionView(after);
+  });
+}
