@@ -1,5 +1,18 @@
 // Vitest configuration: every *.test.ts in the toolkit; the bundled spec is built once before the run.
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The longest files first (the long-lived suite runs minutes, one file per engine), then Vitest's own order: on a
+ * clean clone Vitest has no durations and would start these small files last, after everything else.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const long = (file: TestSpecification): boolean => /long-lived-(sqlite|postgres)\.test\.ts$/.test(file.moduleId);
+    return [...sorted.filter(long), ...sorted.filter((file) => !long(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -9,6 +22,7 @@ export default defineConfig({
     // the second core to PostgreSQL and the spawned servers alone. Most files wait on sockets, PostgreSQL and
     // child processes more than they compute, so two share two cores well (PGW_TEST_WORKERS sets another number).
     maxWorkers: Number(process.env.PGW_TEST_WORKERS ?? 2),
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

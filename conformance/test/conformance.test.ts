@@ -35,7 +35,7 @@ describe('against the bundled server', () => {
     const junitFile = path.join(dir, 'junit.xml');
     const jsonFile = path.join(dir, 'report.json');
     // Clean-up mode, on the merchants given: the CRM token-service check needs merchant A's user, which a sandbox
-    // has not (sandbox mode skips it; long-lived.test.ts runs that mode).
+    // has not (sandbox mode skips it; long-lived-suite.ts runs that mode).
     const { code, out } = await run(['--credentials', server.credentialsFile, '--junit', junitFile, '--json', jsonFile, '--seed', '7', '--no-sandbox']);
     expect(out).toMatch(/\n\d+ passed, 0 failed, 0 skipped in [\d.]+s$/);
     expect(code).toBe(0);
