@@ -2,57 +2,34 @@
 // account with the keyboard (consent ticked, its time recorded by the page's script; the API agrees), and
 // with a declined magic card (the decline shown, the invoice still Due). Screenshots go to
 // test-artifacts/paypage/ (open invoice with both forms, the decline, the paid pages).
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../harness.ts';
+import type { TestServer } from '../harness.ts';
+import { artifactsDir, chromiumAvailable, startBrowserServer, type BrowserServer } from './page-browser.ts';
 import { invoiceBody, invoiceCalls, manualLine } from './invoice-helpers.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(chromiumPath);
-// CI installs Chromium and sets PGW_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping.
-if (!available && process.env.PGW_REQUIRE_CHROMIUM) throw new Error(`Chromium not found at ${chromiumPath}`);
-if (!available) {
-  console.warn(`\n*** SKIPPING the invoice page payment test in Chromium: no Chromium at ${chromiumPath} (apt-get install chromium) ***\n`);
-}
-
-const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test-artifacts', 'paypage');
+const available = chromiumAvailable('the invoice page payment test');
+const artifacts = artifactsDir('paypage');
 
 describe.skipIf(!available)('paying an invoice on its page in Chromium', () => {
   let s: TestServer;
   let h: Record<string, string>;
-  let server: Server;
   let origin: string;
   let browser: Browser;
   /** What the browser reported as a problem: script errors and CSP refusals. */
   const problems: string[] = [];
   const calls = invoiceCalls(() => s);
 
+  let running: BrowserServer;
+
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
-    s = await startServer('sqlite');
+    running = await startBrowserServer();
+    ({ s, origin, browser } = running);
     h = await s.as(0);
-    server = s.app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    origin = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
   }, 120_000);
 
-  afterAll(async () => {
-    await browser.close();
-    await new Promise<void>((resolve, reject) => {
-      server.close((err) => { if (err) reject(err); else resolve(); });
-    });
-    await s.close();
-  });
+  afterAll(async () => { await running.close(); });
 
   /** A new tab on the invoice's fullUrl (its path on the listening server: the test server's base URL has port 0). */
   async function open(id: string): Promise<Page> {

@@ -1,55 +1,32 @@
 // A customer pays payment links on their pages in headless Chromium: by card (the page then shows the receipt),
 // by bank account (the consent box ticked, its time recorded by the page's script; the API agrees), and an
 // expired link says so and offers no form. Screenshots go to test-artifacts/paylink/.
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../harness.ts';
+import type { TestServer } from '../harness.ts';
+import { artifactsDir, chromiumAvailable, startBrowserServer, type BrowserServer } from './page-browser.ts';
 import { LINKS, businessNow, createLink, type Link } from './quick-payment-helpers.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(chromiumPath);
-// CI installs Chromium and sets PGW_REQUIRE_CHROMIUM, so there a missing browser fails instead of skipping.
-if (!available && process.env.PGW_REQUIRE_CHROMIUM) throw new Error(`Chromium not found at ${chromiumPath}`);
-if (!available) {
-  console.warn(`\n*** SKIPPING the payment link page test in Chromium: no Chromium at ${chromiumPath} (apt-get install chromium) ***\n`);
-}
-
-const artifacts = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'test-artifacts', 'paylink');
+const available = chromiumAvailable('the payment link page test');
+const artifacts = artifactsDir('paylink');
 
 describe.skipIf(!available)('paying a payment link on its page in Chromium', () => {
   let s: TestServer;
-  let server: Server;
   let origin: string;
   let browser: Browser;
   /** What the browser reported as a problem: script errors and CSP refusals. */
   const problems: string[] = [];
 
+  let running: BrowserServer;
+
   beforeAll(async () => {
-    mkdirSync(artifacts, { recursive: true });
-    s = await startServer('sqlite');
-    server = s.app.listen(0, '127.0.0.1');
-    await new Promise<void>((resolve) => server.once('listening', resolve));
-    origin = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    running = await startBrowserServer();
+    ({ s, origin, browser } = running);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser.close();
-    await new Promise<void>((resolve, reject) => {
-      server.close((err) => { if (err) reject(err); else resolve(); });
-    });
-    await s.close();
-  });
+  afterAll(async () => { await running.close(); });
 
   const read = async (id: string): Promise<Link> => (await request(s.app).get(`${LINKS}/${id}`).set(await s.as(0))).body as Link;
 
