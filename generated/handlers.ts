@@ -912,7 +912,8 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    *
    * Read the merchant's sandbox clock: the real time plus an offset that only grows (0 until the first advance). Everything time-dependent in the sandbox for this merchant reads this clock: createdOn of new records, ACH submission and clearing, card settlement batches and the 7-day expiry of authorizations, invoice due dates, webhook retries.
    *
-   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404 (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404 (errorCode `route_not_found`).
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's: the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says whose), merchants the partner creates while the stream is open included (their `merchant.created` first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then names an event of any of the partner's merchants.
    *
    * `GET /sandbox/v1/clock`
    */
@@ -950,7 +951,14 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    *   `ran.webhookAttempts` counts the attempts queued.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * (errorCode `route_not_found`).
+   *
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
+   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+   * names an event of any of the partner's merchants.
    *
    * `POST /sandbox/v1/clock/advance`
    */
@@ -975,7 +983,14 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * (`validation_failed`). An unknown id, or a transaction of another merchant, answers 404.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * (errorCode `route_not_found`).
+   *
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
+   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+   * names an event of any of the partner's merchants.
    *
    * `POST /sandbox/v1/transactions/{transactionId}/simulate`
    */
@@ -997,7 +1012,14 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * `pgw listen` (the toolkit's CLI) forwards this stream to a local URL, signed as webhooks are.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * (errorCode `route_not_found`).
+   *
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
+   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+   * names an event of any of the partner's merchants.
    *
    * `GET /sandbox/v1/events/stream`
    */
@@ -1092,7 +1114,14 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * merchant, answers 404.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * (errorCode `route_not_found`).
+   *
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
+   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+   * names an event of any of the partner's merchants.
    *
    * `POST /sandbox/v1/terminals/{terminalId}/paper-status`
    */
@@ -1109,7 +1138,14 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-   * (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+   * (errorCode `route_not_found`).
+   *
+   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
+   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+   * names an event of any of the partner's merchants.
    *
    * `POST /sandbox/v1/quick-payments/{quickPaymentId}/pay`
    */

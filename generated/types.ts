@@ -1604,7 +1604,8 @@ export interface paths {
          * Read the sandbox clock
          * @description Read the merchant's sandbox clock: the real time plus an offset that only grows (0 until the first advance). Everything time-dependent in the sandbox for this merchant reads this clock: createdOn of new records, ACH submission and clearing, card settlement batches and the 7-day expiry of authorizations, invoice due dates, webhook retries.
          *
-         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404 (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404 (errorCode `route_not_found`).
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's: the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says whose), merchants the partner creates while the stream is open included (their `merchant.created` first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then names an event of any of the partner's merchants.
          */
         get: operations["getSandboxClock"];
         put?: never;
@@ -1656,7 +1657,14 @@ export interface paths {
          *       `ran.webhookAttempts` counts the attempts queued.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     (errorCode `route_not_found`).
+         *
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
+         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+         *     names an event of any of the partner's merchants.
          */
         post: operations["advanceSandboxClock"];
         delete?: never;
@@ -1696,7 +1704,14 @@ export interface paths {
          *     (`validation_failed`). An unknown id, or a transaction of another merchant, answers 404.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     (errorCode `route_not_found`).
+         *
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
+         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+         *     names an event of any of the partner's merchants.
          */
         post: operations["simulateTransaction"];
         delete?: never;
@@ -1728,7 +1743,14 @@ export interface paths {
          *     `pgw listen` (the toolkit's CLI) forwards this stream to a local URL, signed as webhooks are.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     (errorCode `route_not_found`).
+         *
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
+         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+         *     names an event of any of the partner's merchants.
          */
         get: operations["streamSandboxEvents"];
         put?: never;
@@ -1875,7 +1897,14 @@ export interface paths {
          *     merchant, answers 404.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     (errorCode `route_not_found`).
+         *
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
+         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+         *     names an event of any of the partner's merchants.
          */
         post: operations["setSandboxTerminalPaperStatus"];
         delete?: never;
@@ -1907,7 +1936,14 @@ export interface paths {
          *     nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
-         *     (errorCode `route_not_found`). With a partner's token, `x-merchant-id` names the merchant.
+         *     (errorCode `route_not_found`).
+         *
+         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
+         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
+         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
+         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
+         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
+         *     names an event of any of the partner's merchants.
          */
         post: operations["paySandboxQuickPayment"];
         delete?: never;
@@ -2556,6 +2592,8 @@ export interface webhooks {
          * @description Merchant account created (category Merchants, event id 30).
          *
          *     Emitted when a merchant account is created under a partner: merchants are onboarded through the gateway's other channels, and in the sandbox by `POST /sandbox/v1/merchants` (designed), which emits it once per merchant. The envelope's `merchantId` is the new merchant.
+         *
+         *     A new merchant has no webhook endpoint yet, so no endpoint of its own can receive this event: the partner does, on the sandbox's partner-wide event stream (`GET /sandbox/v1/events/stream` with the partner's token and no `x-merchant-id`, designed), which carries the events of every merchant of the partner, a merchant created while the stream is open included. `pgw listen` run with the partner's key forwards it; `pgw trigger merchant.created` creates a short-lived sandbox merchant to make it happen.
          *
          *     **Body.** `type` is `merchant.created`; `data` is the new merchant (WebhookMerchant, a designed shape: no endpoint returns merchant records).
          *

@@ -83,10 +83,10 @@ export function loadConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
 
 /** The configuration of a partner's key (pgw sandbox): the file's `partner` unless --client-id says otherwise. */
 export function loadPartnerConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Config {
-  return resolveConfig(options, env, (file, which) => partnerOf(file, which));
+  return resolveConfig(options, env, (file, which) => partnerOf(file, which), '; this needs a partner\'s key: the file\'s "partner" entry, or --client-id and --client-secret of one');
 }
 
-function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv, pick: (file: ConfigFile, which: string | undefined, name: string) => Key): Config {
+function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv, pick: (file: ConfigFile, which: string | undefined, name: string) => Key, hint = ''): Config {
   const explicit = options.credentials ?? env.PGW_CONFIG;
   const file = explicit ?? defaultConfigPath(env);
   // A missing default file is fine when the flags say everything; a named one must exist.
@@ -98,7 +98,7 @@ function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv, pick: (fi
   const missing = [baseUrl === undefined && '--base-url', clientId === undefined && '--client-id', clientSecret === undefined && '--client-secret'].filter(Boolean);
   if (missing.length > 0 || baseUrl === undefined || clientId === undefined || clientSecret === undefined) {
     const where = fromFile ? `${file} does not give them` : `no configuration file (${file}; set PGW_CONFIG or --credentials)`;
-    throw new ConfigError(`missing ${missing.join(', ')}: ${where}`);
+    throw new ConfigError(`missing ${missing.join(', ')}: ${where}${hint}`);
   }
   let base: URL;
   try {

@@ -16,7 +16,8 @@ export type JsonObject = { [key: string]: Json };
 export interface OperationStep { name: string; operation: string; path?: JsonObject; query?: JsonObject; body?: Json; say?: string }
 export interface ClockStep { name: string; clock: { advanceSeconds: Json }; say?: string }
 export type Step = OperationStep | ClockStep;
-export interface Fixture { description: string; args?: JsonObject; steps: Step[] }
+/** `key`: whose key the steps run with: the merchant's (the default) or the partner's (a sandbox merchant made). */
+export interface Fixture { description: string; key?: 'merchant' | 'partner'; args?: JsonObject; steps: Step[] }
 
 /** The format, as a JSON Schema (README: "Trigger fixtures"). */
 export const fixtureSchema = {
@@ -24,6 +25,7 @@ export const fixtureSchema = {
   properties: {
     $schema: { type: 'string' },
     description: { type: 'string', minLength: 1 },
+    key: { enum: ['merchant', 'partner'] },
     args: { type: 'object' },
     steps: {
       type: 'array', minItems: 1,

@@ -22,7 +22,7 @@ export const help: Record<string, string> = {
 Usage: pgw <command> [options]
 
 Commands:
-  listen --forward-to URL     forward the merchant's events as they happen to a local URL, signed
+  listen --forward-to URL     forward the merchant's events (--partner: all the partner's) as they happen to a local URL, signed
   trigger <event-type>        make an event happen for real (trigger --list: which ones, and why not the others)
   events resend <id>          resend a Failed webhook delivery (a delivery id, or an event id)
   clock                       show the merchant's sandbox clock
@@ -35,7 +35,7 @@ Commands:
 ${GLOBAL_OPTIONS}
 
 ${EXIT_CODES}`,
-  listen: `Usage: pgw listen --forward-to URL [--events TYPES] [--after EVENT_ID]
+  listen: `Usage: pgw listen --forward-to URL [--events TYPES] [--after EVENT_ID] [--partner]
 
 Follows the merchant's sandbox event stream (GET /sandbox/v1/events/stream, server-sent events, so it works
 with a remote sandbox) and POSTs each event to URL with the body and Standard Webhooks headers a webhook
@@ -50,6 +50,9 @@ Options:
   --forward-to URL    where to POST each event (http or https), e.g. http://127.0.0.1:8080/hooks
   --events TYPES      only these event types, comma-separated (default: every type)
   --after EVENT_ID    first send the events recorded after this one (default: from now on)
+  --partner           with the partner's key (the credentials file's partner entry): the events of every
+                      merchant of the partner, merged in order; a sandbox merchant it creates arrives with its
+                      merchant.created (pgw trigger merchant.created makes one)
 
 ${GLOBAL_OPTIONS}
 

@@ -1,4 +1,5 @@
-// `pgw listen`: follows the merchant's sandbox event stream and forwards each event to a local URL, signed
+// `pgw listen`: follows the merchant's sandbox event stream (or, with --partner, the stream of every merchant of
+// the partner: a sandbox merchant's merchant.created arrives there) and forwards each event to a local URL, signed
 // with Standard Webhooks headers and the local secret, one line per event. Nothing is registered on the
 // server, so stopping (Ctrl-C) leaves nothing behind.
 import { Webhook } from 'standardwebhooks';
@@ -12,6 +13,8 @@ export interface ListenOptions {
   events: string | undefined;
   /** Resume after this event id instead of from now. */
   after: string | undefined;
+  /** The session holds a partner's key: follow all its merchants (no x-merchant-id). */
+  partner?: boolean;
 }
 
 /** As the server's webhook deliveries: a receiver gets 15 seconds. */
@@ -66,8 +69,12 @@ export async function listen(session: Session, options: ListenOptions, out: (tex
   const url = forwardUrl(options.forwardTo);
   const file = secretPath(session.config);
   const { secret, created } = listenSecret(file);
-  // Who and where: also checks the credentials and that the server serves the sandbox before streaming.
-  const clock = await ok(session.config, 'reading the sandbox clock', () => session.api.GET('/sandbox/v1/clock'));
+  // Who and where: also checks the credentials and that the server serves the sandbox before streaming (a
+  // partner's key reads its sandbox merchants: the clock is a merchant's).
+  const whose = options.partner === true
+    ? (await ok(session.config, "listing the partner's sandbox merchants", () => session.api.GET('/sandbox/v1/merchants', { params: { query: { pageSize: 1 } } })),
+      'every merchant of the partner (the sandbox merchants it creates included)')
+    : `merchant ${(await ok(session.config, 'reading the sandbox clock', () => session.api.GET('/sandbox/v1/clock'))).merchantId}`;
   if (created) {
     out(`> Your local signing secret is ${secret}`);
     out(`>   (shown this once; kept in ${file}, mode 0600; verify forwarded events with it)`);
@@ -93,7 +100,7 @@ export async function listen(session: Session, options: ListenOptions, out: (tex
     onConnected: () => {
       if (ready.said) return;
       ready.said = true;
-      out(`> Ready: events of merchant ${clock.merchantId} (${options.events ?? 'every type'}) from ${session.config.baseUrl} to ${url}. Ctrl-C to stop.`);
+      out(`> Ready: events of ${whose} (${options.events ?? 'every type'}) from ${session.config.baseUrl} to ${url}. Ctrl-C to stop.`);
     },
   });
   await queue;

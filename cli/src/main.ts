@@ -9,7 +9,7 @@ import { parseDuration } from './duration.ts';
 import { EXIT, exitCodeOf, UsageError } from './errors.ts';
 import { help } from './help.ts';
 import { listen } from './listen.ts';
-import { applyEdits, loadFixtureFile, parseEdit, type Edit } from './fixtures.ts';
+import { applyEdits, loadFixtureFile, parseEdit, type Edit, type Fixture } from './fixtures.ts';
 import { builtInFixture, eventTypes, listing, recipes, runUserFixture, trigger } from './recipes.ts';
 import { createSandbox, deleteSandbox, listSandboxes, resetSandbox } from './sandbox.ts';
 
@@ -23,7 +23,7 @@ const GLOBAL: Options = {
 };
 
 const COMMAND_OPTIONS: Record<string, Options> = {
-  listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' } },
+  listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' }, partner: { type: 'boolean' } },
   trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' } },
   events: {}, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
@@ -100,6 +100,8 @@ async function run(argv: string[]): Promise<number> {
   }
   // Usage is checked before the configuration: a wrong command line says so even without credentials.
   const session = () => connect(loadConfig(globalOf(values)));
+  // A fixture runs with the key it names: the merchant's, or the partner's (merchant.created makes a merchant).
+  const sessionFor = (fixture: Fixture) => (fixture.key === 'partner' ? connect(loadPartnerConfig(globalOf(values))) : session());
   switch (command) {
     case 'listen': {
       expectPositionals(command, positionals, 0, '');
@@ -114,7 +116,8 @@ async function run(argv: string[]): Promise<number> {
       if (after !== undefined && !UUID.test(after)) throw new UsageError(`--after "${after}" is not an event id (a UUID)`);
       const { forwardUrl } = await import('./listen.ts');
       forwardUrl(forwardTo);
-      const s = session();
+      const partnerWide = values.partner === true;
+      const s = partnerWide ? connect(loadPartnerConfig(globalOf(values))) : session();
       const stop = new AbortController();
       let stopping = false;
       const onSignal = (): void => {
@@ -126,7 +129,7 @@ async function run(argv: string[]): Promise<number> {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
-        await listen(s, { forwardTo, events, after }, out, stop.signal);
+        await listen(s, { forwardTo, events, after, partner: partnerWide }, out, stop.signal);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
@@ -151,7 +154,7 @@ async function run(argv: string[]): Promise<number> {
       if (file !== undefined && positionals.length === 0) {
         // A user's fixture on its own: it says what it does; no event type is implied.
         const fixture = applyEdits(loadFixtureFile(file), edits, file);
-        await runUserFixture(session(), fixture, file, args, out);
+        await runUserFixture(sessionFor(fixture), fixture, file, args, out);
         return EXIT.ok;
       }
       expectPositionals(command, positionals, 1, 'the event type (pgw trigger --list shows them)');
@@ -160,7 +163,7 @@ async function run(argv: string[]): Promise<number> {
       if (file === undefined && !recipes[type as WebhookEventName]) throw new UsageError(`${type} cannot be triggered: ${listing().split('\n').find((l) => l.trim().startsWith(`${type} `))?.trim().slice(type.length).trim() ?? 'no fixture'}`);
       const base = file === undefined ? builtInFixture(type as WebhookEventName) : loadFixtureFile(file);
       const fixture = base === undefined ? undefined : applyEdits(base, edits, file ?? `cli/fixtures/${type}.json`);
-      await trigger(session(), type as WebhookEventName, out, fixture, args);
+      await trigger(fixture === undefined ? session() : sessionFor(fixture), type as WebhookEventName, out, fixture, args);
       return EXIT.ok;
     }
     case 'events': {

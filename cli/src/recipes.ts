@@ -33,10 +33,8 @@ export const builtInFixture = (type: WebhookEventName): Fixture | undefined => {
   return file === undefined ? undefined : loadFixtureFile(file);
 };
 
-/** Why the other event types of the spec cannot be triggered. */
-export const notTriggerable: Partial<Record<WebhookEventName, string>> = {
-  'merchant.created': 'a new merchant emits it, once: pgw sandbox create makes one (with a partner key), and its listener starts after it',
-};
+/** Why the other event types of the spec cannot be triggered (none today: each has a built-in fixture). */
+export const notTriggerable: Partial<Record<WebhookEventName, string>> = {};
 
 /** A fixture's description with its references to the contract (`${card.005}`) filled in. */
 const describe = (fixture: Fixture, source: string, args: JsonObject = {}): string =>
@@ -48,10 +46,9 @@ export function listing(): string {
     const fixture = builtInFixture(type);
     if (fixture) lines.push(`  ${type.padEnd(28)} ${describe(fixture, type)}`);
   }
-  lines.push('', 'Event types it cannot trigger, and why:');
-  for (const type of eventTypes()) {
-    if (!recipes[type]) lines.push(`  ${type.padEnd(28)} ${notTriggerable[type] ?? 'no fixture: no operation is known to produce it'}`);
-  }
+  const others = eventTypes().filter((type) => !recipes[type]);
+  if (others.length > 0) lines.push('', 'Event types it cannot trigger, and why:');
+  for (const type of others) lines.push(`  ${type.padEnd(28)} ${notTriggerable[type] ?? 'no fixture: no operation is known to produce it'}`);
   return lines.join('\n');
 }
 
@@ -93,7 +90,9 @@ export async function trigger(session: Session, type: WebhookEventName, say: Say
   if (!chosen) throw new UsageError(`cannot trigger ${type}`);
   say(`Triggering ${type}: ${describe(chosen, type, args)}`);
   await runFixture(session, chosen, args, (text) => { say(`  ${text}`); }, fixture ? 'the fixture' : `cli/fixtures/${type}.json`);
-  say(`Done: ${type} was emitted (see pgw listen, or pgw logs for deliveries to your webhooks).`);
+  say(chosen.key === 'partner'
+    ? `Done: ${type} was emitted (see pgw listen --partner: a new merchant has no webhook endpoint yet).`
+    : `Done: ${type} was emitted (see pgw listen, or pgw logs for deliveries to your webhooks).`);
 }
 
 /** `pgw trigger --fixture FILE` without an event type: the fixture alone. */

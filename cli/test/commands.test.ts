@@ -72,7 +72,6 @@ describe('pgw commands against the bundled server', () => {
     ['an unknown event type to listen to', ['listen', '--forward-to', 'http://127.0.0.1:1/', '--events', 'payment.card.captured,payment.card.refundd'], /unknown event type "payment.card.refundd" \(did you mean payment.card.refunded\?\)/],
     ['an --after that is not an event id', ['listen', '--forward-to', 'http://127.0.0.1:1/', '--after', '42'], /--after "42" is not an event id/],
     ['an unknown event type to trigger', ['trigger', 'payment.ach.clered'], /unknown event type "payment.ach.clered" \(did you mean payment.ach.cleared\?\)/],
-    ['an event type no fixture can make happen', ['trigger', 'merchant.created'], /merchant.created cannot be triggered: a new merchant emits it, once/],
     ['trigger without a type', ['trigger'], /the event type .* is missing/],
     ['a duration without a unit', ['clock', 'advance', '3'], /"3" is not a duration/],
     ['a duration with an unknown unit', ['clock', 'advance', '2y'], /"2y" is not a duration/],
@@ -112,6 +111,17 @@ describe('pgw commands against the bundled server', () => {
     expect(noMerchant.stderr).toMatch(/--merchant 7: .* has 2 merchant\(s\)/);
     const missing = await pgw(['clock', '--base-url', g.base], { PGW_CONFIG: path.join(g.dir, 'absent.json'), HOME: g.dir });
     expect(missing.code).toBe(3);
+  });
+
+  it("triggers merchant.created only with a partner's key: without one it exits 3 saying so, and makes nothing", async () => {
+    const before = await g.s.db('merchants').count<{ n: number | string }>({ n: '*' }).first();
+    const run = await pgw(['trigger', 'merchant.created'], env);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/missing --client-id, --client-secret: .* this needs a partner's key: the file's "partner" entry/);
+    expect(await g.s.db('merchants').count<{ n: number | string }>({ n: '*' }).first()).toEqual(before);
+    const listen = await pgw(['listen', '--partner', '--forward-to', 'http://127.0.0.1:1/'], env);
+    expect(listen.code).toBe(3);
+    expect(listen.stderr).toMatch(/this needs a partner's key/);
   });
 
   it('exits 4 when the server cannot be reached, and 1 when the API refuses', async () => {

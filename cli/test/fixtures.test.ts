@@ -36,6 +36,8 @@ describe('the fixture loader', () => {
 
   it('refuses a file that is not a fixture at all', () => {
     expect(() => checkFixture({ steps: [sale] }, 'test.json')).toThrow(/fixture test.json: not a fixture: .*description/);
+    expect(() => checkFixture({ description: 'x', key: 'admin', steps: [sale] }, 'test.json')).toThrow(/not a fixture: \/key must be equal to one of the allowed values/);
+    expect(checkFixture({ description: 'x', key: 'partner', steps: [sale] }, 'test.json').key).toBe('partner');
     expect(() => checkFixture({ description: 'x', steps: [sale], extra: 1 }, 'test.json')).toThrow(/additional properties/);
   });
 

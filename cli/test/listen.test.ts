@@ -1,22 +1,26 @@
-// `pgw listen` and `pgw trigger` end to end against the bundled server: every triggerable event type arrives at
-// the local URL signed (verified with `standardwebhooks`), each event once and none missing; another merchant's
-// listener receives none of them; Ctrl-C exits 0 and leaves nothing on the server (every table's row count
+// `pgw listen` and `pgw trigger` end to end against the bundled server: every event type of the spec is triggered
+// and arrives at a local URL signed (verified with `standardwebhooks`), each event once and none missing: the
+// merchant's through `pgw listen`, a new sandbox merchant's merchant.created through `pgw listen --partner`
+// (which also gets every event of the partner's merchants, merged in order); another merchant's listener
+// receives none of them; Ctrl-C exits 0 and leaves nothing on the server (every table's row count
 // unchanged); the secret is made once (0600) and reused; a dropped stream resumes with Last-Event-ID and loses
 // nothing. The listen transcript is saved under test-artifacts/cli/.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipes } from '../src/recipes.ts';
+import { builtInFixture, eventTypes, recipes } from '../src/recipes.ts';
 import { pgw, ROOT, spawnPgw, startGateway, startProxy, startReceiver, type Gateway, type Receiver } from './helpers.ts';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'cli');
 // The ids a trigger prints: record UUIDs, and API keys' client ids.
 const PRINTED_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\bpgw_ck_[0-9a-f]+/g;
 
-/** The ids of the merchant's outbox events, in stream order. */
-async function eventIds(g: Gateway, merchant: 0 | 1): Promise<string[]> {
-  const rows = await g.s.db('outbox_events').where({ merchant_id: g.s.merchantId(merchant) }).orderBy('stream_seq').select<{ id: string }[]>('id');
+/** The ids of the merchant's outbox events (every merchant's: 'all'), in stream order. */
+async function eventIds(g: Gateway, merchant: 0 | 1 | 'all'): Promise<string[]> {
+  const query = g.s.db('outbox_events').orderBy('stream_seq');
+  if (merchant !== 'all') void query.where({ merchant_id: g.s.merchantId(merchant) });
+  const rows = await query.select<{ id: string }[]>('id');
   return rows.map((r) => r.id);
 }
 
@@ -37,15 +41,18 @@ describe('pgw listen and trigger', () => {
   let g: Gateway;
   let receiver: Receiver;
   let other: Receiver;
+  let partner: Receiver;
   beforeAll(async () => {
     g = await startGateway();
     receiver = await startReceiver();
     other = await startReceiver();
+    partner = await startReceiver();
     mkdirSync(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
     await receiver.close();
     await other.close();
+    await partner.close();
     await g.close();
   });
 
@@ -74,27 +81,36 @@ describe('pgw listen and trigger', () => {
     expect(await rowCounts(g)).toEqual(before);
     receiver.secret = secret;
     other.secret = secret;
+    partner.secret = secret;
   });
 
-  it('forwards every triggerable event type, signed, each event once and none missing; another merchant receives none', async () => {
-    const env = { PGW_CONFIG: g.config };
+  it('forwards every event type of the spec, signed, each event once and none missing; another merchant receives none', async () => {
+    // The bundled server's credentials file: the partner's key beside the merchants' (merchant.created needs it).
+    const config = path.join(g.dir, 'with-partner.json');
+    writeFileSync(config, JSON.stringify({ baseUrl: g.base, authUrl: g.base, merchants: g.s.secrets.merchants, partner: g.s.secrets.partner }), { mode: 0o600 });
+    const env = { PGW_CONFIG: config };
     const known = new Set(await eventIds(g, 0));
     const knownOther = new Set(await eventIds(g, 1));
+    const knownAll = new Set(await eventIds(g, 'all'));
     const listener = spawnPgw(['listen', '--forward-to', receiver.url], env);
     const otherListener = spawnPgw(['listen', '--forward-to', other.url, '--merchant', '1'], env);
+    const partnerListener = spawnPgw(['listen', '--forward-to', partner.url, '--partner'], env);
+    // Stopped whatever happens below (a listener left running would forward into the next test's receiver).
+    const stopAll = (): void => { for (const l of [listener, otherListener, partnerListener]) l.process.kill('SIGINT'); };
     try {
       await listener.waitFor(/Ready/);
       await otherListener.waitFor(/Ready/);
+      await partnerListener.waitFor(/Ready: events of every merchant of the partner/);
     } catch (error) {
-      listener.process.kill('SIGINT');
-      otherListener.process.kill('SIGINT');
+      stopAll();
       throw error;
     }
-    // Stopped whatever happens below (a listener left running would forward into the next test's receiver).
-    const stopAll = (): void => { listener.process.kill('SIGINT'); otherListener.process.kill('SIGINT'); };
     try {
       const types = Object.keys(recipes);
-      expect(types.length).toBeGreaterThanOrEqual(20);
+      // Every event type of the spec has a built-in fixture.
+      expect([...types].sort()).toEqual([...eventTypes()].sort());
+      const byPartner = types.filter((t) => builtInFixture(t as never)?.key === 'partner');
+      expect(byPartner).toEqual(['merchant.created']);
       const transcript: string[] = [];
       const printed = new Map<string, string[]>();
       for (const type of types) {
@@ -106,17 +122,24 @@ describe('pgw listen and trigger', () => {
       const expected = [...(await eventIds(g, 0))].filter((id) => !known.has(id));
       await receiver.waitForCount(expected.length);
       await new Promise((r) => setTimeout(r, 500));
+      // The partner's listener: every new event of every merchant (merchant 0's and the new sandbox merchants').
+      const expectedAll = (await eventIds(g, 'all')).filter((id) => !knownAll.has(id));
+      await partner.waitForCount(expectedAll.length);
+      await new Promise((r) => setTimeout(r, 500));
       const got = receiver.received;
       // Each event once, none missing, in the order they were recorded.
       expect(got.map((r) => r.id)).toEqual(expected);
+      expect(partner.received.map((r) => r.id)).toEqual(expectedAll);
+      expect(partner.received.every((r) => r.verified)).toBe(true);
       for (const r of got) {
         expect(r.verified, r.error).toBe(true);
         expect(r.merchantId).toBe(g.s.merchantId(0));
         expect(JSON.parse(r.body)).toMatchObject({ id: r.id, type: r.type });
       }
-      // Every triggered type arrived, about a record the trigger printed.
+      // Every triggered type arrived, about a record the trigger printed: on the merchant's listener, or (a new
+      // merchant's creation) on the partner's, naming the merchant the trigger printed.
       for (const type of types) {
-        const ofType = got.filter((r) => r.type === type);
+        const ofType = (byPartner.includes(type) ? partner.received : got).filter((r) => r.type === type);
         expect(ofType.length, type).toBeGreaterThan(0);
         // A settlement batch's payload is the batch (counts, totals), not its transactions.
         if (type === 'settlement.batch.completed') continue;
@@ -126,8 +149,9 @@ describe('pgw listen and trigger', () => {
       // Tenancy: merchant 1's listener got nothing of merchant 0, and merchant 1 had no events.
       expect(other.received).toEqual([]);
       expect((await eventIds(g, 1)).filter((id) => !knownOther.has(id))).toEqual([]);
-      listener.process.kill('SIGINT');
-      otherListener.process.kill('SIGINT');
+      expect(got.some((r) => r.type === 'merchant.created')).toBe(false);
+      stopAll();
+      expect((await partnerListener.exit()).code).toBe(0);
       const run = await listener.exit();
       expect(run.code, run.stderr).toBe(0);
       expect((await otherListener.exit()).code).toBe(0);

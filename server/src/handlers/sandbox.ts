@@ -58,7 +58,10 @@ export const sandboxHandlers = {
   async streamSandboxEvents(input: op.StreamSandboxEventsInput, context: ServerContext): Promise<op.StreamSandboxEventsResult> {
     const tracked = context.instances.streams.track(context.disconnected());
     try {
-      const items = await openEventStream(context.merchant(), { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
+      // A partner's token without x-merchant-id follows all its merchants (a new sandbox merchant's creation too).
+      const partnerWide = context.principal?.merchantId === null && !input.headers['x-merchant-id'];
+      const owner = partnerWide ? { partnerId: partnerOf(context) } : { merchantId: context.merchantId() };
+      const items = await openEventStream(context, owner, { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
       // The generated result types carry `body`; a stream carries `stream` (the router writes it as it comes).
       return {
         status: 200, contentType: 'text/event-stream',

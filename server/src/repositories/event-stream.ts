@@ -1,5 +1,5 @@
-// Reads of the event stream: a merchant's outbox events after a cursor, in commit order, never one that
-// could still appear behind the cursor (the columns are explained in migrations/011_event_stream.ts).
+// Reads of the event stream: a merchant's (or all of a partner's merchants') outbox events after a cursor, in
+// commit order, never one that could still appear behind the cursor (the columns: migrations/011_event_stream.ts).
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/knex.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
@@ -12,6 +12,19 @@ import type { StoredEvent } from '../platform/outbox.ts';
 export interface StreamCursor { xid: string; seq: number; openedIn?: string }
 
 export interface StreamedEvent extends StoredEvent { cursor: StreamCursor }
+
+/**
+ * Whose events a stream follows: one merchant's, or every merchant of a partner (those it creates while the
+ * stream is open included: the set is read by each query, so a new sandbox merchant's merchant.created arrives).
+ */
+export type StreamOwner = { merchantId: string } | { partnerId: string };
+
+/** The owner's condition on outbox_events, as SQL and bindings (the start query is raw SQL). */
+function ownerSql(owner: StreamOwner): { sql: string; bindings: string[] } {
+  return 'merchantId' in owner
+    ? { sql: 'merchant_id = ?', bindings: [owner.merchantId] }
+    : { sql: 'merchant_id in (select id from merchants where partner_id = ? and deleting_on is null)', bindings: [owner.partnerId] };
+}
 
 interface Row { id: string; merchant_id: string; type: string; payload: string; occurred_on: string; stream_xid: string | number; stream_seq: string | number }
 
@@ -40,9 +53,10 @@ export interface StreamStart { cursor: StreamCursor; afterId: string | undefined
  * is the last settled event AND the snapshot the opening read in (`openedIn`): past the cursor, what that
  * snapshot saw had happened before the stream opened and is never sent; what it did not see is.
  */
-export async function streamStart(db: Knex, merchantId: string): Promise<StreamStart> {
+export async function streamStart(db: Knex, owner: StreamOwner): Promise<StreamStart> {
+  const own = ownerSql(owner);
   if (!isPostgres(db)) {
-    const row = await db('outbox_events').where({ merchant_id: merchantId }).orderBy('stream_seq', 'desc')
+    const row = await db('outbox_events').whereRaw(own.sql, own.bindings).orderBy('stream_seq', 'desc')
       .first<Pick<Row, 'id' | 'stream_xid' | 'stream_seq'> | undefined>('id', 'stream_xid', 'stream_seq');
     return row ? { cursor: cursorOf(row), afterId: row.id, allSettled: true } : { cursor: { xid: '0', seq: 0 }, afterId: undefined, allSettled: true };
   }
@@ -51,10 +65,10 @@ export async function streamStart(db: Knex, merchantId: string): Promise<StreamS
     `select last.id, last.stream_xid, last.stream_seq, newest.id as newest_id, pg_current_snapshot()::text as opened_in
        from (select 1) as one
        left join lateral (select id, stream_xid, stream_seq from outbox_events
-                           where merchant_id = ? and stream_xid < pg_snapshot_xmin(pg_current_snapshot())
+                           where ${own.sql} and stream_xid < pg_snapshot_xmin(pg_current_snapshot())
                            order by stream_xid desc, stream_seq desc limit 1) as last on true
-       left join lateral (select id from outbox_events where merchant_id = ?
-                           order by stream_xid desc, stream_seq desc limit 1) as newest on true`, [merchantId, merchantId]);
+       left join lateral (select id from outbox_events where ${own.sql}
+                           order by stream_xid desc, stream_seq desc limit 1) as newest on true`, [...own.bindings, ...own.bindings]);
   const row = rows[0];
   if (!row) throw new Error('event stream: the start query answered no row');
   const openedIn = row.opened_in;
@@ -64,9 +78,10 @@ export async function streamStart(db: Knex, merchantId: string): Promise<StreamS
     : { cursor: { xid: '0', seq: 0, openedIn }, afterId: undefined, allSettled };
 }
 
-/** The position of one of the merchant's events (for Last-Event-ID); undefined when it has no such event. */
-export async function positionOf(db: Knex, merchantId: string, eventId: string): Promise<StreamCursor | undefined> {
-  const row = await db('outbox_events').where({ merchant_id: merchantId, id: eventId })
+/** The position of one of the owner's events (for Last-Event-ID); undefined when it has no such event. */
+export async function positionOf(db: Knex, owner: StreamOwner, eventId: string): Promise<StreamCursor | undefined> {
+  const own = ownerSql(owner);
+  const row = await db('outbox_events').where({ id: eventId }).whereRaw(own.sql, own.bindings)
     .first<Pick<Row, 'stream_xid' | 'stream_seq'> | undefined>('stream_xid', 'stream_seq');
   return row ? cursorOf(row) : undefined;
 }
@@ -78,9 +93,10 @@ function stillOpening(openedIn: string | undefined, xid: string | number): opene
   return xmax === undefined || BigInt(String(xid)) < BigInt(xmax);
 }
 
-/** The merchant's settled events after the cursor, of the given types (all when empty), oldest first. */
-export async function eventsAfter(db: Knex, merchantId: string, after: StreamCursor, types: readonly string[], limit: number): Promise<StreamedEvent[]> {
-  let query = db('outbox_events').where({ merchant_id: merchantId });
+/** The owner's settled events after the cursor, of the given types (all when empty), oldest first. */
+export async function eventsAfter(db: Knex, owner: StreamOwner, after: StreamCursor, types: readonly string[], limit: number): Promise<StreamedEvent[]> {
+  const own = ownerSql(owner);
+  let query = db('outbox_events').whereRaw(own.sql, own.bindings);
   query = isPostgres(db)
     ? query.whereRaw('(stream_xid, stream_seq) > (?::xid8, ?)', [after.xid, after.seq])
     : query.where('stream_seq', '>', after.seq);

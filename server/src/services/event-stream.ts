@@ -1,12 +1,17 @@
-// The sandbox event stream: a merchant's outbox events as they are committed, polled from the database (so
+// The sandbox event stream: a merchant's outbox events (or those of all a partner's merchants) as they are committed, polled from the database (so
 // any instance serves any client, and an event recorded by another instance arrives too), oldest first, each
 // once, from now or after a given event (Last-Event-ID).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { webhookEvents } from '../../../generated/webhooks.ts';
 import { invalid } from '../platform/errors.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
-import { eventsAfter, positionOf, streamStart, type StreamCursor, type StreamStart } from '../repositories/event-stream.ts';
-import type { Scope } from '../platform/scope.ts';
+import { eventsAfter, positionOf, streamStart, type StreamCursor, type StreamOwner, type StreamStart } from '../repositories/event-stream.ts';
+import type { Deps } from '../platform/deps.ts';
+
+export type { StreamOwner } from '../repositories/event-stream.ts';
+
+/** What the stream reads with: the pool only (a stream holds no transaction). */
+type Reader = Pick<Deps, 'db'>;
 
 /** Events read a query; a full batch is followed at once by the next. */
 const BATCH = 200;
@@ -43,20 +48,19 @@ function typesOf(filter: string | undefined): string[] {
   return types;
 }
 
-/** Validates the request (400 before anything is sent) and returns the stream. */
-export async function openEventStream(scope: Scope, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
-  const { merchantId } = scope;
+/** Validates the request (400 before anything is sent) and returns the stream of the owner's events. */
+export async function openEventStream(deps: Reader, owner: StreamOwner, options: StreamOptions): Promise<AsyncIterable<StreamItem>> {
   const types = typesOf(options.types);
   let start: { cursor: StreamCursor; afterId: string | undefined };
   if (options.lastEventId === undefined) {
-    start = await settledStart(scope, options.signal);
+    start = await settledStart(deps, owner, options.signal);
   } else {
-    // Another merchant's event is unknown here, as it is everywhere else.
-    const found = await positionOf(scope.db, merchantId, options.lastEventId);
-    if (!found) throw invalid('Last-Event-ID', 'names no event of this merchant');
+    // Another merchant's (another partner's) event is unknown here, as it is everywhere else.
+    const found = await positionOf(deps.db, owner, options.lastEventId);
+    if (!found) throw invalid('Last-Event-ID', 'merchantId' in owner ? 'names no event of this merchant' : "names no event of this partner's merchants");
     start = { cursor: found, afterId: options.lastEventId };
   }
-  return poll(scope, start, types, options.signal);
+  return poll(deps, owner, start, types, options.signal);
 }
 
 /**
@@ -65,22 +69,21 @@ export async function openEventStream(scope: Scope, options: StreamOptions): Pro
  * start it names is the merchant's newest event and a client resuming from it gets only what came after. Each
  * answer is a consistent pair of position and snapshot; past the wait the last one is taken as it is.
  */
-async function settledStart(scope: Scope, signal: AbortSignal): Promise<StreamStart> {
-  const { merchantId } = scope;
+async function settledStart(deps: Reader, owner: StreamOwner, signal: AbortSignal): Promise<StreamStart> {
   const deadline = performance.now() + START_SETTLE_MS;
-  let start = await streamStart(scope.db, merchantId);
+  let start = await streamStart(deps.db, owner);
   while (!start.allSettled && performance.now() < deadline && !signal.aborted) {
     try {
       await sleep(START_RETRY_MS, undefined, { signal });
     } catch {
       break;
     }
-    start = await streamStart(scope.db, merchantId);
+    start = await streamStart(deps.db, owner);
   }
   return start;
 }
 
-async function* poll(scope: Scope, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
+async function* poll(deps: Reader, owner: StreamOwner, start: { cursor: StreamCursor; afterId: string | undefined }, types: readonly string[], signal: AbortSignal): AsyncGenerator<StreamItem> {
   yield { kind: 'start', afterId: start.afterId };
   let cursor = start.cursor;
   let wait = MIN_WAIT_MS;
@@ -89,7 +92,7 @@ async function* poll(scope: Scope, start: { cursor: StreamCursor; afterId: strin
   // A function, not the property: the signal aborts while this generator is suspended at a yield.
   const stopped = (): boolean => signal.aborted;
   while (!stopped()) {
-    const batch = await eventsAfter(scope.db, scope.merchantId, cursor, types, BATCH);
+    const batch = await eventsAfter(deps.db, owner, cursor, types, BATCH);
     for (const event of batch) {
       if (stopped()) return;
       yield { kind: 'event', event };

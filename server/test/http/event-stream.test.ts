@@ -7,7 +7,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { recordEvent } from '../../src/platform/outbox.ts';
+import { setUpMerchant } from '../../src/repositories/merchant-setup.ts';
 import { engines, fieldsOf, startServer, type TestServer } from '../harness.ts';
 import { cardBody, paymentCalls, type Headers } from './payment-helpers.ts';
 
@@ -130,6 +132,42 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     expect(mine.messages.map((m) => m.data.data.transactionId)).toEqual([of1]);
     expect(partnerOn0.messages.map((m) => m.data.data.transactionId)).toEqual([of0]);
     expect(mine.messages.every((m) => m.data.merchantId === s.merchantId(1))).toBe(true);
+  });
+
+  it("follows all a partner's merchants without x-merchant-id: a sandbox merchant it creates arrives with merchant.created first", async () => {
+    const hp = await s.as('partner');
+    const wide = await openStream(hp);
+    const typed = await openStream(hp, '?types=merchant.created');
+    // Another partner's merchant, and its event: never on this partner's stream.
+    const otherPartner = randomUUID();
+    await s.db('partners').insert({ id: otherPartner, name: 'another partner', created_on: new Date().toISOString() });
+    const foreign = await setUpMerchant(s.db, 'sandbox', otherPartner, {
+      name: 'not ours', mcc: '5999', mccDescription: 'Misc', email: 'x@example.com', city: 'Austin', stateId: 44, stateName: 'Texas', zip: '78701',
+    }, new Date().toISOString());
+    await recordEvent(s.db, { merchantId: foreign.merchantId, type: 'merchant.created', data: { merchantId: foreign.merchantId, partnerId: otherPartner, companyName: 'not ours', createdOn: new Date().toISOString() }, occurredOn: new Date().toISOString() });
+    const of0 = await sale(h0);
+    const created = await request(s.app).post('/sandbox/v1/merchants').set(hp).send({ name: 'stream test', expiresInSeconds: 600 });
+    expect(created.status).toBe(200);
+    const made = created.body as { merchantId: string; clientId: string; clientSecret: string };
+    const of1 = await sale(h1);
+    await wide.waitFor(3);
+    await typed.waitFor(1);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(wide.messages.map((m) => [m.event, m.data.merchantId])).toEqual([
+      ['payment.card.captured', s.merchantId(0)], ['merchant.created', made.merchantId], ['payment.card.captured', s.merchantId(1)],
+    ]);
+    expect(wide.messages.map((m) => m.data.data.transactionId ?? m.data.data.merchantId)).toEqual([of0, made.merchantId, of1]);
+    expect(typed.messages.map((m) => m.data.data)).toEqual([expect.objectContaining({ merchantId: made.merchantId, companyName: 'stream test' })]);
+    // Resuming names an event of any of its merchants; another partner's is unknown here.
+    const resumed = await openStream({ ...hp, 'last-event-id': wide.messages[0]?.id ?? '' });
+    await resumed.waitFor(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(resumed.messages.map((m) => m.event)).toEqual(['merchant.created', 'payment.card.captured']);
+    const [theirs] = await s.db('outbox_events').where({ merchant_id: foreign.merchantId }).select<{ id: string }[]>('id');
+    const refused = await request(s.app).get('/sandbox/v1/events/stream').set({ ...hp, 'last-event-id': theirs?.id ?? '' });
+    expect(refused.status).toBe(400);
+    expect(fieldsOf(refused.body)).toEqual(['Last-Event-ID']);
+    await request(s.app).delete(`/sandbox/v1/merchants/${made.merchantId}`).set(hp).expect(200);
   });
 
   it('resumes after Last-Event-ID: what happened while away arrives, nothing twice, nothing lost', async () => {
