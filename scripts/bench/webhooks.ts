@@ -1,6 +1,7 @@
 // Webhook delivery benchmark (loopback receiver): deliveries per second draining a backlog of 2,000 events,
 // and event-to-receipt latency (p50, p99) at a steady 100 events per second, on SQLite with one instance and
-// on PostgreSQL with two instances (when PGW_TEST_DATABASE_URL or BENCH_DATABASE_URL names a server).
+// on PostgreSQL with one and with two instances (when PGW_TEST_DATABASE_URL or BENCH_DATABASE_URL names a
+// server), and the ratio of two PostgreSQL instances to one.
 // Prints the figures; asserts nothing. Events are card sales (payment.card.captured).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +21,9 @@ interface Instance { child: ChildProcess; baseUrl: string }
 
 function start(dir: string, env: NodeJS.ProcessEnv, log: string): Promise<Instance> {
   const out = openSync(path.join(dir, log), 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  // BENCH_PROFILE_DIR: each server writes a CPU profile there when it stops (what a delivery costs, and where).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'server/src/main.ts'], {
     cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', out],
   });
   return new Promise((resolve, reject) => {
@@ -36,7 +39,7 @@ function start(dir: string, env: NodeJS.ProcessEnv, log: string): Promise<Instan
 
 const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
-async function run(label: string, databaseUrl: string, instances: number, dir: string): Promise<void> {
+async function run(label: string, databaseUrl: string, instances: number, dir: string): Promise<number> {
   const receipts = new Map<string, number>();
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -93,6 +96,7 @@ async function run(label: string, databaseUrl: string, instances: number, dir: s
     console.log(label);
     console.log(`  backlog of ${String(BACKLOG)} events drained: ${String(drained)} delivered in ${seconds.toFixed(2)} s = ${(drained / seconds).toFixed(0)} deliveries/s`);
     console.log(`  steady ${String(STEADY)} events at ~100/s: event-to-receipt p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${quantile(latencies, 0.99).toFixed(0)} ms (${String(latencies.length)} received)`);
+    return drained / seconds;
   } finally {
     for (const c of children) c.child.kill('SIGTERM');
     receiver.closeAllConnections();
@@ -106,15 +110,24 @@ async function main(): Promise<void> {
   try {
     await run('SQLite, one instance', `sqlite:${path.join(dir, 'hooks.sqlite')}`, 1, dir);
     if (postgres) {
-      const name = `bench_${randomBytes(6).toString('hex')}`;
       const admin = knex({ client: 'pg', connection: postgres });
-      await admin.raw(`create database ${name}`);
-      const url = new URL(postgres);
-      url.pathname = `/${name}`;
+      // A fresh database for each row: the second does not start with the first one's 2,000 deliveries.
+      const onFreshDatabase = async (label: string, instances: number): Promise<number> => {
+        const name = `bench_${randomBytes(6).toString('hex')}`;
+        await admin.raw(`create database ${name}`);
+        const url = new URL(postgres);
+        url.pathname = `/${name}`;
+        try {
+          return await run(label, url.toString(), instances, dir);
+        } finally {
+          await admin.raw(`drop database if exists ${name} with (force)`);
+        }
+      };
       try {
-        await run('PostgreSQL, two instances', url.toString(), 2, dir);
+        const one = await onFreshDatabase('PostgreSQL, one instance', 1);
+        const two = await onFreshDatabase('PostgreSQL, two instances', 2);
+        console.log(`PostgreSQL backlog drain, two instances / one: ${(two / one).toFixed(2)}x (target >= 1.8x)`);
       } finally {
-        await admin.raw(`drop database if exists ${name} with (force)`);
         await admin.destroy();
       }
     } else {
