@@ -1,5 +1,5 @@
 // `npm run generate [-- --check] [--input FILE] [--output DIR] [--scaffold DIR]`: writes generated/ from the spec.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { emit } from './emit.ts';
@@ -13,6 +13,8 @@ interface Config {
   input: string;
   output: string;
   scaffold?: { dir: string; context?: { name: string; from: string } };
+  /** Where the project's own generation also writes the bundled document (spec/dist/openapi.json). */
+  bundle?: string;
 }
 
 const usage = `usage: npm run generate -- [--check] [--input FILE] [--output DIR] [--scaffold DIR] [--config FILE]
@@ -51,10 +53,15 @@ async function main(): Promise<number> {
   // The configured context type applies to the configured folder, however the folder is named on the command line.
   const sameDir = config.scaffold !== undefined && scaffoldDir !== undefined && path.resolve(scaffoldDir) === path.resolve(config.scaffold.dir);
   const scaffoldContext = sameDir ? config.scaffold?.context : undefined;
+  // The project's own generation (not one into another folder or from another document) keeps the bundled
+  // document in step with generated/ and says what the edit changes for clients.
+  const ownGeneration = path.resolve(input) === path.resolve(config.input) && path.resolve(output) === path.resolve(config.output);
+  const bundleCopy = ownGeneration && config.bundle !== undefined ? config.bundle : undefined;
 
   // Nothing changed since the last generation: stop before loading the TypeScript toolchain.
   if (!values.check && !values.force && upToDate(output, inputs)) {
     console.log(`${output}/ is up to date with ${input} (nothing changed, ${elapsed()}s)`);
+    if (bundleCopy !== undefined) refreshBundle(bundleCopy, readFileSync(path.join(output, 'openapi.json'), 'utf8'));
     if (scaffoldDir !== undefined) {
       await runScaffold(readModel(await loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
     }
@@ -88,10 +95,43 @@ async function main(): Promise<number> {
       `${String(report.changed.length + report.missing.length)} written, ${String(report.unchanged)} unchanged, ` +
       `${String(report.extra.length)} removed, ${seconds}s`,
   );
+  const bundled = files.find((f) => f.path === 'openapi.json')?.content;
+  if (bundleCopy !== undefined && bundled !== undefined) refreshBundle(bundleCopy, bundled);
+  // spec:diff reads the base revision's contract from git, at spec/openapi.yaml: it compares only that document.
+  const projectSpec = path.resolve(input) === path.resolve('spec', 'openapi.yaml');
+  if (ownGeneration && projectSpec && bundled !== undefined) await printContractChanges(JSON.parse(bundled) as Record<string, unknown>);
   if (scaffoldDir !== undefined) {
     await runScaffold(model, { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
   }
   return 0;
+}
+
+/** Writes the bundled document where the tools read it (Prism, the docs), when it differs. */
+function refreshBundle(file: string, content: string): void {
+  let current: string | undefined;
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === content) return;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, content);
+  console.log(`${file}: refreshed with the document generated/ was made from`);
+}
+
+/** What the contract now changes for clients and webhook receivers (`npm run spec:diff` lists it all). */
+async function printContractChanges(doc: Record<string, unknown>): Promise<void> {
+  try {
+    const { specDiff } = await import('../scripts/spec-diff/run.ts');
+    const { report } = await import('../scripts/spec-diff/verdict.ts');
+    const result = await specDiff(process.cwd(), { current: doc });
+    if ('problem' in result) console.log(`contract changes: not compared: ${result.problem}`);
+    else for (const line of report(result.verdict, result.baseLabel, { full: false })) console.log(line);
+  } catch (error) {
+    // The summary informs; generated/ is written either way.
+    console.log(`contract changes: not compared: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 async function runScaffold(model: ApiModel, options: ScaffoldOptions): Promise<void> {
