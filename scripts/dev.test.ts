@@ -1,5 +1,6 @@
 // `npm run dev` on a copy of the toolkit: a server change restarts the server at the same address; a new
-// operation prints its handler stub and keeps the running server; a broken spec prints the error and keeps it;
+// operation prints its handler stub and keeps the running server (a server change too, until the handler is
+// there); a broken spec prints the error and keeps it;
 // a spec change regenerates, rebuilds the docs and restarts; Ctrl-C stops everything it started.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -105,6 +106,13 @@ describe('npm run dev', () => {
     writeFileSync(specFile, original.replace(/^paths:\n/m, `paths:\n${probe}`));
     await next(/Handlers lacks getDevProbe/);
     await next(/\[dev\] the spec has operations without a handler .*the server keeps running the previous contract/);
+    expect(await healthy(url)).toBe(200);
+    // A server change meanwhile: the handlers are checked again, and the server is not restarted without them.
+    utimesSync(config, new Date(), new Date());
+    await next(/\[dev\] server\/src\/config\.ts changed: checking the handlers the spec needs/);
+    await next(/Handlers lacks getDevProbe/);
+    await next(/\[dev\] the spec has operations without a handler .*the server keeps running the previous contract/);
+    expect(alive(secondPid)).toBe(true);
     expect(await healthy(url)).toBe(200);
 
     // A broken spec: the error printed, the running server kept.

@@ -3,7 +3,7 @@
 // restarts the server; a server change restarts it. A failing step, or handlers still to write, keep the
 // running server. Ctrl-C stops the server and the watch.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { root } from './lib/run.ts';
@@ -63,6 +63,10 @@ class DevLoop {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
+  /** Files the scaffold step wrote, with their modification time then: their own events are not changes. */
+  private readonly written = new Map<string, number>();
+  /** The last generation left operations without a handler: a server change checks again before restarting. */
+  private gaps = false;
 
   constructor(private readonly port: number, private readonly host: string) {}
 
@@ -102,6 +106,8 @@ class DevLoop {
 
   private changedFile(file: string): void {
     if (this.stopping || !watched(file)) return;
+    const ours = this.written.get(file);
+    if (ours !== undefined && existsSync(file) && statSync(file).mtimeMs === ours) return;
     this.changed.add(file);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => { this.flush(); }, DEBOUNCE_MS);
@@ -124,33 +130,50 @@ class DevLoop {
       .finally(() => { this.running = undefined; this.flush(); });
   }
 
+  /**
+   * Bundles and regenerates with the scaffold step; false when the server is not to be restarted on the result
+   * (the generation failed, or operations have no handler yet), having said why.
+   */
+  private async generate(): Promise<boolean> {
+    const bundled = await this.run('scripts/bundle.ts', []);
+    const generated = bundled.ok ? await this.run('generator/cli.ts', ['--scaffold', path.join('server', 'src', 'handlers')]) : bundled;
+    if (this.halted()) return false;
+    const keeps = this.server ? 'the server keeps running the previous contract' : 'no server is running';
+    if (!generated.ok) {
+      say(`the spec did not generate (the error is above); ${keeps}: fix the spec and save`);
+      return false;
+    }
+    // Modules the scaffold step wrote for new groups: changes of ours, not a reason to restart.
+    for (const file of scaffoldedFiles(generated.stdout)) {
+      this.changed.delete(file);
+      if (existsSync(file)) this.written.set(file, statSync(file).mtimeMs);
+    }
+    this.gaps = SCAFFOLD_GAP.test(generated.stdout);
+    if (this.gaps) say(`the spec has operations without a handler (stubs above, for server/src/handlers); ${keeps} until they are written and saved`);
+    return !this.gaps;
+  }
+
   /** One round: the spec's steps when the spec changed (or at start), then the server restarted if it should be. */
   private async cycle(spec: boolean, why: string): Promise<void> {
     if (spec) {
       say(`${why}: bundling and regenerating`);
-      const bundled = await this.run('scripts/bundle.ts', []);
-      const generated = bundled.ok ? await this.run('generator/cli.ts', ['--scaffold', path.join('server', 'src', 'handlers')]) : bundled;
-      if (this.stopping) return;
-      if (!generated.ok) {
-        say(`the spec did not generate (the error is above); ${this.server ? 'the server keeps running the previous contract' : 'no server is running'}: fix the spec and save`);
-        return;
-      }
-      // Modules the scaffold step wrote for new groups: changes of ours, not a reason to restart.
-      for (const file of scaffoldedFiles(generated.stdout)) this.changed.delete(file);
-      if (SCAFFOLD_GAP.test(generated.stdout)) {
-        say(`the spec has operations without a handler (stubs above, in server/src/handlers); ${this.server ? 'the server keeps running the previous contract' : 'the server would refuse to start'} until they are written`);
-        return;
-      }
+      if (!(await this.generate())) return;
       if (this.server !== undefined && generatedStamp() === this.serverStamp) {
         say('generated/ is unchanged: the server keeps running');
         return;
       }
+    } else if (this.gaps) {
+      // The server would refuse to start while an operation has no handler: it restarts once none is missing.
+      say(`${why}: checking the handlers the spec needs`);
+      if (!(await this.generate())) return;
+    }
+    if (generatedStamp() !== this.serverStamp || this.server === undefined) {
       const docs = await this.run('scripts/docs.ts', ['--if-stale']);
       if (this.halted()) return;
       if (!docs.ok) say('the docs page was not rebuilt (the error is above); /docs serves the page there is');
-    } else {
-      say(`${why}: restarting the server`);
     }
+    const restart = this.server === undefined ? 'starting the server' : 'restarting the server';
+    say(spec ? restart : `${why}: ${restart}`);
     await this.stopServer();
     if (!this.halted()) await this.startServer();
   }
