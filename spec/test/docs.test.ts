@@ -190,7 +190,7 @@ describe.skipIf(!available)('the documentation page', () => {
     const badge = tab.locator('img[alt="redocly logo"]').first();
     await expect.poll(async () => badge.evaluate((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }).catch(() => false), { timeout: 15_000 }).toBe(true);
     expect(external).toEqual([]);
-  });
+  }, 60_000);
 
   it('shows the address of the server that serves it in the Servers panel', async () => {
     // As a sandbox on another port serves the page (server/src/platform/docs-page.ts), rendered.
