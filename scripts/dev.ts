@@ -9,7 +9,7 @@ import path from 'node:path';
 import { root } from './lib/run.ts';
 
 /** How long a burst of saves (an editor writes a file in several steps) is let settle before acting. */
-const DEBOUNCE_MS = Number(process.env.PGW_DEV_DEBOUNCE_MS ?? 300);
+const DEBOUNCE_MS = 300;
 /** How long a stopped server may drain (main.ts waits 1 s, then closes) before it is killed. */
 const STOP_GRACE_MS = 10_000;
 /** How long a started server may take to answer /healthz (migrations, demo data on a first start). */
