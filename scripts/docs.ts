@@ -2,6 +2,7 @@
 // machines the spec declares (x-state-machine on status schemas) are published as tables in a "State
 // machines" section of the page, and designed parts are marked (docs-marks.ts), both written from the
 // bundled document at build time.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,54 @@ export function stateMachineMarkdown(machine: StateMachineModel): string {
 export const STAMP = /<meta name="pgw-spec-sha256" content="([0-9a-f]{64})">/;
 export const specHash = (doc: unknown): string => createHash('sha256').update(JSON.stringify(doc)).digest('hex');
 
+/**
+ * Redoc 3 draws its "API docs by Redocly" badge from cdn.redoc.ly: offline (the page's purpose) the image fails
+ * and the badge is left broken. The page names local images instead, drawn here (a wordmark in plain text,
+ * the attribution and its link to redocly.com kept); the build fails if the bundle names any other CDN file.
+ */
+const svg = (width: number, body: string): string =>
+  `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${String(width)}" height="20" viewBox="0 0 ${String(width)} 20">${body}</svg>`).toString('base64')}`;
+const word = (text: string): string => `<text x="1" y="15" font-family="Helvetica,Arial,sans-serif" font-size="15" font-weight="700" fill="#ff5e5b">${text}</text>`;
+export const LOCAL_LOGOS: Readonly<Record<string, string>> = {
+  'https://cdn.redoc.ly/redoc/logo-mini-full.svg': svg(66, word('Redocly')),
+  'https://cdn.redoc.ly/redoc/logo-mini.svg': svg(14, word('R')),
+};
+
+/** The page with Redoc's CDN images replaced by local ones; throws when the page names another CDN file. */
+export function withLocalImages(page: string): string {
+  let local = page;
+  for (const [remote, data] of Object.entries(LOCAL_LOGOS)) local = local.replaceAll(remote, data);
+  const left = /https:\/\/cdn\.redoc\.ly\/[^\s"'`)]*/.exec(local);
+  if (left) throw new Error(`the docs page would load ${left[0]} from the network: give it a local image in scripts/docs.ts (LOCAL_LOGOS)`);
+  return local;
+}
+
+/**
+ * Redocly CLI's notices that say nothing about this build: on Node.js 20 (which these machines run, and which
+ * the installed CLI supports: its engines accept >=20.19.0) a box says future releases will need Node.js 22, and
+ * `build-docs` announces it renders with Redoc 3 (the page is built for Redoc 3). The README explains both.
+ */
+const QUIET_NOTICES = [/Node\.js 20 support is ending/, /build-docs now renders docs with Redoc 3/];
+
+/** Redocly's output without the boxes of the notices above (a box: from a `╔` line to its `╚` line). */
+export function withoutNotices(output: string): string {
+  // A box with the blank lines Redocly writes around it.
+  const boxes = /\n*[^\S\n]*╔[^\n]*\n(?:[^\n]*\n)*?[^\S\n]*╚[^\n]*(?:\n+|$)/g;
+  return output.replace(boxes, (box) => (QUIET_NOTICES.some((n) => n.test(box)) ? '' : box));
+}
+
+/** Runs Redocly's build-docs, its notices above left out of what it prints; fails loudly when it fails. */
+function buildDocs(args: readonly string[]): void {
+  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'redocly'), ['build-docs', ...args], {
+    cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
+  process.stdout.write(withoutNotices(result.stdout));
+  process.stderr.write(withoutNotices(result.stderr));
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`redocly build-docs exited with ${String(result.status)}`);
+}
+
 /** Redoc's side menu drops inline code from a heading ("Response codes (designed, except"): headings get plain text. */
 export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`([^`]*)`/g, '$1'));
@@ -84,8 +133,8 @@ function main(): void {
   try {
     const input = path.join(dir, 'openapi.json');
     writeFileSync(input, JSON.stringify(doc));
-    runBin('redocly', ['build-docs', input, '--inlineBundle', '--output', output, '--title', 'Payment Gateway API']);
-    const page = readFileSync(output, 'utf8');
+    buildDocs([input, '--inlineBundle', '--output', output, '--title', 'Payment Gateway API']);
+    const page = withLocalImages(readFileSync(output, 'utf8'));
     writeFileSync(output, page.replace(/<head>/i, `<head>\n<meta name="pgw-spec-sha256" content="${hash}">`));
   } finally {
     rmSync(dir, { recursive: true, force: true });

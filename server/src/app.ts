@@ -109,8 +109,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.get('/openapi.json', (_req, res) => {
     res.json(apiSpec);
   });
-  // The documentation page, rebuilt when it was built from another spec than the one served.
-  const docs = new DocsPage({ file: path.join(root, 'docs', 'index.html'), spec: apiSpec, rebuild: rebuildWithScript(root), log: options.log });
+  // The documentation page, rebuilt when it was built from another spec than the one served, naming this server's address.
+  const docs = new DocsPage({ file: path.join(root, 'docs', 'index.html'), spec: apiSpec, rebuild: rebuildWithScript(root), log: options.log, baseUrl: options.config.baseUrl });
   app.get('/docs', (_req, res) => {
     const answer = docs.answer();
     if (answer.kind === 'missing') res.status(404).type('text/plain').send(answer.text);

@@ -45,7 +45,15 @@ export function announce(config: ServerConfig, baseUrl: string, secrets: Secrets
   log.info({ baseUrl, docs: `${baseUrl}/docs`, environment: config.environment, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//***@'), instances }, 'payment gateway listening');
   if (secrets) log.info({ credentialsFile: config.credentialsFile }, 'demo data created; the credentials are in the credentials file (shown nowhere else)');
   else if (!written) log.warn({ credentialsFile: config.credentialsFile }, 'the credentials file is missing; the secrets of the existing data cannot be shown again');
-  // In a terminal, plain lines that paste as printed; in JSON, the command as a field (`jq -r .tokenCommand`).
-  if (config.logFormat === 'pretty') process.stdout.write(`${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`);
-  else log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand; the docs are at docs');
+  // The banner is plain lines that paste as printed, wherever the output goes. Under readable logs it follows
+  // them on stdout; under JSON logs (stdout is a pipe, a file, CI: `npm start | tee`) it goes to stderr, so that
+  // stdout stays one JSON object a line for collectors, and the command is there as a field too
+  // (`jq -r .tokenCommand`), where JSON escapes its quotes.
+  const banner = `${startupBanner(baseUrl, config.environment, config.credentialsFile)}\n`;
+  if (config.logFormat === 'pretty') {
+    process.stdout.write(banner);
+    return;
+  }
+  log.info({ docs: `${baseUrl}/docs`, tokenCommand: tokenCommand(baseUrl, config.credentialsFile) }, 'get a token with tokenCommand (or from the plain lines on stderr); the docs are at docs');
+  process.stderr.write(banner);
 }

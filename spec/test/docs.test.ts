@@ -1,4 +1,5 @@
 // The documentation page renders offline in headless Chromium and shows operations and webhook events.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,9 +7,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMagicValues } from '../../generator/transform/magic-values.ts';
 import { readStateMachines } from '../../generator/transform/state-machines.ts';
+import { servedAt } from '../../server/src/platform/docs-page.ts';
 import { STAMP, specHash, stateMachineRows } from '../../scripts/docs.ts';
 import { markDesigned } from '../../scripts/docs-marks.ts';
-import { root, runBin } from '../../scripts/lib/run.ts';
+import { root } from '../../scripts/lib/run.ts';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(chromiumPath);
@@ -34,9 +36,13 @@ describe.skipIf(!available)('the documentation page', () => {
   let tab: Page;
   const page = path.join(root, 'docs', 'index.html');
   const external: string[] = [];
+  /** What `npm run docs` printed (stdout and stderr). */
+  let printed = '';
 
   beforeAll(async () => {
-    runBin('tsx', ['scripts/docs.ts']);
+    const build = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/docs.ts'], { cwd: root, encoding: 'utf8' });
+    printed = `${build.stdout}${build.stderr}`;
+    if (build.status !== 0) throw new Error(`scripts/docs.ts failed:\n${printed}`);
     browser = await chromium.launch({
       executablePath: chromiumPath,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -177,8 +183,32 @@ describe.skipIf(!available)('the documentation page', () => {
     expect(STAMP.exec(readFileSync(page, 'utf8'))?.[1]).toBe(specHash(JSON.parse(bundle)));
   });
 
-  it('needs nothing from the network to render', () => {
-    // Whatever the page asked for was refused, and it rendered all the same; none of it was a script.
-    expect(external.filter((url) => /\.m?js(\?|$)/.test(url))).toEqual([]);
+  it('needs nothing from the network to render, its Redocly badge included', async () => {
+    // Every request to another host is refused and recorded: the page asked for none (no script, font or image).
+    await tab.goto(pathToFileURL(page).href);
+    await tab.waitForSelector('#redoc [data-section-id]', { timeout: 30_000 });
+    const badge = tab.locator('img[alt="redocly logo"]').first();
+    await expect.poll(async () => badge.evaluate((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; }).catch(() => false), { timeout: 15_000 }).toBe(true);
+    expect(external).toEqual([]);
+  }, 60_000);
+
+  it('shows the address of the server that serves it in the Servers panel', async () => {
+    // As a sandbox on another port serves the page (server/src/platform/docs-page.ts), rendered.
+    const spec = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as unknown;
+    const served = servedAt(readFileSync(page, 'utf8'), spec, 'http://127.0.0.1:45123');
+    const url = 'http://127.0.0.1:45123/docs';
+    await tab.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: served }), { times: 1 });
+    await tab.goto(url);
+    await tab.waitForSelector('#redoc [data-section-id]', { timeout: 30_000 });
+    const text = await tab.locator('#redoc').innerText();
+    expect(text).toContain('http://127.0.0.1:45123');
+    expect(text).not.toMatch(/127\.0\.0\.1:4000(?![0-9])/);
+  });
+
+  it('prints no Redocly notice that does not concern the build (Node.js 20 end of support, Redoc 3)', () => {
+    expect(printed).toContain('bundled successfully');
+    expect(printed).not.toContain('Node.js 20 support is ending');
+    expect(printed).not.toContain('now renders docs with Redoc 3');
+    expect(printed).not.toContain('╔');
   });
 });

@@ -1,7 +1,8 @@
 // The documentation page at /docs, kept in step with the spec the server serves: the page records the hash of
 // the spec it was built from (`<meta name="pgw-spec-sha256">`, written by scripts/docs.ts); a page built from
 // another spec is rebuilt in the background, once however many requests ask, and the old one is not shown as
-// if it were current.
+// if it were current. The page is served naming the server's own address where the spec names the sandbox's
+// default one (the Servers panel, the token services' defaults, the code samples).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,6 +24,30 @@ export interface DocsPageOptions {
   /** Rebuilds the page; resolves when done (rejects on failure). */
   rebuild: () => Promise<void>;
   log: Pick<Logger, 'info' | 'error'>;
+  /** The server's base URL, shown where the page names the spec's sandbox server (built with the default port). */
+  baseUrl?: string;
+}
+
+/** The spec's own sandbox address (its first server, a plain URL without variables), which the page names. */
+export function sandboxServerUrl(spec: unknown): string | undefined {
+  const servers = (spec as { servers?: { url?: unknown }[] } | null)?.servers;
+  const url = Array.isArray(servers) ? servers[0]?.url : undefined;
+  return typeof url === 'string' && /^https?:\/\/[^{}\s]+$/.test(url) ? url.replace(/\/$/, '') : undefined;
+}
+
+/**
+ * A base URL that may be written into the page as it is: in HTML text, attributes and the JSON of the embedded
+ * spec alike (no quote, angle bracket, backslash or ampersand); anything else leaves the page unchanged.
+ */
+const PLAIN_URL = /^https?:\/\/[A-Za-z0-9.\-[\]:]+(\/[A-Za-z0-9._~\-/%]*)?$/;
+
+/** The page as a server at `baseUrl` serves it: the spec's sandbox address replaced by the server's own. */
+export function servedAt(html: string, spec: unknown, baseUrl: string | undefined): string {
+  const sandbox = sandboxServerUrl(spec);
+  if (sandbox === undefined || baseUrl === undefined || !PLAIN_URL.test(baseUrl)) return html;
+  const own = baseUrl.replace(/\/$/, '');
+  // Only the address itself: followed by a path, a quote or the end of the text, never by another digit.
+  return html.replace(new RegExp(`${sandbox.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![0-9])`, 'g'), () => own);
 }
 
 const waiting = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="3">
@@ -41,9 +66,10 @@ export class DocsPage {
   /** What /docs answers now; starts a rebuild when the page is missing or stale. */
   answer(): DocsAnswer {
     const html = existsSync(this.options.file) ? readFileSync(this.options.file, 'utf8') : undefined;
-    if (html !== undefined && STAMP.exec(html)?.[1] === this.hash) return { kind: 'page', html };
+    const served = (page: string): string => servedAt(page, this.options.spec, this.options.baseUrl);
+    if (html !== undefined && STAMP.exec(html)?.[1] === this.hash) return { kind: 'page', html: served(html) };
     // A rebuild that failed (no build tools in this installation, say): the page there is better than none.
-    if (this.failed) return html === undefined ? { kind: 'missing', text: 'The documentation page is not built: run `npm run docs`.' } : { kind: 'page', html };
+    if (this.failed) return html === undefined ? { kind: 'missing', text: 'The documentation page is not built: run `npm run docs`.' } : { kind: 'page', html: served(html) };
     this.rebuilding ??= this.options.rebuild().then(
       () => { this.options.log.info('documentation page rebuilt for the current spec'); },
       (error: unknown) => {

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DocsPage } from '../../src/platform/docs-page.ts';
+import { DocsPage, sandboxServerUrl, servedAt } from '../../src/platform/docs-page.ts';
+import { apiSpec } from '../../../generated/index.ts';
 import { plainHeadings, specHash } from '../../../scripts/docs.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pgw-docs-page-'));
@@ -60,5 +61,33 @@ describe('the /docs page', () => {
 
   it('writes headings as plain text, so the side menu shows them whole', () => {
     expect(plainHeadings('## Response codes (designed, except `000`)\nText with `code` stays.')).toBe('## Response codes (designed, except 000)\nText with `code` stays.');
+  });
+
+  it('names the server\'s own address where the page names the spec\'s sandbox server (any port)', () => {
+    const spec = { openapi: '3.1.0', servers: [{ url: 'http://127.0.0.1:4000' }, { url: '{base_url}' }] };
+    const file = path.join(dir, 'servers.html');
+    // As Redoc writes it: the Servers panel's text, a code sample, the embedded spec (a token service default).
+    writeFileSync(file, pageFor(spec, '<div>http://127.0.0.1:4000</div><pre>curl http://127.0.0.1:4000/oauth2/token</pre>'
+      + '<script>{"servers":[{"url":"http://127.0.0.1:4000"}],"default":"http://127.0.0.1:4000","other":"http://127.0.0.1:40001"}</script>'));
+    const docs = new DocsPage({ file, spec, rebuild: () => Promise.resolve(), log: quiet, baseUrl: 'http://127.0.0.1:51234' });
+    const answer = docs.answer();
+    expect(answer.kind).toBe('page');
+    const html = answer.kind === 'page' ? answer.html : '';
+    expect(html).not.toMatch(/127\.0\.0\.1:4000(?![0-9])/);
+    expect(html.match(/http:\/\/127\.0\.0\.1:51234/g)).toHaveLength(4);
+    // Another address that starts alike is left alone; the stamp still names the spec.
+    expect(html).toContain('http://127.0.0.1:40001');
+    expect(html).toContain('pgw-spec-sha256');
+  });
+
+  it('writes only a plain URL into the page, and reads the sandbox address from the contract', () => {
+    const spec = { servers: [{ url: 'http://127.0.0.1:4000' }] };
+    const page = '<div>http://127.0.0.1:4000</div>';
+    expect(servedAt(page, spec, 'https://gw.example.com/sandbox')).toBe('<div>https://gw.example.com/sandbox</div>');
+    for (const hostile of ['http://x/"><script>alert(1)</script>', 'http://x/$&', 'javascript:alert(1)']) {
+      expect(servedAt(page, spec, hostile)).toBe(page);
+    }
+    expect(sandboxServerUrl({ servers: [{ url: '{base_url}' }] })).toBeUndefined();
+    expect(sandboxServerUrl(apiSpec)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 });
