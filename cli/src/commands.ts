@@ -1,6 +1,7 @@
 // `pgw clock`, `pgw clock advance`, `pgw logs` and `pgw events resend`: thin, readable wrappers of the API.
 import { describeError, guard, ok, type Session } from './api.ts';
 import { ApiError } from './errors.ts';
+import { logTable } from './log-table.ts';
 
 type Say = (text: string) => void;
 
@@ -27,10 +28,7 @@ export async function showLogs(s: Session, options: LogOptions, say: Say): Promi
     say('No deliveries yet (deliveries go to registered webhook endpoints; pgw listen registers none).');
     return;
   }
-  say(`${'created'.padEnd(20)}  ${'event type'.padEnd(27)} ${'status'.padEnd(10)} try  http  ${'delivery id'.padEnd(36)}  event id`);
-  for (const e of page.items) {
-    say(`${e.createdOn.padEnd(20)}  ${e.eventType.padEnd(27)} ${e.status.padEnd(10)} ${String(e.attemptNumber).padStart(3)}  ${String(e.responseStatusCode ?? '-').padStart(4)}  ${e.id}  ${e.eventId}`);
-  }
+  for (const line of logTable(page.items)) say(line);
   say(`${String(page.items.length)} of ${String(page.total)} deliveries, newest first.`);
 }
 

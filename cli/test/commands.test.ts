@@ -52,6 +52,14 @@ describe('pgw commands against the bundled server', () => {
     const row = logs.stdout.split('\n').find((l) => l.includes('payment.card.captured'));
     expect(row, logs.stdout).toMatch(/Failed\s+7/);
     const [deliveryId, eventId] = row?.match(/[0-9a-f-]{36}/g) ?? [];
+    // The header sits over its values: each left-aligned title starts where its value does, `try` and `http`
+    // (right-aligned numbers) end where theirs do.
+    const header = logs.stdout.split('\n').find((l) => l.startsWith('created')) ?? '';
+    const at = (line: string | undefined, text: string): number => line?.indexOf(text) ?? -1;
+    const ends = (line: string | undefined, pattern: RegExp): number => { const m = line?.match(pattern); return m?.index === undefined ? -1 : m.index + m[0].length; };
+    expect([at(header, 'event type'), at(header, 'status'), at(header, 'delivery id'), at(header, 'event id')], `${header}\n${row ?? ''}`)
+      .toEqual([at(row, 'payment.card.captured'), at(row, 'Failed'), at(row, deliveryId ?? '?'), at(row, eventId ?? '?')]);
+    expect([ends(header, /try/), ends(header, /http/)], `${header}\n${row ?? ''}`).toEqual([ends(row, /Failed\s+7/), ends(row, /Failed\s+7\s+-/)]);
     const byEvent = await pgw(['events', 'resend', eventId ?? '', '--merchant', '1'], env);
     expect(byEvent.code, `${logs.stdout}\n${byEvent.stderr}`).toBe(0);
     expect(byEvent.stdout).toContain(`resent delivery ${deliveryId ?? ''} of event ${eventId ?? ''}`);
