@@ -177,7 +177,7 @@ describe.each(engines())('webhooks (%s)', (engine) => {
       expect(retried.status, retried.text).toBe(200);
       expect(retried.body).toMatchObject({ status: 'Succeeded', triggerType: 'Manual', attemptNumber: 1, eventId: e.eventId, responseStatusCode: 200 });
       expect(receivedBy(hook).at(-1)?.headers['webhook-id']).toBe([...ids][0]);
-      // Only a Failed entry can be retried.
+      // A Succeeded entry is not retried without force=true.
       const again = await request(s.app).post(`${W}/delivery-logs/${(retried.body as Entry).id}/retry`).set(h1);
       expect([again.status, (again.body as ErrorBody).errorCode]).toEqual([400, 'webhook_delivery_not_failed']);
       // A deleted webhook: its log stays; its Failed entry cannot be retried.
