@@ -858,11 +858,13 @@ export interface WebhooksHandlers<Ctx = RequestContext> {
    */
   listWebhookDeliveryLogs(input: op.ListWebhookDeliveryLogsInput, context: Ctx): Promise<op.ListWebhookDeliveryLogsResult>;
   /**
-   * Retry a failed delivery
+   * Retry a delivery
    *
-   * Manually retries a failed delivery. A new log entry is created for the same event and webhook with `triggerType` Manual; one attempt is made at once, before the answer, and the new entry is returned with its outcome (status Succeeded or Failed, `attemptNumber` 1, `nextRetryAt` null; a manual delivery is not retried automatically). The attempt carries the event's original `webhook-id` and body, with a fresh `webhook-timestamp` and signature. The retried entry is unchanged (designed).
+   * Manually retries a delivery that has not succeeded (Pending, including one waiting for its next scheduled attempt, or Failed), or, with `force=true`, resends a Succeeded one. A new log entry is created for the same event and webhook with `triggerType` Manual; one attempt is made at once, before the answer, and the new entry is returned with its outcome (status Succeeded or Failed, `attemptNumber` 1, `nextRetryAt` null; a manual delivery is not retried automatically). The attempt carries the event's original `webhook-id` and body, with a fresh `webhook-timestamp` and signature (designed).
    *
-   * Only a Failed entry can be retried: a Pending or Succeeded one answers 400 with errorCode `webhook_delivery_not_failed`; an entry whose webhook is deleted or inactive answers 400 with errorCode `webhook_endpoint_unavailable` (designed). An unknown id answers 404.
+   * The retried entry keeps its schedule: a manual attempt is not one of its attempts (its `attemptNumber` and `nextRetryAt` stay as they were). When a manual retry of a Pending entry succeeds, that entry becomes Succeeded and its scheduled attempts stop; when it fails, the entry's next attempt is made on schedule. While a manual retry of a Pending entry is being made, its scheduled attempt waits, and an attempt already in flight (the scheduled one, or another manual retry) answers 409 `webhook_delivery_in_flight` without sending anything: the receiver never gets two attempts of one entry at once (designed).
+   *
+   * A Succeeded entry without `force=true` answers 400 with errorCode `webhook_delivery_not_failed`; an entry whose webhook is deleted or inactive answers 400 with errorCode `webhook_endpoint_unavailable` (designed). An unknown id answers 404.
    *
    * `POST /v2/webhooks/delivery-logs/{id}/retry`
    */

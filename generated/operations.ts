@@ -1571,7 +1571,7 @@ export type ListWebhookDeliveryLogsResult =
 /** What the `retryDelivery` handler receives (validated against the document). */
 export interface RetryDeliveryInput {
   path: operations['retryDelivery']['parameters']['path'];
-  query: Record<string, never>;
+  query: NonNullable<operations['retryDelivery']['parameters']['query']>;
   headers: { 'x-merchant-id'?: NonNullable<operations['retryDelivery']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<operations['retryDelivery']['parameters']['header']>['Idempotency-Key']; };
   body: undefined;
 }

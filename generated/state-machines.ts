@@ -257,7 +257,7 @@ export type InvoiceTransition = (typeof invoiceStateMachine.transitions)[number]
 /** The status ids of the webhookDelivery state machine (WebhookDeliveryStatus). */
 export type WebhookDeliveryStatus = 'Pending' | 'Succeeded' | 'Failed';
 /** The triggers of the webhookDelivery state machine: operationIds, and the network and time events under `triggers`. */
-export type WebhookDeliveryTrigger = 'delivery.scheduled' | 'retryDelivery' | 'attempt.succeeded' | 'attempt.failed' | 'attempt.exhausted' | 'webhook.unavailable' | 'webhook.deleted';
+export type WebhookDeliveryTrigger = 'delivery.scheduled' | 'retryDelivery' | 'resend.forced' | 'manual.succeeded' | 'attempt.succeeded' | 'attempt.failed' | 'attempt.exhausted' | 'webhook.unavailable' | 'webhook.deleted';
 /** The webhookDelivery state machine (WebhookDeliveryStatus). A trigger with no row for a status is forbidden there. */
 export const webhookDeliveryStateMachine = {
   name: 'webhookDelivery',
@@ -269,13 +269,18 @@ export const webhookDeliveryStateMachine = {
     'attempt.succeeded': 'The receiver answers an attempt with a 2xx within the time-out.',
     'attempt.failed': 'An attempt fails and the retry table has a next attempt; it falls due after the table\'s delay.',
     'attempt.exhausted': 'The last attempt of the retry table fails, or the single attempt of a manual retry.',
+    'manual.succeeded': 'A manual retry of the Pending delivery succeeds (the attempt of its new Manual delivery); its scheduled attempts stop.',
+    'resend.forced': 'A manual retry with force=true of a Succeeded delivery (a resend); it is a new Manual delivery.',
     'webhook.unavailable': 'The delivery falls due while its webhook is inactive or deleted; it fails without an attempt.',
     'webhook.deleted': 'The webhook is deleted; its pending deliveries fail.',
   },
   transitions: [
     { from: null, trigger: 'delivery.scheduled', to: 'Pending', responseCodes: [], event: null, types: null, provenance: 'designed', note: null },
     { from: null, trigger: 'retryDelivery', to: 'Pending', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The manual retry is a new delivery (triggerType Manual) that makes one attempt at once.' },
-    { from: 'Failed', trigger: 'retryDelivery', to: 'Failed', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The failed delivery stays Failed; its retry is a new delivery.' },
+    { from: 'Failed', trigger: 'retryDelivery', to: 'Failed', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The retried delivery keeps its status and its schedule (attempt number, next attempt); the retry is a new delivery.' },
+    { from: 'Pending', trigger: 'retryDelivery', to: 'Pending', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The retried delivery keeps its status and its schedule (attempt number, next attempt); the retry is a new delivery.' },
+    { from: 'Succeeded', trigger: 'resend.forced', to: 'Succeeded', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'Only with force=true; without it a Succeeded delivery is refused (webhook_delivery_not_failed).' },
+    { from: 'Pending', trigger: 'manual.succeeded', to: 'Succeeded', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'attemptNumber becomes the last scheduled attempt made (1 when none was) and nextRetryAt null; the Manual delivery holds the successful attempt.' },
     { from: 'Pending', trigger: 'attempt.succeeded', to: 'Succeeded', responseCodes: [], event: null, types: null, provenance: 'designed', note: null },
     { from: 'Pending', trigger: 'attempt.failed', to: 'Pending', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The attempt number goes up and nextRetryAt is the retry table\'s next time.' },
     { from: 'Pending', trigger: 'attempt.exhausted', to: 'Failed', responseCodes: [], event: null, types: null, provenance: 'designed', note: null },

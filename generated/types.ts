@@ -1581,10 +1581,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retry a failed delivery
-         * @description Manually retries a failed delivery. A new log entry is created for the same event and webhook with `triggerType` Manual; one attempt is made at once, before the answer, and the new entry is returned with its outcome (status Succeeded or Failed, `attemptNumber` 1, `nextRetryAt` null; a manual delivery is not retried automatically). The attempt carries the event's original `webhook-id` and body, with a fresh `webhook-timestamp` and signature. The retried entry is unchanged (designed).
+         * Retry a delivery
+         * @description Manually retries a delivery that has not succeeded (Pending, including one waiting for its next scheduled attempt, or Failed), or, with `force=true`, resends a Succeeded one. A new log entry is created for the same event and webhook with `triggerType` Manual; one attempt is made at once, before the answer, and the new entry is returned with its outcome (status Succeeded or Failed, `attemptNumber` 1, `nextRetryAt` null; a manual delivery is not retried automatically). The attempt carries the event's original `webhook-id` and body, with a fresh `webhook-timestamp` and signature (designed).
          *
-         *     Only a Failed entry can be retried: a Pending or Succeeded one answers 400 with errorCode `webhook_delivery_not_failed`; an entry whose webhook is deleted or inactive answers 400 with errorCode `webhook_endpoint_unavailable` (designed). An unknown id answers 404.
+         *     The retried entry keeps its schedule: a manual attempt is not one of its attempts (its `attemptNumber` and `nextRetryAt` stay as they were). When a manual retry of a Pending entry succeeds, that entry becomes Succeeded and its scheduled attempts stop; when it fails, the entry's next attempt is made on schedule. While a manual retry of a Pending entry is being made, its scheduled attempt waits, and an attempt already in flight (the scheduled one, or another manual retry) answers 409 `webhook_delivery_in_flight` without sending anything: the receiver never gets two attempts of one entry at once (designed).
+         *
+         *     A Succeeded entry without `force=true` answers 400 with errorCode `webhook_delivery_not_failed`; an entry whose webhook is deleted or inactive answers 400 with errorCode `webhook_endpoint_unavailable` (designed). An unknown id answers 404.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -6997,21 +6999,21 @@ export interface components {
         };
         /**
          * WebhookDeliveryStatus
-         * @description State of a delivery. Pending: not yet delivered, an attempt is scheduled (`nextRetryAt`). Succeeded: the receiver answered 2xx within the time-out. Failed: every attempt failed (or the webhook was deleted or paused while the delivery was pending); no further automatic attempt is made, and the delivery may be retried manually.
+         * @description State of a delivery. Pending: not yet delivered, an attempt is scheduled (`nextRetryAt`). Succeeded: the receiver answered 2xx within the time-out, to one of its attempts or to a manual retry made while it was Pending. Failed: every attempt failed (or the webhook was deleted or paused while the delivery was pending); no further automatic attempt is made. A Pending or Failed delivery may be retried manually at any time, a Succeeded one only with `force=true` (a resend).
          * @example Failed
          * @enum {string}
          */
         WebhookDeliveryStatus: "Pending" | "Succeeded" | "Failed";
         /**
          * WebhookDeliveryTriggerType
-         * @description What started a delivery. Scheduled: the event itself (up to 7 automatic attempts). Manual: a manual retry of a failed delivery (one attempt, made at once).
+         * @description What started a delivery. Scheduled: the event itself (up to 7 automatic attempts). Manual: a manual retry of a delivery (one attempt, made at once, not counted in the retried delivery's attempts).
          * @example Scheduled
          * @enum {string}
          */
         WebhookDeliveryTriggerType: "Scheduled" | "Manual";
         /**
          * WebhookDeliveryLogEntry
-         * @description One delivery of one event to one webhook, updated after each attempt. An automatic (Scheduled) delivery makes up to 7 attempts on the interface's retry schedule; a manual retry creates a new entry (Manual) for the same event and webhook. Entries remain when their webhook is deleted.
+         * @description One delivery of one event to one webhook, updated after each attempt. An automatic (Scheduled) delivery makes up to 7 attempts on the interface's retry schedule; a manual retry creates a new entry (Manual) for the same event and webhook, which leaves the retried entry's schedule as it was. Entries remain when their webhook is deleted.
          * @example {
          *       "id": "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e",
          *       "webhookId": "8e1f4a2b-3c5d-4e6f-8a7b-9c0d1e2f3a4b",
@@ -7049,7 +7051,7 @@ export interface components {
             status: components["schemas"]["WebhookDeliveryStatus"];
             /**
              * Format: int32
-             * @description The number of the upcoming attempt while the delivery is Pending (1 before the first attempt, 2 after the first failure, up to 7); once it is Succeeded or Failed, the number of the last attempt made (1, with lastAttemptAt null, for a delivery that failed before any attempt because its webhook was deleted or paused). A Manual entry makes attempt 1 only.
+             * @description The number of the upcoming attempt while the delivery is Pending (1 before the first attempt, 2 after the first failure, up to 7); once it is Succeeded or Failed, the number of the last attempt made (1, with lastAttemptAt null, for a delivery that failed before any attempt because its webhook was deleted or paused; for one a manual retry completed, the last of its own attempts). A Manual entry makes attempt 1 only.
              */
             attemptNumber: number;
             /**
@@ -13780,7 +13782,10 @@ export interface operations {
     };
     retryDelivery: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: resend a Succeeded delivery too (false when absent). A delivery that has not succeeded is retried either way. */
+                force?: boolean;
+            };
             header?: {
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -13832,7 +13837,15 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
-            409: components["responses"]["IdempotencyInProgress"];
+            /** @description An attempt of this entry is being made (its scheduled attempt, or another manual retry): `webhook_delivery_in_flight`, nothing sent; its outcome is in the log within the 15-second time-out. Or a request with the same Idempotency-Key is still running: `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];

@@ -1,6 +1,7 @@
 // `pgw clock`, `pgw clock advance`, `pgw logs` and `pgw events resend`: thin, readable wrappers of the API.
 import { describeError, guard, ok, type Session } from './api.ts';
 import { ApiError } from './errors.ts';
+import { logTable } from './log-table.ts';
 
 type Say = (text: string) => void;
 
@@ -27,10 +28,7 @@ export async function showLogs(s: Session, options: LogOptions, say: Say): Promi
     say('No deliveries yet (deliveries go to registered webhook endpoints; pgw listen registers none).');
     return;
   }
-  say(`${'created'.padEnd(20)}  ${'event type'.padEnd(27)} ${'status'.padEnd(10)} try  http  ${'delivery id'.padEnd(36)}  event id`);
-  for (const e of page.items) {
-    say(`${e.createdOn.padEnd(20)}  ${e.eventType.padEnd(27)} ${e.status.padEnd(10)} ${String(e.attemptNumber).padStart(3)}  ${String(e.responseStatusCode ?? '-').padStart(4)}  ${e.id}  ${e.eventId}`);
-  }
+  for (const line of logTable(page.items)) say(line);
   say(`${String(page.items.length)} of ${String(page.total)} deliveries, newest first.`);
 }
 
@@ -38,11 +36,14 @@ export async function showLogs(s: Session, options: LogOptions, say: Say): Promi
 const SEARCH_PAGES = 10;
 
 /**
- * Resends a Failed delivery, by its id; or, given an event id, every Failed delivery of that event among the
- * recent ones. Only a Failed delivery can be resent (the API's rule); a pending one is retried anyway.
+ * Resends a delivery by its id: one that has not succeeded (Failed, or Pending: still being retried, its schedule
+ * kept), or with `force` a Succeeded one. Given an event id, resends the event once to each webhook that has not
+ * received it (with `force`, to each webhook), among the recent deliveries: its Scheduled delivery, whose success
+ * also stops its retries (a Manual entry only where no Scheduled one is listed).
  */
-export async function resend(s: Session, id: string, say: Say): Promise<void> {
-  const direct = await guard(s.config, () => s.api.POST('/v2/webhooks/delivery-logs/{id}/retry', { params: { path: { id } } }));
+export async function resend(s: Session, id: string, force: boolean, say: Say): Promise<void> {
+  const query = force ? { force: true } : {};
+  const direct = await guard(s.config, () => s.api.POST('/v2/webhooks/delivery-logs/{id}/retry', { params: { path: { id }, query } }));
   if (direct.data) {
     say(`resent delivery ${id}: new delivery ${direct.data.id} (${direct.data.status}) of event ${direct.data.eventId}`);
     return;
@@ -50,19 +51,24 @@ export async function resend(s: Session, id: string, say: Say): Promise<void> {
   if (direct.response.status !== 404) {
     throw new ApiError(`resending delivery ${id} failed: ${String(direct.response.status)} ${describeError(direct.error)}`, direct.response.status, direct.error);
   }
-  const ofEvent: { id: string; status: string }[] = [];
+  const ofEvent: { id: string; webhookId: string; status: string; triggerType: string }[] = [];
   for (let page = 0; page < SEARCH_PAGES; page++) {
     const found = await ok(s.config, 'listing the delivery logs', () => s.api.GET('/v2/webhooks/delivery-logs', { params: { query: { page, pageSize: 100, orderBy: 'createdOn', asc: false } } }));
     ofEvent.push(...found.items.filter((e) => e.eventId === id));
     if (found.items.length < 100) break;
   }
   if (ofEvent.length === 0) throw new ApiError(`no delivery has the id ${id}, and no recent delivery is of an event with that id (pgw logs lists them)`, 404, undefined);
-  const failed = ofEvent.filter((e) => e.status === 'Failed');
-  if (failed.length === 0) {
-    throw new ApiError(`event ${id} has ${String(ofEvent.length)} deliver${ofEvent.length === 1 ? 'y' : 'ies'} (${ofEvent.map((e) => e.status).join(', ')}), none Failed: only a Failed delivery can be resent`, 400, undefined);
+  const chosen = [...new Set(ofEvent.map((e) => e.webhookId))].flatMap((webhookId) => {
+    const mine = ofEvent.filter((e) => e.webhookId === webhookId);
+    if (!force && mine.some((e) => e.status === 'Succeeded')) return [];
+    const pick = mine.find((e) => e.triggerType === 'Scheduled') ?? mine[0];
+    return pick === undefined ? [] : [pick];
+  });
+  if (chosen.length === 0) {
+    throw new ApiError(`event ${id} was delivered to each of its webhooks (${ofEvent.map((e) => e.status).join(', ')}): add --force to resend it`, 400, undefined);
   }
-  for (const delivery of failed) {
-    const r = await ok(s.config, `resending delivery ${delivery.id}`, () => s.api.POST('/v2/webhooks/delivery-logs/{id}/retry', { params: { path: { id: delivery.id } } }));
+  for (const delivery of chosen) {
+    const r = await ok(s.config, `resending delivery ${delivery.id}`, () => s.api.POST('/v2/webhooks/delivery-logs/{id}/retry', { params: { path: { id: delivery.id }, query } }));
     say(`resent delivery ${delivery.id} of event ${id}: new delivery ${r.id} (${r.status})`);
   }
 }

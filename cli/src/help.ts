@@ -24,7 +24,7 @@ Usage: pgw <command> [options]
 Commands:
   listen --forward-to URL     forward the merchant's events (--partner: all the partner's) as they happen to a local URL, signed
   trigger <event-type>        make an event happen for real (trigger --list: which ones, and why not the others)
-  events resend <id>          resend a Failed webhook delivery (a delivery id, or an event id)
+  events resend <id>          resend a webhook delivery now (a delivery id, or an event id)
   clock                       show the merchant's sandbox clock
   clock advance <duration>    move the sandbox clock forward (30s, 15m, 2h, 1d, 1w, 1d12h) and run what fell due
   logs                        recent webhook deliveries, newest first
@@ -81,11 +81,15 @@ Options:
 ${GLOBAL_OPTIONS}
 
 ${EXIT_CODES}`,
-  events: `Usage: pgw events resend <deliveryId|eventId>
+  events: `Usage: pgw events resend <deliveryId|eventId> [--force]
 
-Resends a webhook delivery that ended Failed (POST /v2/webhooks/delivery-logs/{id}/retry). Given an event
-id, resends every Failed delivery of that event among the 1,000 most recent deliveries. Only a Failed
-delivery can be resent (one still being retried will be retried anyway).
+Resends a webhook delivery now (POST /v2/webhooks/delivery-logs/{id}/retry): one that has not succeeded,
+Failed or still being retried (its retry schedule is kept; if the resend succeeds, its retries stop). Given
+an event id, resends the event once to each webhook that has not received it, among the 1,000 most recent
+deliveries.
+
+Options:
+  --force             resend a delivery that succeeded too (to every webhook of the event)
 
 ${GLOBAL_OPTIONS}
 

@@ -25,7 +25,7 @@ const GLOBAL: Options = {
 const COMMAND_OPTIONS: Record<string, Options> = {
   listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' }, partner: { type: 'boolean' } },
   trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' } },
-  events: {}, clock: {},
+  events: { force: { type: 'boolean' } }, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
   sandbox: { name: { type: 'string' }, expires: { type: 'string' }, write: { type: 'string' } },
   reset: {},
@@ -167,11 +167,11 @@ async function run(argv: string[]): Promise<number> {
       return EXIT.ok;
     }
     case 'events': {
-      if (positionals[0] !== 'resend') throw new UsageError(`pgw events: ${positionals[0] === undefined ? 'a subcommand is missing' : `unknown subcommand "${positionals[0]}"`} (pgw events resend <deliveryId|eventId>)`);
+      if (positionals[0] !== 'resend') throw new UsageError(`pgw events: ${positionals[0] === undefined ? 'a subcommand is missing' : `unknown subcommand "${positionals[0]}"`} (pgw events resend <deliveryId|eventId> [--force])`);
       expectPositionals('events', positionals.slice(1), 1, 'the delivery id or event id');
       const id = positionals[1] ?? '';
       if (!UUID.test(id)) throw new UsageError(`"${id}" is not a delivery or event id (a UUID; pgw logs lists them)`);
-      await resend(session(), id, out);
+      await resend(session(), id, values.force === true, out);
       return EXIT.ok;
     }
     case 'clock': {

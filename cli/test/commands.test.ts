@@ -2,6 +2,7 @@
 // class of usage error exits 2 with a message naming the problem, configuration and credential problems
 // exit 3, an unreachable server exits 4, the API's error answer exits 1; --help works on every command.
 import { writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
@@ -52,6 +53,14 @@ describe('pgw commands against the bundled server', () => {
     const row = logs.stdout.split('\n').find((l) => l.includes('payment.card.captured'));
     expect(row, logs.stdout).toMatch(/Failed\s+7/);
     const [deliveryId, eventId] = row?.match(/[0-9a-f-]{36}/g) ?? [];
+    // The header sits over its values: each left-aligned title starts where its value does, `try` and `http`
+    // (right-aligned numbers) end where theirs do.
+    const header = logs.stdout.split('\n').find((l) => l.startsWith('created')) ?? '';
+    const at = (line: string | undefined, text: string): number => line?.indexOf(text) ?? -1;
+    const ends = (line: string | undefined, pattern: RegExp): number => { const m = line?.match(pattern); return m?.index === undefined ? -1 : m.index + m[0].length; };
+    expect([at(header, 'event type'), at(header, 'status'), at(header, 'delivery id'), at(header, 'event id')], `${header}\n${row ?? ''}`)
+      .toEqual([at(row, 'payment.card.captured'), at(row, 'Failed'), at(row, deliveryId ?? '?'), at(row, eventId ?? '?')]);
+    expect([ends(header, /try/), ends(header, /http/)], `${header}\n${row ?? ''}`).toEqual([ends(row, /Failed\s+7/), ends(row, /Failed\s+7\s+-/)]);
     const byEvent = await pgw(['events', 'resend', eventId ?? '', '--merchant', '1'], env);
     expect(byEvent.code, `${logs.stdout}\n${byEvent.stderr}`).toBe(0);
     expect(byEvent.stdout).toContain(`resent delivery ${deliveryId ?? ''} of event ${eventId ?? ''}`);
@@ -62,6 +71,37 @@ describe('pgw commands against the bundled server', () => {
     const none = await pgw(['events', 'resend', UNKNOWN, '--merchant', '1'], env);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no delivery has the id/);
+  });
+
+  it('resends a delivery still being retried at once, and a delivered one only with --force', async () => {
+    const hits: string[] = [];
+    const receiver = createHttpServer((req, res) => { hits.push(String(req.headers['webhook-id'])); req.resume(); res.writeHead(204).end(); });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const h = await g.s.as(0);
+      const hook = await request(g.s.app).post('/v2/webhooks/endpoints').set(h)
+        .send({ name: 'live', endpointUrl: `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hooks`, eventTypes: ['payment.card.captured'] });
+      expect(hook.status, hook.text).toBe(200);
+      await request(g.s.app).post('/pay-api/v1/transactions/card/sale').set(h)
+        .send({ amount: 11, card: { pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' } });
+      const log = await request(g.s.app).get('/v2/webhooks/delivery-logs').set(h).query({ webhookId: (hook.body as { id: string }).id });
+      const [pending] = (log.body as { items: { id: string; eventId: string; status: string }[] }).items;
+      expect(pending?.status).toBe('Pending');
+      // Pending (the delivery engine has not run): resent now; its success ends the delivery's schedule.
+      const now = await pgw(['events', 'resend', pending?.id ?? ''], env);
+      expect(now.code, now.stderr).toBe(0);
+      expect(now.stdout).toMatch(new RegExp(`resent delivery ${pending?.id ?? ''}: new delivery [0-9a-f-]{36} \\(Succeeded\\)`));
+      // Delivered: by its event id, refused without --force (nothing sent), resent once with it.
+      const refused = await pgw(['events', 'resend', pending?.eventId ?? ''], env);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/was delivered to each of its webhooks .*add --force/)]);
+      const forced = await pgw(['events', 'resend', pending?.eventId ?? '', '--force'], env);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(forced.stdout.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^resent delivery ${pending?.id ?? ''} of event ${pending?.eventId ?? ''}: new delivery .* \\(Succeeded\\)$`))]);
+      expect(hits).toEqual([pending?.eventId, pending?.eventId]);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
   });
 
   it.each([

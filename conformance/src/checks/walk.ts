@@ -211,8 +211,9 @@ const steps: readonly Step[] = [
   { op: OperationId.createApiKey, request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
   { op: OperationId.deleteApiKey },
   { op: OperationId.listWebhookDeliveryLogs, keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },
-  // Only a Failed delivery may be retried; one still pending answers the documented 400.
-  { op: OperationId.retryDelivery, accept: [200, 400] },
+  // The first delivery of the log: a Pending or Failed one is retried (200), a Succeeded one without force answers
+  // the documented 400, and one whose attempt is in flight (the clock advance above queued its retries) 409.
+  { op: OperationId.retryDelivery, accept: [200, 400, 409] },
   { op: OperationId.deleteWebhookEndpoint },
   // Deletions last.
   { op: OperationId.deleteLineItem }, { op: OperationId.deleteCategory }, { op: OperationId.deleteCustomer },

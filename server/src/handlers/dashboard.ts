@@ -149,8 +149,9 @@ export function dashboardPages(services: Services): Router {
       const entry = await retryDelivery(s.deps, String(req.params.id));
       await showEvents(req, res, s, `Retried: the new attempt ${entry.status === 'Succeeded' ? 'succeeded' : 'failed'} (status code ${entry.responseStatusCode === null ? 'none' : String(entry.responseStatusCode)}).`, null);
     } catch (error) {
-      // Another merchant's or an unknown delivery is a 404 page; a business rule (not Failed, its webhook gone), a message on the list.
-      if (error instanceof ApiError && error.status === 400) await showEvents(req, res, s, null, error.message, 400);
+      // Another merchant's or an unknown delivery is a 404 page; a business rule (Succeeded, its webhook gone) or an
+      // attempt in flight, a message on the list.
+      if (error instanceof ApiError && (error.status === 400 || error.status === 409)) await showEvents(req, res, s, null, error.message, error.status);
       else throw error;
     }
   }, true));

@@ -48,6 +48,7 @@ export function invoicePageHtml(invoice: Invoice, merchantName: string, page: Pa
 <p>${lines(d.merchant)}</p>
 <p>${d.facts.map(([label, value]) => (label === 'Status' ? `${e(label)}: <strong id="status">${e(status)}</strong>` : `${e(label)}: ${e(value)}`)).join('<br>')}</p>
 ${paid}
+${messageHtml(page.message)}
 <div class="parties">
 <section><h2>Bill to</h2><p>${lines(d.billTo)}</p></section>
 ${d.shipTo === null ? '' : `<section><h2>Ship to</h2><p>${lines(d.shipTo)}</p></section>`}
@@ -62,7 +63,6 @@ ${pairs([...d.totals, d.total], 'total')}
 ${toPay}
 ${d.notes === null ? '' : `<h2>Notes</h2><p>${e(d.notes)}</p>`}
 ${d.payOnline === null ? '' : `<p>View and pay online: ${e(d.payOnline)}</p>`}
-${messageHtml(page.message)}
 ${forms}`;
   return pageDocument(`${d.title} from ${merchantName}`, page.nonce, content, page.forms !== null);
 }

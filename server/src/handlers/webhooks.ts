@@ -68,6 +68,6 @@ export const webhooksHandlers = {
     } as unknown as op.ExportDeliveryLogsResult;
   },
   async retryDelivery(input: op.RetryDeliveryInput, context: ServerContext): Promise<op.RetryDeliveryResult> {
-    return { status: 200, body: await logs.retryDelivery(context.merchant(), input.path.id) };
+    return { status: 200, body: await logs.retryDelivery(context.merchant(), input.path.id, input.query.force === true) };
   },
 } satisfies WebhooksHandlers<ServerContext>;

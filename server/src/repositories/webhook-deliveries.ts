@@ -101,6 +101,22 @@ export async function claimDue(tx: Knex.Transaction, merchantId: string, until: 
   return rows.map(recordOf);
 }
 
+/**
+ * Leases a Pending delivery the caller has locked until `leaseUntil` (wall clock), unless its lease is held (a
+ * claim's attempt in flight): so the delivery engine does not claim it while a manual retry's attempt is made.
+ * False when the lease is held. In the caller's transaction.
+ */
+export async function holdLease(tx: Knex.Transaction, id: string, wallNow: string, leaseUntil: string): Promise<boolean> {
+  return (await tx('webhook_deliveries').where({ id, status: 'Pending' })
+    .andWhere((q) => { void q.whereNull('lease_until').orWhere('lease_until', '<', wallNow); })
+    .update({ lease_until: leaseUntil })) > 0;
+}
+
+/** Frees the lease `holdLease` took, if it is still that one (a move of the delivery frees it too). */
+export async function releaseLease(db: Knex, id: string, leaseUntil: string): Promise<void> {
+  await db('webhook_deliveries').where({ id, lease_until: leaseUntil }).update({ lease_until: null });
+}
+
 export interface AttemptRecord {
   deliveryId: string;
   attemptNumber: number;

@@ -9,7 +9,7 @@ import * as repo from '../repositories/webhook-deliveries.ts';
 import type { AttemptRecord, DeliveryRecord } from '../repositories/webhook-deliveries.ts';
 import * as engine from './engine.ts';
 
-/** A manual retry of a failed delivery: the same event to the same webhook, as a new delivery. */
+/** A manual retry of a delivery: the same event to the same webhook, as a new delivery. */
 export interface NewDelivery {
   readonly merchantId: string;
   readonly endpointId: string;

@@ -1,6 +1,7 @@
 // The delivery log: all deliveries or one webhook's, with filters and paging; the export (CSV, RFC 4180 with a
-// header row, or JSON) of every matching entry, at most 10,000, streamed; a manual retry of a Failed
-// delivery (one attempt now, same webhook-id and body); and the test ping (signed, not logged).
+// header row, or JSON) of every matching entry, at most 10,000, streamed; a manual retry of a delivery that has
+// not succeeded, or of a Succeeded one with force (one attempt now, same webhook-id and body); and the test ping
+// (signed, not logged).
 import { randomUUID } from 'node:crypto';
 import { webhookDeliveryStateMachine } from '../../../generated/state-machines.ts';
 import type { components } from '../../../generated/types.ts';
@@ -66,30 +67,66 @@ export async function exportLogs(scope: Scope, filter: LogFilter, query: ListQue
   })();
 }
 
-/** Retries a Failed delivery: a new Manual entry makes one attempt now and is returned with its outcome. */
-export async function retryDelivery(scope: Scope, id: string): Promise<Entry> {
+/**
+ * Retries a delivery that has not succeeded (or, with `force`, a Succeeded one): a new Manual entry makes one
+ * attempt now and is returned with its outcome. The retried delivery keeps its schedule: the manual attempt is
+ * none of its attempts. A Pending one is leased meanwhile, so the delivery engine does not attempt it at the
+ * same time (and one whose attempt is in flight is refused, 409); if the manual attempt succeeds, it becomes
+ * Succeeded (manual.succeeded) and its scheduled attempts stop.
+ */
+export async function retryDelivery(scope: Scope, id: string, force = false): Promise<Entry> {
   const { merchantId } = scope;
   await requirePermission(scope);
   const now = scope.clock.now();
-  // The Manual entry is made in a transaction that holds the failed one, so two retries at once make one each
-  // in turn (both allowed: a Failed delivery stays Failed); the attempt itself waits on the receiver, after commit.
-  const manual = await withTransaction(scope.db, async (tx) => {
-    const failed = await engine.lock({ db: tx }, deliveryFamily, { merchant_id: merchantId, id: id.toLowerCase() });
-    if (!failed) throw notFound(id, 'delivery');
-    if (!engine.permits(deliveryFamily, failed, 'retryDelivery', now)) {
-      throw new ApiError(webhookDeliveryStateMachine.refusal.errorCodes.retryDelivery, { details: `The delivery is ${failed.status}: only a Failed delivery can be retried.`, entityId: failed.id });
+  const lease = iso(new Date(scope.wall.now().getTime() + scope.config.webhookLeaseMs));
+  // The Manual entry is made in a transaction that holds the retried one, so two retries at once are taken in
+  // turn: of a Failed or Succeeded one, each makes its own; of a Pending one, the second finds it leased (409).
+  // The attempt itself waits on the receiver, after commit.
+  const { manual, retried, leased } = await withTransaction(scope.db, async (tx) => {
+    const retried = await engine.lock({ db: tx }, deliveryFamily, { merchant_id: merchantId, id: id.toLowerCase() });
+    if (!retried) throw notFound(id, 'delivery');
+    if (!engine.permits(deliveryFamily, retried, 'retryDelivery', now) && !(force && engine.permits(deliveryFamily, retried, 'resend.forced', now))) {
+      throw new ApiError(webhookDeliveryStateMachine.refusal.errorCodes.retryDelivery, { details: `The delivery has ${retried.status}: it is resent only with force=true.`, entityId: retried.id });
     }
-    const endpoint = await endpointById(tx, failed.endpointId);
+    const endpoint = await endpointById(tx, retried.endpointId);
     if (!endpoint || endpoint.deleted || !endpoint.isActive) {
-      throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: failed.id });
+      throw new ApiError('webhook_endpoint_unavailable', { details: 'The webhook of this delivery is deleted or inactive.', entityId: retried.id });
     }
-    return (await engine.create({ db: tx }, deliveryFamily, { merchantId, endpointId: endpoint.id, eventId: failed.eventId, eventType: failed.eventType },
+    const leased = retried.status === 'Pending';
+    // A Pending Manual entry is one whose own attempt is being made; a Scheduled one whose lease is held is
+    // claimed by the delivery engine, its attempt in flight.
+    if (leased && (retried.triggerType === 'Manual' || !(await repo.holdLease(tx, retried.id, iso(scope.wall.now()), lease)))) {
+      throw new ApiError('webhook_delivery_in_flight', { details: 'An attempt of this delivery is being made; its outcome is in the log within 15 seconds.', entityId: retried.id });
+    }
+    const manual = (await engine.create({ db: tx }, deliveryFamily, { merchantId, endpointId: endpoint.id, eventId: retried.eventId, eventType: retried.eventType },
       'retryDelivery', now, { attemptNumber: 1, nextRetryAt: null })).record;
+    return { manual, retried, leased };
   });
-  await attemptDelivery(scope, manual, now);
+  try {
+    await attemptDelivery(scope, manual, now);
+  } finally {
+    if (leased) await settleRetried(scope, retried.id, manual.id, lease, now);
+  }
   const done = await repo.findDelivery(scope.db, merchantId, manual.id);
   if (!done) throw new ApiError('internal_error');
   return entryOf(done);
+}
+
+/**
+ * After the manual attempt of a retried Pending delivery: Succeeded when the attempt succeeded (its attempt
+ * number the last of its own made, 1 when none was), else its lease freed and its schedule as it was.
+ */
+async function settleRetried(scope: Scope, retriedId: string, manualId: string, lease: string, at: Date): Promise<void> {
+  await withTransaction(scope.db, async (tx) => {
+    const retried = await engine.lock({ db: tx }, deliveryFamily, { merchant_id: scope.merchantId, id: retriedId });
+    if (!retried) return;
+    const manual = await repo.findDelivery(tx, scope.merchantId, manualId);
+    if (manual?.status === 'Succeeded' && engine.permits(deliveryFamily, retried, 'manual.succeeded', at)) {
+      await engine.transition({ db: tx }, deliveryFamily, retried, 'manual.succeeded', at, { attemptNumber: Math.max(1, retried.attemptNumber - 1), nextRetryAt: null });
+    } else {
+      await repo.releaseLease(tx, retried.id, lease);
+    }
+  });
 }
 
 /** Sends a signed webhook.ping to the webhook (active or not); not retried, not logged. */

@@ -44,7 +44,7 @@ ${d.attempts.map((a) => html`<tr class="attempt"><td>${a.attemptNumber}</td><td>
 <td class="n">${a.durationMs} ms</td><td>${a.outcome === 'ok' ? '' : a.outcome}</td></tr>`)}
 </table>
 ${d.status === 'Pending' && d.nextRetryAt !== null ? html`<p>Next attempt at ${formatTime(d.nextRetryAt)}.</p>` : ''}
-${d.status === 'Failed' ? postForm(`/dashboard/deliveries/${d.id}/retry`, frame.csrf, html`<button type="submit">Retry delivery<span class="sr"> ${d.id} of ${e.type}</span></button>`) : ''}
+${d.status !== 'Succeeded' ? postForm(`/dashboard/deliveries/${d.id}/retry`, frame.csrf, html`<button type="submit">Retry delivery<span class="sr"> ${d.id} of ${e.type}</span></button>`) : ''}
 </section>`)}`;
 }
 

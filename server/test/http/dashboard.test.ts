@@ -290,11 +290,11 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       expect(own.status).toBe(200);
       expect(own.text).toContain('Retried: the new attempt succeeded (status code 200).');
       expect(receiver.received.length).toBe(received + 1);
-      // A delivery that is not Failed cannot be retried: a message, no attempt.
+      // A Succeeded delivery is not retried from the dashboard (the API resends one with force=true): a message, no attempt.
       const manual = await s.db('webhook_deliveries').where({ trigger_type: 'Manual', status: 'Succeeded' }).first<{ id: string }>();
       const again = await post(s, d0, `/dashboard/deliveries/${manual.id}/retry`);
       expect(again.status).toBe(400);
-      expect(again.text).toContain('only a Failed delivery can be retried');
+      expect(again.text).toContain('The delivery has Succeeded: it is resent only with force=true.');
       expect(receiver.received.length).toBe(received + 1);
     });
   });

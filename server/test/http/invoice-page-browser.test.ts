@@ -43,6 +43,13 @@ describe.skipIf(!available)('paying an invoice on its page in Chromium', () => {
     return tab;
   }
 
+  /** Whether the element is wholly inside the viewport, as the page shows it (not scrolled). */
+  const inView = async (tab: Page, element: ReturnType<Page['locator']>): Promise<boolean> => {
+    const box = await element.boundingBox();
+    const viewport = tab.viewportSize();
+    return box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height;
+  };
+
   const publish = () => calls.publish(h, invoiceBody({ additionalNotes: 'Thank you for your business <3', lineItems: [manualLine({ productName: 'Consulting', unitPrice: 62.5, quantity: 2 })] }));
 
   it('pays by card: the page then shows Paid and no forms', async () => {
@@ -60,6 +67,7 @@ describe.skipIf(!available)('paying an invoice on its page in Chromium', () => {
     await tab.getByLabel('Billing postal code').fill('78701');
     await Promise.all([tab.waitForURL(`${origin}/pay/invoices/${id}`), tab.locator('#card-pay').click()]);
     await tab.locator('#paid').waitFor();
+    expect(await inView(tab, tab.locator('#paid'))).toBe(true);
     expect(await tab.locator('#status').innerText()).toBe('Paid');
     expect(await tab.locator('#paid').innerText()).toMatch(/^Paid by card on \d{4}-\d{2}-\d{2}\. Thank you\.$/);
     expect(await tab.locator('form').count()).toBe(0);
@@ -111,6 +119,8 @@ describe.skipIf(!available)('paying an invoice on its page in Chromium', () => {
     const alert = tab.getByRole('alert');
     await alert.waitFor();
     expect(await alert.innerText()).toMatch(/Your payment was declined: .+ \(051\)\. The invoice is not paid/);
+    // The page the decline loads opens at its top: the message is there, in view, as the paid message is.
+    expect(await inView(tab, alert)).toBe(true);
     expect(await tab.locator('#status').innerText()).toBe('Due');
     expect(await tab.getByLabel('Card number').inputValue()).toBe('');
     expect(await tab.content()).not.toContain('4000000000009995');

@@ -93,6 +93,23 @@ describe.skipIf(!available)('paying a payment link on its page in Chromium', () 
     await tab.close();
   });
 
+  it('shows a decline at the top of the page it loads, in view; the link stays Active', async () => {
+    const link = await createLink(s, 0, { amount: 40, description: 'Declined' });
+    const tab = await open(link);
+    await tab.getByLabel('Card number').fill('4000000000000002');
+    await tab.getByLabel('Expiry month').selectOption('12');
+    await tab.getByLabel('Expiry year').fill('2030');
+    await tab.getByLabel('Security code').fill('123');
+    await Promise.all([tab.waitForURL(`${origin}/pay/links/${link.id}/card`), tab.locator('#card-pay').click()]);
+    const alert = tab.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/Your payment was declined: .+ \(005\)\. The link is not paid/);
+    const [box, viewport] = [await alert.boundingBox(), tab.viewportSize()];
+    expect(box !== null && viewport !== null && box.y >= 0 && box.y + box.height <= viewport.height, JSON.stringify(box)).toBe(true);
+    expect((await read(link.id)).status).toBe('Active');
+    await tab.close();
+  });
+
   it('an expired link says so and offers no form', async () => {
     const now = await businessNow(s, 0);
     const link = await createLink(s, 0, { amount: 10, description: 'Expires soon', expiresOn: new Date(now.getTime() + 60_000).toISOString() });
