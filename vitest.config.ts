@@ -9,7 +9,8 @@ import { defineConfig } from 'vitest/config';
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const long = (file: TestSpecification): boolean => /long-lived-(sqlite|postgres)\.test\.ts$/.test(file.moduleId);
+    // The files that take minutes start first (each on a worker of its own), so none of them ends the run alone.
+    const long = (file: TestSpecification): boolean => /(long-lived-(sqlite|postgres)|conformance\/test\/prism)\.test\.ts$/.test(file.moduleId);
     return [...sorted.filter(long), ...sorted.filter((file) => !long(file))];
   }
 }

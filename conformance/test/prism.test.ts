@@ -63,7 +63,10 @@ describe('against Prism\'s stateless mock of the spec', () => {
   afterAll(async () => { await prism.stop(); });
 
   it('fails, and the stateful, pagination, tenancy and idempotency checks are among the failures', async () => {
-    const { code, out } = await run(['--base-url', prism.url, '--client-id', 'a', '--client-secret', 'b', '--client-id-b', 'c', '--client-secret-b', 'd']);
+    // Only the families a stateless mock cannot pass: the whole suite against the mock took 100 s (mostly waiting
+    // for events that never come) to show the same.
+    const { code, out } = await run(['--base-url', prism.url, '--client-id', 'a', '--client-secret', 'b', '--client-id-b', 'c', '--client-secret-b', 'd',
+      '--only', 'resources,pagination,tenancy,idempotency', '--skip', 'webhooks']);
     expect(code).toBe(1);
     const verdicts = new Map([...out.matchAll(/^(PASS|FAIL|SKIP) (\S+)/gm)].map((m) => [m[2] ?? '', m[1] ?? '']));
     const stateful = [...verdicts.keys()].filter((id) => /^(resources|pagination|tenancy|idempotency)\//.test(id));

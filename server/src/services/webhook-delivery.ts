@@ -112,7 +112,8 @@ export interface PendingMove {
 }
 
 /**
- * Records moves in one transaction (one commit for a batch of attempts: the delivery pump's), in id order. Each
+ * Records moves in one transaction, in id order (several: a batch of attempts; the pump records each attempt on
+ * its own today, see the note in worker/delivery-pump.ts). Each
  * delivery is locked first, so a concurrent removal waits; a delivery removed meanwhile (its sandbox merchant
  * deleted or reset while the attempt was in flight) changes nothing, and its attempt is dropped.
  */
