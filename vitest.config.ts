@@ -24,6 +24,10 @@ export default defineConfig({
     // child processes more than they compute, so two share two cores well (PGW_TEST_WORKERS sets another number).
     maxWorkers: Number(process.env.PGW_TEST_WORKERS ?? 2),
     sequence: { sequencer: LongestFirst },
+    // The files of a worker share its module cache: CI spent 199 s importing the same server, generated and
+    // conformance modules once per file (139 files), on two cores that the run keeps busy. Safe here because no
+    // test mocks a module or changes process.env, and the server keeps no module-level state (architecture test).
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
