@@ -4,8 +4,8 @@
 // running server. Ctrl-C stops the server and the watch.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { freePort } from './lib/free-port.ts';
 import { root } from './lib/run.ts';
 
 /** How long a burst of saves (an editor writes a file in several steps) is let settle before acting. */
@@ -40,16 +40,6 @@ export function watched(file: string): boolean {
   return !(base.endsWith('~') || base.startsWith('.#') || /\.(swp|swx|tmp)$/.test(base) || /^4913$/.test(base));
 }
 
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => { resolve(port); });
-    });
-  });
-}
 
 interface StepResult { ok: boolean; stdout: string }
 

@@ -1,24 +1,13 @@
 // Child processes of the HTTP benchmark: spawn, wait until ready, stop, and clean up on exit or Ctrl-C.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 
 /** Progress goes to stderr so that stdout holds only the tables. */
 export const progress = (message: string): void => { process.stderr.write(`[bench] ${message}\n`); };
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => { resolve(port); });
-    });
-  });
-}
+export { freePort } from '../lib/free-port.ts';
 
 // Cleanups run last-registered first (children before the temp dir that holds their files), once, whether
 // the run ends normally, by an error or by a signal; `early` ones (the load generator) run before all others.

@@ -103,27 +103,15 @@ export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 't
   return { trigger: 'attempt.failed', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
 }
 
-/** An attempt's result waiting to be recorded: the delivery's move through its machine at `at`. */
-export interface PendingMove {
-  readonly id: string;
-  readonly trigger: WebhookDeliveryTrigger;
-  readonly at: Date;
-  readonly changeOf: (locked: DeliveryRecord) => DeliveryChange;
-}
-
 /**
- * Records moves in one transaction, in id order (several: a batch of attempts; the pump records each attempt on
- * its own today, see the note in worker/delivery-pump.ts). Each
- * delivery is locked first, so a concurrent removal waits; a delivery removed meanwhile (its sandbox merchant
- * deleted or reset while the attempt was in flight) changes nothing, and its attempt is dropped.
+ * Moves the delivery through its machine at `at`, in a transaction of its own: locked first, so a concurrent
+ * removal waits; a delivery removed meanwhile (its sandbox merchant deleted or reset while the attempt was in
+ * flight) changes nothing, and its attempt is dropped.
  */
-export async function recordMoves(db: Deps['db'], moves: readonly PendingMove[]): Promise<void> {
-  const ordered = [...moves].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+async function move(db: Deps['db'], id: string, trigger: WebhookDeliveryTrigger, at: Date, changeOf: (locked: DeliveryRecord) => DeliveryChange): Promise<void> {
   await withTransaction(db, async (tx) => {
-    for (const m of ordered) {
-      const locked = await engine.lock({ db: tx }, deliveryFamily, { id: m.id });
-      if (locked) await engine.transition({ db: tx }, deliveryFamily, locked, m.trigger, m.at, m.changeOf(locked));
-    }
+    const locked = await engine.lock({ db: tx }, deliveryFamily, { id });
+    if (locked) await engine.transition({ db: tx }, deliveryFamily, locked, trigger, at, changeOf(locked));
   });
 }
 
@@ -135,33 +123,25 @@ export async function attemptsOf(db: Deps['db'], deliveries: readonly DeliveryRe
   };
 }
 
-/**
- * Makes the attempt of a claimed delivery at business time `at` (or finds there is none to make: its endpoint is
- * gone or inactive) without recording it: the move to record, and the outcome (undefined when none was made).
- */
-export async function makeAttempt(
+/** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
+export async function attemptDelivery(
   deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
-): Promise<{ move: PendingMove; outcome: Outcome | undefined }> {
+): Promise<Outcome | undefined> {
   const { endpoints, events } = loaded ?? (await attemptsOf(deps.db, [delivery]));
   const target = endpoints.get(delivery.endpointId);
   const event = events.get(delivery.eventId);
   if (!target || target.deleted || !target.isActive || !event) {
     // Inactive (or deleted) when the attempt falls due: Failed without an attempt (its number is the last one
     // made, 1 when none was); nothing is queued.
-    return { move: { id: delivery.id, trigger: 'webhook.unavailable', at, changeOf: failedUnattempted }, outcome: undefined };
+    await move(deps.db, delivery.id, 'webhook.unavailable', at, failedUnattempted);
+    return undefined;
   }
   const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));
   const { trigger, ...next } = afterAttempt(delivery, outcome.ok, at);
-  const attempt = { attemptNumber: delivery.attemptNumber, responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt };
-  return { move: { id: delivery.id, trigger, at, changeOf: () => ({ ...next, attempt }) }, outcome };
-}
-
-/** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
-export async function attemptDelivery(
-  deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
-): Promise<Outcome | undefined> {
-  const { move, outcome } = await makeAttempt(deps, delivery, at, loaded);
-  await recordMoves(deps.db, [move]);
+  await move(deps.db, delivery.id, trigger, at, () => ({
+    ...next,
+    attempt: { attemptNumber: delivery.attemptNumber, responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt },
+  }));
   return outcome;
 }
 
