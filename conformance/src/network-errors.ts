@@ -22,13 +22,13 @@ export function describeNetworkError(error: unknown, timeoutMs?: number): string
   }
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   const own = (error as { code?: unknown } | undefined)?.code;
-  const code = typeof cause?.code === 'string' ? cause.code : typeof own === 'string' ? own : undefined;
+  const given = typeof cause?.code === 'string' ? cause.code : typeof own === 'string' ? own : undefined;
+  // node:https says EPROTO for every TLS failure of the handshake; OpenSSL's reason names this one.
+  const code = given === 'EPROTO' && error instanceof Error && /wrong version number/.test(error.message) ? 'ERR_SSL_WRONG_VERSION_NUMBER' : given;
   if (code !== undefined) {
     const known = CAUSES.find(([pattern]) => pattern.test(code));
     return `${known ? known[1] : 'network error'} (${code})`;
   }
   const message = error instanceof Error ? (typeof cause?.message === 'string' ? cause.message : error.message) : String(error);
-  // fetch refuses some ports outright (https://fetch.spec.whatwg.org/#port-blocking): no request is made.
-  if (message === 'bad port') return 'the port is one fetch refuses to use (a blocked port such as 9 or 6000)';
   return `network error: ${message}`;
 }

@@ -2,6 +2,7 @@
 import { UnreachableError } from './http.ts';
 import { describeNetworkError } from './network-errors.ts';
 import type { OperationInfo, Spec } from './spec.ts';
+import { send, type TransportResponse } from './transport.ts';
 
 export interface ProbeTarget {
   baseUrl: string;
@@ -32,19 +33,18 @@ export async function probeBaseUrl(spec: Spec, target: ProbeTarget, timeoutMs: n
   for (const op of probes) {
     const method = op.method.toUpperCase();
     const url = `${target.baseUrl}${op.path}`;
-    let res: Response;
-    let text: string;
+    let res: TransportResponse;
     try {
-      res = await fetch(url, { method, headers: { accept: 'application/json', ...target.headers }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-      text = await res.text();
+      // The transport follows no redirect: a redirect is itself the answer the probe reports.
+      res = await send({ method, url, headers: { accept: 'application/json', ...target.headers }, timeoutMs });
     } catch (error) {
       throw new UnreachableError(`the target at ${target.baseUrl} cannot be reached: ${describeNetworkError(error, timeoutMs)} (${method} ${url})`);
     }
-    const contentType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
-    if (fromTheApi(spec, op, res.status, contentType, text)) return;
-    const location = res.headers.get('location');
-    if (location !== null) locations.push(location);
-    answers.push(`${method} ${op.path} -> ${String(res.status)}${contentType === '' ? '' : ` ${contentType}`}${location === null ? '' : ` to ${location}`}`);
+    const contentType = (res.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    if (fromTheApi(spec, op, res.status, contentType, res.text)) return;
+    const location = res.headers.location;
+    if (location !== undefined) locations.push(location);
+    answers.push(`${method} ${op.path} -> ${String(res.status)}${contentType === '' ? '' : ` ${contentType}`}${location === undefined ? '' : ` to ${location}`}`);
   }
   const said = answers.every((a) => / -> 404\b/.test(a)) ? "none of the spec's routes exists at" : "none of the spec's routes answers as the API does at";
   const redirected = locations.length === probes.length ? `; it redirects (to ${locations[0] ?? ''}): give the URL it redirects to` : '';

@@ -27,6 +27,7 @@ import { Http, UnreachableError, curlOf, registerSecret, type Exchange } from '.
 import { describeNetworkError } from './network-errors.ts';
 import { probeBaseUrl } from './probe.ts';
 import type { Spec } from './spec.ts';
+import { send, type TransportResponse } from './transport.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -161,16 +162,16 @@ export class Runner {
           headers: { ...this.target.headers, 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: credentials.clientId, client_secret: credentials.clientSecret }).toString(),
         };
-        let res: Response;
+        let res: TransportResponse;
         try {
-          res = await fetch(request.url, { ...request, signal: AbortSignal.timeout(this.timeoutMs) });
+          res = await send({ ...request, timeoutMs: this.timeoutMs });
         } catch (error) {
           throw new UnreachableError(`the token service at ${request.url} cannot be reached: ${describeNetworkError(error, this.timeoutMs)}`);
         }
-        const text = await res.text();
+        const text = res.text;
         let body: { access_token?: unknown; error?: unknown; error_description?: unknown } = {};
         try { body = JSON.parse(text) as typeof body; } catch { /* not JSON: shown as text below */ }
-        if (!res.ok || typeof body.access_token !== 'string') {
+        if (res.status < 200 || res.status > 299 || typeof body.access_token !== 'string') {
           const said = typeof body.error === 'string'
             ? `${String(res.status)} ${body.error}${typeof body.error_description === 'string' ? ` (${body.error_description})` : ''}`
             : `${String(res.status)} ${text.slice(0, 200) || '(no body)'}`;

@@ -5,6 +5,7 @@ import { OperationId } from '../../generated/operations.ts';
 import { describeNetworkError } from './network-errors.ts';
 import type { Target } from './runner.ts';
 import type { Spec } from './spec.ts';
+import { send } from './transport.ts';
 
 type Pair = { clientId: string; clientSecret: string };
 type JsonObject = Record<string, unknown>;
@@ -23,28 +24,32 @@ export interface SandboxSession {
   close(): Promise<string[]>;
 }
 
-async function send(target: Target, timeoutMs: number, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(`${target.baseUrl}${path}`, {
+const parsed = (text: string): unknown => {
+  try { return JSON.parse(text); } catch { return text; /* not JSON: kept as text */ }
+};
+
+async function call(target: Target, timeoutMs: number, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const res = await send({
     method,
+    url: `${target.baseUrl}${path}`,
     headers: { ...target.headers, accept: 'application/json', authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(timeoutMs),
+    timeoutMs,
   });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* not JSON: kept as text */ }
-  return { status: res.status, body: parsed };
+  return { status: res.status, body: parsed(res.text) };
 }
 
 async function partnerToken(target: Target, partner: Pair, timeoutMs: number): Promise<string> {
-  const res = await fetch(`${target.authUrl}/oauth2/token`, {
+  const res = await send({
     method: 'POST',
+    url: `${target.authUrl}/oauth2/token`,
     headers: { ...target.headers, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'offline_access', client_id: partner.clientId, client_secret: partner.clientSecret }).toString(),
-    signal: AbortSignal.timeout(timeoutMs),
+    timeoutMs,
   });
-  const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
-  if (!res.ok || typeof body.access_token !== 'string') {
+  const answer = parsed(res.text);
+  const body = (isObject(answer) ? answer : {}) as { access_token?: unknown; error?: unknown };
+  if (res.status < 200 || res.status > 299 || typeof body.access_token !== 'string') {
     throw new SandboxUnavailable(`no token for the partner (the token service answered ${String(res.status)}${typeof body.error === 'string' ? ` ${body.error}` : ''})`);
   }
   return body.access_token;
@@ -73,14 +78,14 @@ export async function openSandboxes(spec: Spec, target: Target, timeoutMs: numbe
   const close = async (): Promise<string[]> => {
     const left: string[] = [];
     for (const { id } of made.splice(0)) {
-      const answer = await send(target, timeoutMs, 'DELETE', `${path}/${encodeURIComponent(id)}`, token).catch(() => undefined);
+      const answer = await call(target, timeoutMs, 'DELETE', `${path}/${encodeURIComponent(id)}`, token).catch(() => undefined);
       if (answer === undefined || (answer.status !== 404 && (answer.status < 200 || answer.status > 299))) left.push(id);
     }
     return left;
   };
   try {
     for (const who of ['A', 'B']) {
-      const answer = await send(target, timeoutMs, 'POST', path, token, { name: `${runName} ${who}`, expiresInSeconds: SANDBOX_TTL_SECONDS });
+      const answer = await call(target, timeoutMs, 'POST', path, token, { name: `${runName} ${who}`, expiresInSeconds: SANDBOX_TTL_SECONDS });
       const body = isObject(answer.body) ? answer.body : {};
       if (answer.status < 200 || answer.status > 299 || typeof body.merchantId !== 'string' || typeof body.clientId !== 'string' || typeof body.clientSecret !== 'string') {
         throw new SandboxUnavailable(`${spec.operation(OperationId.createSandboxMerchant).method.toUpperCase()} ${path} answered ${said(answer)}`);

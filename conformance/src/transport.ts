@@ -100,3 +100,34 @@ export async function send(request: TransportRequest): Promise<TransportResponse
     throw error;
   }
 }
+
+export interface OpenStream {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as it arrives, decoded as UTF-8. */
+  text: AsyncIterable<string>;
+  /** Stops reading: the connection is closed (a stream is never kept for another request). */
+  close(): void;
+}
+
+/**
+ * A response read as it arrives (an event stream, kept open until `close`): resolves when its headers came,
+ * rejects when none came within the time-out. Its own connection, so that a stream never holds a kept one.
+ */
+export function openStream(request: Omit<TransportRequest, 'body'>): Promise<OpenStream> {
+  const url = new URL(request.url);
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: request.method, headers: request.headers, agent: false });
+    const timer = setTimeout(() => { req.destroy(new TimeoutError('The operation was aborted due to timeout')); }, request.timeoutMs);
+    req.on('error', (error) => { clearTimeout(timer); reject(error); });
+    req.on('response', (res) => {
+      clearTimeout(timer);
+      res.setEncoding('utf8');
+      // A reset after the headers ends the reading; what came is what the reader judges.
+      res.on('error', () => undefined);
+      resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: res, close: () => { req.destroy(); } });
+    });
+    req.end();
+  });
+}

@@ -5,7 +5,9 @@ import { OperationId } from '../../../generated/operations.ts';
 import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';
+import { describeNetworkError } from '../network-errors.ts';
 import { Receiver } from '../receiver.ts';
+import { openStream, type OpenStream } from '../transport.ts';
 import { currentReceiverOptions } from './webhooks.ts';
 
 type Failures = [string, Exchange | undefined][];
@@ -27,16 +29,12 @@ async function tokenOf(ctx: CheckContext, who: string): Promise<string> {
 interface StreamMessage { id: string | undefined; event: string | undefined; data: string }
 
 /** Reads messages of a server-sent event stream until `count` came or the time is up; comments are skipped. */
-async function readMessages(res: Response, count: number, timeoutMs: number, counts: (m: StreamMessage) => boolean = () => true): Promise<StreamMessage[]> {
-  const reader = res.body?.pipeThrough(new TextDecoderStream()).getReader();
-  if (!reader) return [];
-  const timer = setTimeout(() => { void reader.cancel().catch(() => undefined); }, timeoutMs);
+async function readMessages(stream: OpenStream, count: number, timeoutMs: number, counts: (m: StreamMessage) => boolean = () => true): Promise<StreamMessage[]> {
+  const timer = setTimeout(() => { stream.close(); }, timeoutMs);
   const messages: StreamMessage[] = [];
   let buffer = '';
   try {
-    while (messages.filter(counts).length < count) {
-      const { value, done } = await reader.read();
-      if (done) break;
+    for await (const value of stream.text) {
       buffer += value.replace(/\r\n?/g, '\n');
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -48,12 +46,13 @@ async function readMessages(res: Response, count: number, timeoutMs: number, cou
         if (field('data').length === 0) continue;
         messages.push({ id: field('id')[0], event: field('event')[0], data: field('data').join('\n') });
       }
+      if (messages.filter(counts).length >= count) break;
     }
   } catch {
     // Cut off at the time limit: what came is what is judged.
   } finally {
     clearTimeout(timer);
-    await reader.cancel().catch(() => undefined);
+    stream.close();
   }
   return messages;
 }
@@ -82,12 +81,9 @@ export const eventTimingChecks: readonly Check[] = [
       if (processor === '') throw new CheckSkipped('the merchant has no card processor');
       const token = await tokenOf(ctx, 'A');
       const op = ctx.spec.operation(OperationId.streamSandboxEvents);
-      const controller = new AbortController();
       // A stream's headers come at once; a proxy that buffers whole responses never relays them.
-      const timer = setTimeout(() => { controller.abort(); }, 10_000);
-      const res = await fetch(`${ctx.baseUrl}${op.path}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, signal: controller.signal })
-        .catch((error: unknown) => { throw new CheckFailure(`the event stream answers with its headers at once (none within 10 s: ${error instanceof Error ? error.message : String(error)})`); })
-        .finally(() => { clearTimeout(timer); });
+      const res = await openStream({ method: 'GET', url: `${ctx.baseUrl}${op.path}`, headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` }, timeoutMs: 10_000 })
+        .catch((error: unknown) => { throw new CheckFailure(`the event stream answers with its headers at once (none within 10 s: ${describeNetworkError(error, 10_000)})`); });
       try {
         if (res.status === 404) throw new CheckSkipped('the target serves no sandbox event stream (designed; 404)');
         if (res.status !== 200) throw new CheckFailure(`the event stream answers 200 (got ${String(res.status)})`);
@@ -129,7 +125,7 @@ export const eventTimingChecks: readonly Check[] = [
         if (types.length >= made.length && JSON.stringify(types.slice(0, made.length)) !== JSON.stringify(made)) failures.push([`the stream sends the events in commit order: ${made.join(', ')} (got ${types.join(', ')})`, undefined]);
         failWithAll(failures);
       } finally {
-        controller.abort();
+        res.close();
       }
     },
   },
