@@ -9311,7 +9311,7 @@ export interface components {
         Page: number;
         /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
         PageSize: number;
-        /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+        /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
         ApiVersion: string;
         /**
          * @description The event's id (the `id` of the body). It is the same on every attempt of the event, manual retries included, so a receiver that has already processed this id can answer 2xx and ignore the repeat. It is the first part of the signed string.
@@ -11501,7 +11501,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
             };
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11555,7 +11555,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11605,7 +11605,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11648,7 +11648,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11694,7 +11694,7 @@ export interface operations {
                 noCategory?: boolean;
             };
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11769,7 +11769,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11824,7 +11824,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11872,7 +11872,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11903,7 +11903,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -11957,7 +11957,7 @@ export interface operations {
                 search?: components["parameters"]["Search"];
             };
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12023,7 +12023,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12113,7 +12113,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12216,7 +12216,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12467,7 +12467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12554,7 +12554,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12585,7 +12585,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12640,7 +12640,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12712,7 +12712,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12761,7 +12761,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12792,7 +12792,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12834,7 +12834,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12881,7 +12881,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12928,7 +12928,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -12962,7 +12962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -13018,7 +13018,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1`, `1.0` and `1.0.0` and answers 400 for any other value (designed: the interface does not list the accepted values). */
+                /** @description Optional API version of the /pay-int-api family. The bundled server accepts `1` and every version of major 1 up to the contract's `info.version` (`1.0`, `1.0.0`, `1.1`, `1.1.0`) and answers 400 for any other value (designed: the interface does not list the accepted values). */
                 "x-api-version"?: components["parameters"]["ApiVersion"];
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];

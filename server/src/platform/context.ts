@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '../../../generated/index.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
+import { acceptedVersions, acceptsApiVersion, CONTRACT_VERSION } from './api-version.ts';
 import { ApiError } from './errors.ts';
 import type { Logger } from './log.ts';
 import type { HostResolver } from './outbound-http.ts';
@@ -82,7 +83,6 @@ function disconnectedOf(res: ServerResponse): () => AbortSignal {
   };
 }
 
-const ACCEPTED_API_VERSIONS = new Set(['1', '1.0', '1.0.0']);
 const REALM = 'Bearer realm="payment-gateway"';
 
 function unauthorized(description?: string): ApiError {
@@ -176,8 +176,8 @@ export function contextFactory(services: Services) {
   return async (req: IncomingMessage, res: ServerResponse, route: RouteDefinition): Promise<ServerContext> => {
     const correlationId = correlationIdOf(res);
     const version = req.headers['x-api-version'];
-    if (route.path.startsWith('/pay-int-api/') && typeof version === 'string' && !ACCEPTED_API_VERSIONS.has(version.trim())) {
-      throw new ApiError('invalid_api_version', { errors: { 'x-api-version': ['accepted versions are 1, 1.0 and 1.0.0'] } });
+    if (route.path.startsWith('/pay-int-api/') && typeof version === 'string' && !acceptsApiVersion(version, CONTRACT_VERSION)) {
+      throw new ApiError('invalid_api_version', { errors: { 'x-api-version': [acceptedVersions(CONTRACT_VERSION)] } });
     }
     if (route.security.length === 0) {
       return {

@@ -2,6 +2,7 @@
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiSpec } from '../../../generated/index.ts';
 import { errorHandler } from '../../src/platform/error-handler.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { correlation } from '../../src/platform/request-context.ts';
@@ -72,9 +73,21 @@ describe.each(engines())('platform (%s)', (engine) => {
       expect([invoice.status, Object.keys((invoice.body as ErrorBody).errors ?? {})]).toEqual([400, ['dueDate']]);
     });
 
-    it('refuses an x-api-version it does not know on the /pay-int-api family', async () => {
-      const res = await request(s.app).get('/pay-int-api/line-items/unit-types').set(await s.auth(0)).set('x-api-version', '9');
-      expect([res.status, (res.body as ErrorBody).errorCode]).toEqual([400, 'invalid_api_version']);
+    it("accepts on the /pay-int-api family every x-api-version of major 1 up to the contract's, and refuses the rest", async () => {
+      const auth = await s.auth(0);
+      const version = (apiSpec as { info: { version: string } }).info.version;
+      const [major, minor, patch] = version.split('.').map(Number) as [number, number, number];
+      const accepted = ['1', '1.0', '1.0.0', ` ${version} `, version, `${String(major)}.${String(minor)}`];
+      const refused = ['9', '2', '0', '01', '1.', '1.0.0.0', `${String(major)}.${String(minor + 1)}`, `${String(major)}.${String(minor)}.${String(patch + 1)}`, `${String(major + 1)}.0.0`, 'v1', '1.x', ''];
+      for (const value of accepted) {
+        const res = await request(s.app).get('/pay-int-api/line-items/unit-types').set(auth).set('x-api-version', value);
+        expect([value, res.status]).toEqual([value, 200]);
+      }
+      for (const value of refused) {
+        const res = await request(s.app).get('/pay-int-api/line-items/unit-types').set(auth).set('x-api-version', value);
+        expect([value, res.status, (res.body as ErrorBody).errorCode, (res.body as ErrorBody).errors?.['x-api-version']])
+          .toEqual([value, 400, 'invalid_api_version', [`accepted versions are 1 and 1.x up to ${version}`]]);
+      }
     });
 
     it('writes the correlation id of every response in its log line', async () => {
