@@ -225,20 +225,30 @@ const SEARCH: ListSpec = {
       // The searched columns as one text: every match of a column is a match of it (its index is the superset).
       const text = `${CUSTOMER_SEARCH_TEXT} like ? escape '\\'`;
       const postgres = (query.client as { config: { client: string } }).config.client === 'pg';
-      const key = postgres ? 'c.id' : 'c.rowid';
-      // The query's own matches, at most one more than the limit, found through the trigram index: PostgreSQL's
-      // planner picks the index or a scan that stops early; SQLite walks its trigram table's matches (every
-      // merchant's), each joined to its row, and stops at the limit (an `in` over them would list them all).
-      const upTo = query.clone().clearSelect().clearOrder().select(`${key} as key`).limit(SEARCH_COUNT_LIMIT + 1);
-      if (postgres) void upTo.whereRaw(text, [likePattern(search)]);
-      else void upTo.join('customers_search', 'customers_search.rowid', 'c.rowid').whereRaw('customers_search match ?', [`"${search.toLowerCase().replaceAll('"', '""')}"`]);
-      const keys = ((await upTo) as { key: string | number }[]).map((row) => row.key);
-      if (keys.length <= SEARCH_COUNT_LIMIT) {
-        void query.whereIn(key, keys);
-        return {};
+      // Knex types a client's raw as any; it is the builder's Raw.
+      const raw = (sql: string, bindings: readonly Knex.RawBinding[] = []): Knex.Raw => query.client.raw(sql, bindings) as Knex.Raw;
+      // The query's own matches (every other condition is on it already), at most one more than the limit.
+      const upTo = query.clone().clearSelect().clearOrder().limit(SEARCH_COUNT_LIMIT + 1);
+      if (postgres) {
+        // PostgreSQL's planner picks the trigram index or a scan that stops early; autovacuum keeps its statistics.
+        void upTo.select('c.id as key').whereRaw(text, [likePattern(search)]);
+      } else {
+        // SQLite walks its trigram table's matches (every merchant's), each joined to its row by rowid, and stops
+        // at the limit. The join order is fixed (CROSS JOIN): statistics a long-lived connection read while the
+        // table was small (a bulk import since) planned a scan of every customer instead, 80 ms at 100,000.
+        void upTo.from(raw('customers_search cross join customers as c')).select('c.rowid as key')
+          .whereRaw('customers_search.rowid = c.rowid').whereRaw('customers_search match ?', [`"${search.toLowerCase().replaceAll('"', '""')}"`]);
       }
-      void query.whereRaw(text, [likePattern(search)]);
-      return { atLeast: SEARCH_COUNT_LIMIT };
+      const keys = ((await upTo) as { key: string | number }[]).map((row) => row.key);
+      if (keys.length > SEARCH_COUNT_LIMIT) {
+        void query.whereRaw(text, [likePattern(search)]);
+        return { atLeast: SEARCH_COUNT_LIMIT };
+      }
+      // The matches are known: the total is their number, and the page is read from them by key (on SQLite from
+      // the list of keys, by rowid, whatever the statistics say; the rows are then sorted for the page).
+      if (postgres) void query.whereIn('c.id', keys);
+      else void query.from(raw('json_each(?) as k cross join customers as c', [JSON.stringify(keys)])).whereRaw('c.rowid = k.value');
+      return { exactly: keys.length };
     },
   },
 };

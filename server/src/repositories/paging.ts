@@ -31,6 +31,8 @@ export interface ListSpec {
 export interface IndexedSearch {
   /** More rows match than this many, which the list answers as its total instead of counting them all. */
   readonly atLeast?: number;
+  /** Exactly this many rows match (the index found them all): the total, without a count. */
+  readonly exactly?: number;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function pageOf(query: Knex.QueryBuilder, list: ListQuery, spec: Li
   const indexed = await applyFilters(query, list, spec);
   const filtered = query;
   const counted = indexed.atLeast !== undefined ? { total: indexed.atLeast }
+    : indexed.exactly !== undefined ? { total: indexed.exactly }
     : total ? { total: await total() } : (await filtered.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
   const page = list.page ?? 0;
   const pageSize = Math.min(list.pageSize ?? 15, MAX_PAGE_SIZE);
