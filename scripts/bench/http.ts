@@ -18,7 +18,8 @@ import { failures, measure, mixedLua, requireWrk, runWrk, wrkVersion, type Figur
 //  2. a mixed workload on the SQLite gateway at BENCH_MIXED_CONNECTIONS (p99 < 100 ms), beside its floor: a
 //     plain Node server spending the same mean time a request, and the hello-world, under the same load; then
 //     on the PostgreSQL gateway, one instance and two behind one port (PGW_INSTANCES=2: >= 1.6x one);
-//  3. the customer list and search over 100,000 customers of one merchant (p99 < 20 ms), SQLite, then
+//  3. the customer list and search over 100,000 customers of one merchant (p99 < 20 ms for the list, < 50 ms for a
+//     search, issue 25), SQLite, then
 //     PostgreSQL when it is there.
 // Progress goes to stderr. Exits 1 when any measured run had non-2xx answers or socket errors, 2 without wrk.
 // Settings: BENCH_SECONDS (8), BENCH_CONNECTIONS (10), BENCH_MIXED_CONNECTIONS (50), BENCH_WARMUP (1 s),
@@ -183,7 +184,7 @@ async function comparison(hello: Server, now: Gateways, previous: Gateways | und
   console.log(renderTable(COMPARISON_COLUMNS, rows));
   console.log('x hello: req/s over the mean of the two hello-world runs of the same request just before and after the row; gw/Prism: gateway SQLite req/s over Prism req/s');
   if (previous) console.log('now/before: on a row of BENCH_BEFORE_ROOT, the current gateway\'s x hello over this one\'s (above 1: the current version is faster)');
-  console.log('goals: gateway SQLite >= 0.6 of hello-world (GET), >= 0.35 (POST customer), >= 0.3 (ACH, card); PostgreSQL >= 0.45 (GET), >= 0.3 (POST customer); gateway SQLite >= 4x Prism');
+  console.log(`goals (issue 25): ${operations.map((o) => `${o.label} SQLite >= ${String(o.goal)}, PostgreSQL >= ${String(o.postgresGoal ?? '-')}`).join('; ')} of hello-world; gateway SQLite >= ${String(PRISM_GOAL)}x Prism`);
   for (const note of notes) console.log(`note: ${note}`);
 }
 
@@ -272,7 +273,9 @@ async function listAndSearch(prepared: Prepared, notes: string[]): Promise<strin
       if (!visible) problems.push(`${gateway.label}: the list's total is below ${String(customerCount)}`);
     }
     const figures = count(await measure(`${gateway.label} ${label}`, gateway.base, { method: 'GET', path: pathname, headers }, load));
-    rows.push([gateway.label, label, pathname.replace('/pay-api/v1/customers', ''), String(total ?? '?'), rps(figures.rps), ms(figures.p50), ms(figures.p99), 'p99 < 20 ms', failures(figures) > 0 ? 'FAILED' : verdict(figures.p99 < 20), failureCell(figures)]);
+    // Issue 25: any search p99 < 50 ms; the list's first page keeps issue 13's 20 ms.
+    const bound = pathname.includes('search=') ? 50 : 20;
+    rows.push([gateway.label, label, pathname.replace('/pay-api/v1/customers', ''), String(total ?? '?'), rps(figures.rps), ms(figures.p50), ms(figures.p99), `p99 < ${String(bound)} ms`, failures(figures) > 0 ? 'FAILED' : verdict(figures.p99 < bound), failureCell(figures)]);
   }
   return rows;
 }

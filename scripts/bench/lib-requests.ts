@@ -32,10 +32,10 @@ export interface Operation {
 }
 
 export const operations: readonly Operation[] = [
-  { label: 'customer read (GET)', method: 'GET', path: (id) => `/pay-api/v1/customers/${id}`, body: () => undefined, goal: 0.6, postgresGoal: 0.45, prismRequired: true },
-  { label: 'customer create (POST)', method: 'POST', path: () => '/pay-api/v1/customers', body: () => customerBody, goal: 0.35, postgresGoal: 0.3, prismRequired: true },
-  { label: 'ACH debit create (POST)', method: 'POST', path: () => '/pay-api/v1/transactions/ach/payment', body: achBody, goal: 0.3, prismRequired: false },
-  { label: 'card sale (POST)', method: 'POST', path: () => '/pay-api/v1/transactions/card/sale', body: () => saleBody, goal: 0.3, prismRequired: false },
+  { label: 'customer read (GET)', method: 'GET', path: (id) => `/pay-api/v1/customers/${id}`, body: () => undefined, goal: 0.75, postgresGoal: 0.5, prismRequired: true },
+  { label: 'customer create (POST)', method: 'POST', path: () => '/pay-api/v1/customers', body: () => customerBody, goal: 0.45, postgresGoal: 0.35, prismRequired: true },
+  { label: 'ACH debit create (POST)', method: 'POST', path: () => '/pay-api/v1/transactions/ach/payment', body: achBody, goal: 0.35, postgresGoal: 0.25, prismRequired: false },
+  { label: 'card sale (POST)', method: 'POST', path: () => '/pay-api/v1/transactions/card/sale', body: () => saleBody, goal: 0.35, postgresGoal: 0.25, prismRequired: false },
 ];
 export const PRISM_GOAL = 4;
 
