@@ -168,3 +168,9 @@ export function locked<Q extends Knex.QueryBuilder>(tx: Knex, query: Q, options:
 export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: Record<string, string | number>, options: LockOptions = {}): Promise<Row | undefined> {
   return (await locked(tx, tx(table).where(where).first(), options)) as Row | undefined;
 }
+
+/** Reads the rows of the given ids and locks them (as `lockRow`), in id order: two callers locking overlapping sets never deadlock. */
+export async function lockRows<Row>(tx: Knex.Transaction, table: string, ids: readonly string[], options: LockOptions = {}): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  return (await locked(tx, tx(table).whereIn('id', [...ids]).orderBy('id').select('*'), options)) as Row[];
+}

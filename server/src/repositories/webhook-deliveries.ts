@@ -127,23 +127,51 @@ export interface AttemptRecord {
   responseExcerpt: string | null;
 }
 
+/** The columns a move of a delivery writes, each with the SQL type its bound value is cast to. */
+const MOVED: readonly (readonly [column: string, type: 'varchar(24)' | 'integer', value: (d: DeliveryRecord) => string | number | null])[] = [
+  ['status', 'varchar(24)', (d) => d.status],
+  ['attempt_number', 'integer', (d) => d.attemptNumber],
+  ['next_retry_at', 'varchar(24)', (d) => d.nextRetryAt],
+  ['last_attempt_at', 'varchar(24)', (d) => d.lastAttemptAt],
+  ['response_status_code', 'integer', (d) => d.responseStatusCode],
+  ['response_duration_ms', 'integer', (d) => d.responseDurationMs],
+];
+
 /**
- * Writes a delivery's state after a move of its machine (status, attempt number, next due time, the last
- * attempt's answer) and frees its lease; false when it is gone. Run it in the transaction that locked it.
+ * Writes deliveries' state after moves of their machine (status, attempt number, next due time, the last attempt's
+ * answer) and frees their leases: one statement for up to CHUNK of them (an UPDATE from a VALUES list, which
+ * both engines name column1, column2, ...). Returns how many rows it changed (fewer when some are gone). Run it
+ * in the transaction that locked them.
  */
-export async function changeDelivery(db: Knex, d: DeliveryRecord): Promise<boolean> {
-  return (await db('webhook_deliveries').where({ id: d.id }).update({
-    status: d.status, attempt_number: d.attemptNumber, next_retry_at: d.nextRetryAt, last_attempt_at: d.lastAttemptAt,
-    response_status_code: d.responseStatusCode, response_duration_ms: d.responseDurationMs, lease_until: null,
-  })) > 0;
+export async function changeDeliveries(db: Knex, deliveries: readonly DeliveryRecord[]): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < deliveries.length; i += CHUNK) {
+    const chunk = deliveries.slice(i, i + CHUNK);
+    // Every value cast: PostgreSQL types a VALUES list by its first row, and a null there has no type.
+    const row = `(cast(? as varchar(36)), ${MOVED.map(([, type]) => `cast(? as ${type})`).join(', ')})`;
+    const sets = MOVED.map(([column], n) => `${column} = v.column${String(n + 2)}`).join(', ');
+    changed += await db.raw(
+      `update webhook_deliveries set ${sets}, lease_until = null from (values ${chunk.map(() => row).join(', ')}) as v where webhook_deliveries.id = v.column1`,
+      chunk.flatMap((d) => [d.id, ...MOVED.map(([, , value]) => value(d))]),
+    ).then((result: unknown) => rowsChanged(result));
+  }
+  return changed;
 }
 
-/** Records an attempt (the delivery's history), in the transaction of the delivery's change. */
-export async function insertAttempt(db: Knex, attempt: AttemptRecord): Promise<void> {
-  await db('webhook_attempts').insert({
-    id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
-    response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
-  });
+/** The row count of a raw UPDATE's result (pg: rowCount; better-sqlite3 through Knex: changes). */
+function rowsChanged(result: unknown): number {
+  const r = result as { rowCount?: unknown; changes?: unknown } | undefined;
+  return Number(r?.rowCount ?? r?.changes ?? 0);
+}
+
+/** Records attempts (the deliveries' history), in the transaction of the deliveries' change: one statement for up to CHUNK. */
+export async function insertAttempts(db: Knex, attempts: readonly AttemptRecord[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += CHUNK) {
+    await db('webhook_attempts').insert(attempts.slice(i, i + CHUNK).map((attempt) => ({
+      id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
+      response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
+    })));
+  }
 }
 
 export async function attemptsOf(db: Knex, deliveryId: string): Promise<AttemptRecord[]> {

@@ -23,8 +23,12 @@ export interface DeliveryChange {
   readonly attemptNumber: number;
   /** When the next attempt falls due (business time of the merchant); null when none will. */
   readonly nextRetryAt: string | null;
-  /** The attempt the move records (the delivery's history); none when it fails without one. */
-  readonly attempt?: Omit<AttemptRecord, 'deliveryId' | 'attemptedOn'>;
+  /**
+   * The attempt the move records (the delivery's history); none when it fails without one. Made at
+   * `attemptedOn` when given (attempts recorded together were made at their own business times), else at the
+   * move's time.
+   */
+  readonly attempt?: Omit<AttemptRecord, 'deliveryId' | 'attemptedOn'> & { readonly attemptedOn?: string };
 }
 
 const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, DeliveryChange, engine.InTransaction, NewDelivery> = {
@@ -43,24 +47,21 @@ const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, Deli
     return stored;
   },
   apply: async (db, moves, at) => {
-    const afters: DeliveryRecord[] = [];
-    for (const { record, row, change } of moves) {
+    const afters = moves.map(({ record, row, change }): DeliveryRecord => {
       const made = change.attempt;
-      const after: DeliveryRecord = {
+      return {
         ...record, status: row.to, attemptNumber: change.attemptNumber, nextRetryAt: change.nextRetryAt,
-        ...(made ? { lastAttemptAt: iso(at), responseStatusCode: made.responseStatusCode, responseDurationMs: made.durationMs } : {}),
+        ...(made ? { lastAttemptAt: made.attemptedOn ?? iso(at), responseStatusCode: made.responseStatusCode, responseDurationMs: made.durationMs } : {}),
       };
-      // The record was locked when it was read, so only a caller that did not lock it gets here.
-      if (!(await repo.changeDelivery(db, after))) throw new ApiError('internal_error', { details: `delivery ${record.id} changed under a transition` });
-      afters.push(after);
-    }
+    });
+    // The records were locked when they were read, so only a caller that did not lock them gets here.
+    const changed = await repo.changeDeliveries(db, afters);
+    if (changed !== afters.length) throw new ApiError('internal_error', { details: `${String(afters.length - changed)} of ${String(afters.length)} deliveries changed under a transition` });
     return afters;
   },
   remove: () => Promise.reject(new ApiError('internal_error', { details: 'a delivery is never removed by a transition' })),
   history: async (db, moved, at) => {
-    for (const { after, change } of moved) {
-      if (change.attempt) await repo.insertAttempt(db, { ...change.attempt, deliveryId: after.id, attemptedOn: iso(at) });
-    }
+    await repo.insertAttempts(db, moved.flatMap(({ after, change }) => (change.attempt ? [{ ...change.attempt, deliveryId: after.id, attemptedOn: change.attempt.attemptedOn ?? iso(at) }] : [])));
   },
   eventData: () => Promise.reject(new ApiError('internal_error', { details: 'a delivery emits no event' })),
 };

@@ -11,7 +11,7 @@ import type { WebhookEventName } from '../../../generated/webhooks.ts';
 import { ApiError } from '../platform/errors.ts';
 import { recordEvents, type EventData, type OutboxEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
-import { lockRow } from '../platform/transaction.ts';
+import { lockRow, lockRows } from '../platform/transaction.ts';
 import type { Tx } from '../platform/scope.ts';
 
 /** A row of a generated state machine table, whose event is one of the spec's. */
@@ -141,6 +141,14 @@ export const permits = <F extends AnyFamily>(f: F, record: RecordOf<F>, trigger:
 export async function lock<F extends AnyFamily>(scope: InTransaction, f: F, where: Record<string, string | number>): Promise<RecordOf<F> | undefined> {
   const row = await lockRow<Record<string, unknown>>(scope.db, f.adapter.table, where);
   return row === undefined ? undefined : adapterOf(f).fromRow(row);
+}
+
+/**
+ * Locks the records of the given ids (one statement, through the one lock helper); those gone are missing from
+ * the answer.
+ */
+export async function lockAll<F extends AnyFamily>(scope: InTransaction, f: F, ids: readonly string[]): Promise<RecordOf<F>[]> {
+  return (await lockRows<Record<string, unknown>>(scope.db, f.adapter.table, ids)).map((row) => adapterOf(f).fromRow(row));
 }
 
 /** The history entries and events of moves made together (many rows a statement). */

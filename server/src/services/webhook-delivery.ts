@@ -103,15 +103,32 @@ export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 't
   return { trigger: 'attempt.failed', attemptNumber: delivery.attemptNumber + 1, nextRetryAt: iso(new Date(at.getTime() + delay)) };
 }
 
+/** What a claimed delivery's attempt (or its failure without one) leaves to record: its move at its time. */
+export interface Attempted {
+  readonly delivery: DeliveryRecord;
+  readonly trigger: WebhookDeliveryTrigger;
+  readonly change: DeliveryChange;
+  /** The attempt's outcome; none when the delivery failed without one (its webhook inactive or deleted). */
+  readonly outcome?: Outcome;
+}
+
 /**
- * Moves the delivery through its machine at `at`, in a transaction of its own: locked first, so a concurrent
- * removal waits; a delivery removed meanwhile (its sandbox merchant deleted or reset while the attempt was in
+ * Records attempts in one transaction: their deliveries locked in one statement, then moved through their
+ * machine a trigger at a time (the adapter writes each trigger's deliveries in one statement, their attempts in
+ * another). A delivery removed meanwhile (its sandbox merchant deleted or reset while the attempt was in
  * flight) changes nothing, and its attempt is dropped.
  */
-async function move(db: Deps['db'], id: string, trigger: WebhookDeliveryTrigger, at: Date, changeOf: (locked: DeliveryRecord) => DeliveryChange): Promise<void> {
+export async function recordAttempts(db: Deps['db'], attempts: readonly Attempted[], at: Date): Promise<void> {
+  if (attempts.length === 0) return;
   await withTransaction(db, async (tx) => {
-    const locked = await engine.lock({ db: tx }, deliveryFamily, { id });
-    if (locked) await engine.transition({ db: tx }, deliveryFamily, locked, trigger, at, changeOf(locked));
+    const locked = new Map((await engine.lockAll({ db: tx }, deliveryFamily, attempts.map((a) => a.delivery.id))).map((d) => [d.id, d]));
+    const byTrigger = new Map<WebhookDeliveryTrigger, Attempted[]>();
+    for (const attempt of attempts) byTrigger.set(attempt.trigger, [...(byTrigger.get(attempt.trigger) ?? []), attempt]);
+    for (const [trigger, group] of byTrigger) {
+      const changes = new Map(group.map((a) => [a.delivery.id, a.change]));
+      const records = group.flatMap((a) => locked.get(a.delivery.id) ?? []);
+      await engine.transitionAll({ db: tx }, deliveryFamily, records, trigger, at, (record) => changes.get(record.id) ?? failedUnattempted(record));
+    }
   });
 }
 
@@ -123,26 +140,33 @@ export async function attemptsOf(db: Deps['db'], deliveries: readonly DeliveryRe
   };
 }
 
-/** Makes the attempt of a claimed delivery at business time `at` and records it. Returns whether one was made. */
-export async function attemptDelivery(
+/**
+ * Makes the attempt of a claimed delivery at business time `at` (nothing is written): what to record. Its
+ * webhook inactive or deleted when the attempt falls due, it fails without an attempt (its number the last one
+ * made, 1 when none was), and nothing is sent.
+ */
+export async function makeAttempt(
   deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
-): Promise<Outcome | undefined> {
+): Promise<Attempted> {
   const { endpoints, events } = loaded ?? (await attemptsOf(deps.db, [delivery]));
   const target = endpoints.get(delivery.endpointId);
   const event = events.get(delivery.eventId);
-  if (!target || target.deleted || !target.isActive || !event) {
-    // Inactive (or deleted) when the attempt falls due: Failed without an attempt (its number is the last one
-    // made, 1 when none was); nothing is queued.
-    await move(deps.db, delivery.id, 'webhook.unavailable', at, failedUnattempted);
-    return undefined;
-  }
+  if (!target || target.deleted || !target.isActive || !event) return { delivery, trigger: 'webhook.unavailable', change: failedUnattempted(delivery) };
   const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));
   const { trigger, ...next } = afterAttempt(delivery, outcome.ok, at);
-  await move(deps.db, delivery.id, trigger, at, () => ({
-    ...next,
-    attempt: { attemptNumber: delivery.attemptNumber, responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt },
-  }));
-  return outcome;
+  return {
+    delivery, trigger, outcome,
+    change: { ...next, attempt: { attemptNumber: delivery.attemptNumber, attemptedOn: iso(at), responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt } },
+  };
+}
+
+/** Makes the attempt of a claimed delivery at business time `at` and records it. Returns its outcome, if one was made. */
+export async function attemptDelivery(
+  deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
+): Promise<Outcome | undefined> {
+  const attempted = await makeAttempt(deps, delivery, at, loaded);
+  await recordAttempts(deps.db, [attempted], at);
+  return attempted.outcome;
 }
 
 /**
@@ -174,7 +198,8 @@ export async function deliverDue(scope: Scope, until: Date): Promise<number> {
     const claimed = await claimDeliveries(scope, until, wallNow, 50);
     if (claimed.length === 0) return attempts;
     const loaded = await attemptsOf(scope.db, claimed);
-    const made = await Promise.all(claimed.map((d) => attemptDelivery(scope, d, attemptTimeOf(scope, d, until), loaded)));
-    attempts += made.filter((m) => m !== undefined).length;
+    const made = await Promise.all(claimed.map((d) => makeAttempt(scope, d, attemptTimeOf(scope, d, until), loaded)));
+    await recordAttempts(scope.db, made, until);
+    attempts += made.filter((m) => m.outcome !== undefined).length;
   }
 }
