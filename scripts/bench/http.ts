@@ -304,7 +304,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-bench-http-'));
   onCleanup('temp dir', () => { rmSync(dir, { recursive: true, force: true }); return Promise.resolve(); });
   try {
-    console.log(`HTTP benchmark, issue 13 (Performance), ${new Date().toISOString()}`);
+    console.log(`HTTP benchmark, issues 13 and 25 (Performance), ${new Date().toISOString()}`);
     console.log(`${wrkVersion()}, 2 threads, ${String(connections)} connections (mixed ${String(mixedConnections)}), ${String(seconds)} s a run after ${String(warmup)} s of warm-up, loopback; node ${process.version}, ${String(cpus().length)} CPUs, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
     console.log(`gateway: ${describeCheckout(gatewayRoot)}; hello-world and Prism: ${describeCheckout(root)}`);
     if (beforeRoot) console.log(`before: ${describeCheckout(beforeRoot)}`);

@@ -59,8 +59,8 @@ export const sandboxHandlers = {
     const tracked = context.instances.streams.track(context.disconnected());
     try {
       // A partner's token without x-merchant-id follows all its merchants (a new sandbox merchant's creation too).
-      const partnerWide = context.principal?.merchantId === null && !input.headers['x-merchant-id'];
-      const owner = partnerWide ? { partnerId: partnerOf(context) } : { merchantId: context.merchantId() };
+      const partnerId = context.partnerWide();
+      const owner = partnerId !== null ? { partnerId } : { merchantId: context.merchantId() };
       const items = await openEventStream(context, owner, { types: input.query.types, lastEventId: input.headers['last-event-id'], signal: tracked.signal });
       // The generated result types carry `body`; a stream carries `stream` (the router writes it as it comes).
       return {

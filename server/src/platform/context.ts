@@ -57,6 +57,8 @@ export interface ServerContext extends Services, Deps {
   readonly scope: readonly string[];
   /** The merchant this request acts on; a partner without `x-merchant-id` gets a 400. */
   merchantId(): string;
+  /** The partner when the request acts on all its merchants (its token, no `x-merchant-id`); else null. */
+  partnerWide(): string | null;
   /**
    * The scope of the merchant this request acts on (its business clock with it; the database handle of this
    * context, an idempotent request's transaction included); the same 400 as merchantId.
@@ -189,6 +191,7 @@ export function contextFactory(services: Services) {
         sourceAddress: services.addressOf(req),
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
+        partnerWide: () => null,
         merchant: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
         disconnected: disconnectedOf(res),
@@ -212,6 +215,7 @@ export function contextFactory(services: Services) {
       sourceAddress: services.addressOf(req),
       scope,
       merchantId: actingOn,
+      partnerWide: () => (principal.merchantId === null && acting === null ? principal.partnerId : null),
       // Opened from the context they are called on: an idempotent request's copy carries its transaction as `db`
       // (a scope of the pool would wait for the connection that transaction holds on SQLite).
       scopeOf(this: ServerContext, id: string): Promise<Scope> { return openMerchantScope(this, id); },
