@@ -3,7 +3,6 @@
 // never the engine (nor a sandbox clock advance, which only queues what fell due). Stopping it waits for
 // the attempts in flight.
 //
-//
 // Finished attempts are recorded together (group commit): while one batch is written, the attempts that finish
 // meanwhile queue and form the next, so an idle engine records each at once and a busy one writes many a
 // transaction, in a fixed number of statements (recordAttempts: one lock, one update and one insert a trigger).
