@@ -12,6 +12,8 @@ export const failedStarts: string[] = [];
 
 export interface Gateway extends Server {
   databaseUrl: string;
+  /** The credentials file the gateway wrote (its partner's key among them). */
+  credentialsFile: string;
   merchant: Merchant;
   /** Authorization and content-type headers with a token younger than five minutes (tokens live 15). */
   headers: () => Promise<Record<string, string>>;
@@ -74,7 +76,7 @@ export async function startGateway(label: string, options: { gatewayRoot: string
         return { authorization: `Bearer ${token.value}`, 'content-type': 'application/json' };
       };
       progress(`${label} is up at ${base} (log ${proc.log})`);
-      return { label, base, proc, databaseUrl, merchant, headers };
+      return { label, base, proc, databaseUrl, credentialsFile: credentials, merchant, headers };
     } catch (error) {
       await stop(proc);
       // A failed start is reported as one, not also as a crash during the measurements.
