@@ -24,11 +24,10 @@ export interface DeliveryChange {
   /** When the next attempt falls due (business time of the merchant); null when none will. */
   readonly nextRetryAt: string | null;
   /**
-   * The attempt the move records (the delivery's history); none when it fails without one. Made at
-   * `attemptedOn` when given (attempts recorded together were made at their own business times), else at the
-   * move's time.
+   * The attempt the move records (the delivery's history); none when it fails without one. It carries its own
+   * time: attempts recorded together were made at their own business times.
    */
-  readonly attempt?: Omit<AttemptRecord, 'deliveryId' | 'attemptedOn'> & { readonly attemptedOn?: string };
+  readonly attempt?: Omit<AttemptRecord, 'deliveryId'>;
 }
 
 const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, DeliveryChange, engine.InTransaction, NewDelivery> = {
@@ -46,12 +45,12 @@ const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, Deli
     if (!stored) throw new ApiError('internal_error', { details: `delivery ${id} is gone under its own creation` });
     return stored;
   },
-  apply: async (db, moves, at) => {
+  apply: async (db, moves) => {
     const afters = moves.map(({ record, row, change }): DeliveryRecord => {
       const made = change.attempt;
       return {
         ...record, status: row.to, attemptNumber: change.attemptNumber, nextRetryAt: change.nextRetryAt,
-        ...(made ? { lastAttemptAt: made.attemptedOn ?? iso(at), responseStatusCode: made.responseStatusCode, responseDurationMs: made.durationMs } : {}),
+        ...(made ? { lastAttemptAt: made.attemptedOn, responseStatusCode: made.responseStatusCode, responseDurationMs: made.durationMs } : {}),
       };
     });
     // The records were locked when they were read, so only a caller that did not lock them gets here.
@@ -60,8 +59,8 @@ const deliveries: engine.Adapter<DeliveryRecord, WebhookDeliveryTransition, Deli
     return afters;
   },
   remove: () => Promise.reject(new ApiError('internal_error', { details: 'a delivery is never removed by a transition' })),
-  history: async (db, moved, at) => {
-    await repo.insertAttempts(db, moved.flatMap(({ after, change }) => (change.attempt ? [{ ...change.attempt, deliveryId: after.id, attemptedOn: change.attempt.attemptedOn ?? iso(at) }] : [])));
+  history: async (db, moved) => {
+    await repo.insertAttempts(db, moved.flatMap(({ after, change }) => (change.attempt ? [{ ...change.attempt, deliveryId: after.id }] : [])));
   },
   eventData: () => Promise.reject(new ApiError('internal_error', { details: 'a delivery emits no event' })),
 };

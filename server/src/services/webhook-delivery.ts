@@ -6,6 +6,7 @@
 import type { WebhookDeliveryTrigger } from '../../../generated/state-machines.ts';
 import { signWebhook } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
+import { ApiError } from '../platform/errors.ts';
 import { postPinned } from '../platform/outbound-http.ts';
 import { findEvents, type StoredEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
@@ -107,6 +108,8 @@ export function afterAttempt(delivery: Pick<DeliveryRecord, 'attemptNumber' | 't
 export interface Attempted {
   readonly delivery: DeliveryRecord;
   readonly trigger: WebhookDeliveryTrigger;
+  /** The business time the attempt was made at (or found there was none to make). */
+  readonly at: Date;
   readonly change: DeliveryChange;
   /** The attempt's outcome; none when the delivery failed without one (its webhook inactive or deleted). */
   readonly outcome?: Outcome;
@@ -118,18 +121,30 @@ export interface Attempted {
  * another). A delivery removed meanwhile (its sandbox merchant deleted or reset while the attempt was in
  * flight) changes nothing, and its attempt is dropped.
  */
-export async function recordAttempts(db: Deps['db'], attempts: readonly Attempted[], at: Date): Promise<void> {
+export async function recordAttempts(db: Deps['db'], attempts: readonly Attempted[]): Promise<void> {
   if (attempts.length === 0) return;
   await withTransaction(db, async (tx) => {
     const locked = new Map((await engine.lockAll({ db: tx }, deliveryFamily, attempts.map((a) => a.delivery.id))).map((d) => [d.id, d]));
     const byTrigger = new Map<WebhookDeliveryTrigger, Attempted[]>();
-    for (const attempt of attempts) byTrigger.set(attempt.trigger, [...(byTrigger.get(attempt.trigger) ?? []), attempt]);
+    for (const attempt of attempts) {
+      const group = byTrigger.get(attempt.trigger);
+      if (group) group.push(attempt);
+      else byTrigger.set(attempt.trigger, [attempt]);
+    }
     for (const [trigger, group] of byTrigger) {
-      const changes = new Map(group.map((a) => [a.delivery.id, a.change]));
-      const records = group.flatMap((a) => locked.get(a.delivery.id) ?? []);
-      await engine.transitionAll({ db: tx }, deliveryFamily, records, trigger, at, (record) => changes.get(record.id) ?? failedUnattempted(record));
+      const moves = new Map(group.flatMap((a) => { const record = locked.get(a.delivery.id); return record ? [[record, a.change] as const] : []; }));
+      // Each change carries its attempt's own time; the move's time is the group's latest (no delivery row reads it).
+      const at = new Date(Math.max(...group.map((a) => a.at.getTime())));
+      await engine.transitionAll({ db: tx }, deliveryFamily, [...moves.keys()], trigger, at, (record) => changeOf(moves, record));
     }
   });
+}
+
+/** The change recorded for a locked delivery (every record given to transitionAll has one). */
+function changeOf(moves: ReadonlyMap<DeliveryRecord, DeliveryChange>, record: DeliveryRecord): DeliveryChange {
+  const change = moves.get(record);
+  if (!change) throw new ApiError('internal_error', { details: `no recorded attempt for delivery ${record.id}` });
+  return change;
 }
 
 /** What claimed deliveries need for their attempts, read in two queries for the whole batch. */
@@ -151,11 +166,11 @@ export async function makeAttempt(
   const { endpoints, events } = loaded ?? (await attemptsOf(deps.db, [delivery]));
   const target = endpoints.get(delivery.endpointId);
   const event = events.get(delivery.eventId);
-  if (!target || target.deleted || !target.isActive || !event) return { delivery, trigger: 'webhook.unavailable', change: failedUnattempted(delivery) };
+  if (!target || target.deleted || !target.isActive || !event) return { delivery, trigger: 'webhook.unavailable', at, change: failedUnattempted(delivery) };
   const outcome = await send(deps, target.endpointUrl, target.signingSecret, event.id, envelope(event));
   const { trigger, ...next } = afterAttempt(delivery, outcome.ok, at);
   return {
-    delivery, trigger, outcome,
+    delivery, trigger, at, outcome,
     change: { ...next, attempt: { attemptNumber: delivery.attemptNumber, attemptedOn: iso(at), responseStatusCode: outcome.statusCode, durationMs: outcome.durationMs, outcome: outcome.kind, responseExcerpt: outcome.excerpt } },
   };
 }
@@ -165,7 +180,7 @@ export async function attemptDelivery(
   deps: Pick<Deps, 'db' | 'config' | 'wall' | 'resolveHost'>, delivery: DeliveryRecord, at: Date, loaded?: { endpoints: Map<string, AnyEndpoint>; events: Map<string, StoredEvent> },
 ): Promise<Outcome | undefined> {
   const attempted = await makeAttempt(deps, delivery, at, loaded);
-  await recordAttempts(deps.db, [attempted], at);
+  await recordAttempts(deps.db, [attempted]);
   return attempted.outcome;
 }
 
@@ -199,7 +214,7 @@ export async function deliverDue(scope: Scope, until: Date): Promise<number> {
     if (claimed.length === 0) return attempts;
     const loaded = await attemptsOf(scope.db, claimed);
     const made = await Promise.all(claimed.map((d) => makeAttempt(scope, d, attemptTimeOf(scope, d, until), loaded)));
-    await recordAttempts(scope.db, made, until);
+    await recordAttempts(scope.db, made);
     attempts += made.filter((m) => m.outcome !== undefined).length;
   }
 }

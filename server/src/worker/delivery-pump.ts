@@ -19,15 +19,15 @@ const MAX_BATCH = 200;
 
 /** Records finished attempts, many a transaction: the ones that finish while a batch is written form the next. */
 export class AttemptRecorder {
-  private queue: { attempted: Attempted; at: Date; settle: (error?: unknown) => void }[] = [];
+  private queue: { attempted: Attempted; settle: (error?: unknown) => void }[] = [];
   private writing = false;
 
   constructor(private readonly db: Knex) {}
 
   /** Resolves once the attempt is recorded (committed), rejects when it could not be. */
-  record(attempted: Attempted, at: Date): Promise<void> {
+  record(attempted: Attempted): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ attempted, at, settle: (error) => { if (error === undefined) resolve(); else reject(error instanceof Error ? error : new Error('the attempt was not recorded', { cause: error })); } });
+      this.queue.push({ attempted, settle: (error) => { if (error === undefined) resolve(); else reject(error instanceof Error ? error : new Error('the attempt was not recorded', { cause: error })); } });
       if (!this.writing) void this.write();
     });
   }
@@ -37,13 +37,12 @@ export class AttemptRecorder {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        const latest = new Date(Math.max(...batch.map((b) => b.at.getTime())));
         try {
-          await recordAttempts(this.db, batch.map((b) => b.attempted), latest);
+          await recordAttempts(this.db, batch.map((b) => b.attempted));
           for (const b of batch) b.settle();
         } catch {
           // One attempt that cannot be recorded must not cost the others theirs: each alone, once.
-          for (const b of batch) await recordAttempts(this.db, [b.attempted], b.at).then(() => { b.settle(); }, (error: unknown) => { b.settle(error ?? new Error('not recorded')); });
+          for (const b of batch) await recordAttempts(this.db, [b.attempted]).then(() => { b.settle(); }, (error: unknown) => { b.settle(error ?? new Error('not recorded')); });
         }
       }
     } finally {
@@ -79,8 +78,7 @@ export class DeliveryPump {
       const claimed = await claimDeliveries(scope, times.of(merchantId), wallNow, room);
       const loaded = await attemptsOf(this.deps.db, claimed);
       for (const delivery of claimed) {
-        const at = attemptTimeOf(scope, delivery, times.of(merchantId));
-        const attempt = makeAttempt(scope, delivery, at, loaded).then((attempted) => this.recorder.record(attempted, at))
+        const attempt = makeAttempt(scope, delivery, attemptTimeOf(scope, delivery, times.of(merchantId)), loaded).then((attempted) => this.recorder.record(attempted))
           .catch((error: unknown) => { this.deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt failed to record; its lease lapses and it is tried again'); })
           .finally(() => { this.inFlight.delete(attempt); });
         this.inFlight.add(attempt);

@@ -78,14 +78,14 @@ describe.each(engines())('webhook attempts recorded together (%s)', (engine) => 
     }));
     const at = s.clock.now();
     const attempted = (d: repo.DeliveryRecord, outcome: string | null): Attempted => ({
-      delivery: d, trigger: 'attempt.succeeded',
+      delivery: d, trigger: 'attempt.succeeded', at,
       change: { attemptNumber: 1, nextRetryAt: null, attempt: { attemptNumber: 1, attemptedOn: at.toISOString(), responseStatusCode: 200, durationMs: 3, outcome: outcome as string, responseExcerpt: 'ok' } },
     });
     const [good, bad, removed, other] = deliveries as [repo.DeliveryRecord, repo.DeliveryRecord, repo.DeliveryRecord, repo.DeliveryRecord];
     await s.db('webhook_deliveries').where({ id: removed.id }).delete();
     const recorder = new AttemptRecorder(s.db);
     // outcome is NOT NULL: the batch's insert fails, and each is then recorded alone.
-    const results = await Promise.allSettled([attempted(good, 'ok'), attempted(bad, null), attempted(removed, 'ok'), attempted(other, 'ok')].map((a) => recorder.record(a, at)));
+    const results = await Promise.allSettled([attempted(good, 'ok'), attempted(bad, null), attempted(removed, 'ok'), attempted(other, 'ok')].map((a) => recorder.record(a)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     const status = async (id: string): Promise<string | undefined> => (await s.db('webhook_deliveries').where({ id }).first<{ status: string } | undefined>('status'))?.status;
     expect([await status(good.id), await status(bad.id), await status(removed.id), await status(other.id)]).toEqual(['Succeeded', 'Pending', undefined, 'Succeeded']);
