@@ -1,25 +1,14 @@
 // What `npm start` does before and after listening, shared by one process (main.ts) and the primary of several
 // (cluster.ts): migrate and create the demo data, pick the port, and announce the server with its credentials.
-import { createServer, type AddressInfo } from 'node:net';
 import type { ServerConfig } from './config.ts';
 import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials, type CredentialsFile } from './db/seed.ts';
+import { freePort } from './platform/free-port.ts';
 import type { Logger } from './platform/log.ts';
 import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
 import { systemClock } from './platform/time.ts';
 
 type Secrets = Awaited<ReturnType<typeof seedDemoData>>;
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => { resolve(port); });
-    });
-  });
-}
 
 /** The database brought to the latest version, with the demo data on first start (its secrets, once). */
 export async function prepareDatabase(config: ServerConfig): Promise<Secrets> {
