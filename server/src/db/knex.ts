@@ -4,6 +4,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Environment } from '../config.ts';
 import { migrationSource } from './migrations/index.ts';
+import { installSession } from './pg-session.ts';
 
 export type Database = Knex;
 
@@ -98,7 +99,14 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   return knex({
     client: 'pg',
     connection: url,
-    pool: { min: 0, max: 10 },
+    pool: {
+      min: 0,
+      max: 10,
+      afterCreate: (conn: Parameters<typeof installSession>[0], done: (err: Error | null, conn: unknown) => void) => {
+        installSession(conn);
+        done(null, conn);
+      },
+    },
     ...(options.schema ? { searchPath: [options.schema] } : {}),
   });
 }

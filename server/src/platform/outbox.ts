@@ -7,8 +7,7 @@ import type { Knex } from 'knex';
 import { findEventRows, insertEvent, insertEvents } from '../repositories/outbox.ts';
 import { apiSpec, webhookEventProblems } from '../../../generated/index.ts';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
-import { insertScheduled } from '../repositories/webhook-deliveries.ts';
-import { activeEndpoints } from '../repositories/webhook-endpoints.ts';
+import { insertFanOut } from '../repositories/webhook-deliveries.ts';
 
 /** The `data` of an event type, as the spec's payload schema types it. */
 export type EventData<T extends WebhookEventName> = Extract<WebhookEvent, { type: T }>['data'];
@@ -49,10 +48,7 @@ async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
   const byMerchant = new Map<string, Row[]>();
   for (const row of rows) byMerchant.set(row.merchant_id, [...(byMerchant.get(row.merchant_id) ?? []), row]);
   for (const [merchantId, events] of byMerchant) {
-    const endpoints = await activeEndpoints(trx, merchantId);
-    if (endpoints.length === 0) continue;
-    await insertScheduled(trx, events.flatMap((e) => endpoints.filter((p) => p.eventTypes.includes(e.type))
-      .map((p) => ({ merchantId, endpointId: p.id, eventId: e.id, eventType: e.type, at: e.occurred_on }))));
+    await insertFanOut(trx, merchantId, events.map((e) => ({ eventId: e.id, eventType: e.type, at: e.occurred_on })));
   }
 }
 

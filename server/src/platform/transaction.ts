@@ -3,6 +3,7 @@
 // rather than nesting, so the key, the effects, the events and the stored response commit together.
 import type { Knex } from 'knex';
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
+import { holdInsert } from '../db/pg-session.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
 type Task = (db: Knex) => Promise<void>;
@@ -173,4 +174,21 @@ export async function lockRow<Row>(tx: Knex.Transaction, table: string, where: R
 export async function lockRows<Row>(tx: Knex.Transaction, table: string, ids: readonly string[], options: LockOptions = {}): Promise<Row[]> {
   if (ids.length === 0) return [];
   return (await locked(tx, tx(table).whereIn('id', [...ids]).orderBy('id').select('*'), options)) as Row[];
+}
+
+/**
+ * An insert whose rows nothing in the transaction reads before its next statement: on PostgreSQL it is held and
+ * sent together with the transaction's other held inserts, as one statement, before its next statement or at
+ * its commit (db/pg-session.ts); elsewhere, and outside a transaction or inside a savepoint, it runs now. A
+ * broken constraint fails that later statement or the commit, and the whole transaction with it: hold only
+ * inserts of rows made here (new ids), never one whose failure the caller handles.
+ */
+export async function insertLater(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<void> {
+  if (db.isTransaction && isPostgres(db)) {
+    const native = query.toSQL().toNative();
+    // A transaction's client hands out the transaction's one connection.
+    const connection = await (db.client as { acquireConnection: () => Promise<object> }).acquireConnection();
+    if (holdInsert(connection, { text: native.sql, values: native.bindings })) return;
+  }
+  await query;
 }

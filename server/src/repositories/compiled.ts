@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 
 import { clientConfigOf } from '../db/knex.ts';
+import { insertLater } from '../platform/transaction.ts';
 
 const MARK = '\u0000pgw-value:';
 
@@ -26,14 +27,18 @@ function compile(query: Knex.QueryBuilder): Compiled {
   };
 }
 
-/** Runs a compiled statement with its named values (each one the statement takes must be given). */
-function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unknown>>): Promise<unknown> {
-  const bindings = compiled.bindings.map((b) => {
+/** The values of a compiled statement in its bindings' order (each one the statement takes must be given). */
+function bindingsOf(compiled: Compiled, values: Readonly<Record<string, unknown>>): Knex.RawBinding[] {
+  return compiled.bindings.map((b) => {
     if (b.kind === 'constant') return b.value;
     if (!(b.name in values)) throw new Error(`compiled query: no value for ${b.name}`);
     return values[b.name];
-  });
-  return db.raw(compiled.sql, bindings as Knex.RawBinding[]);
+  }) as Knex.RawBinding[];
+}
+
+/** Runs a compiled statement with its named values (each one the statement takes must be given). */
+function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unknown>>): Promise<unknown> {
+  return db.raw(compiled.sql, bindingsOf(compiled, values));
 }
 
 /**
@@ -81,20 +86,22 @@ export function compiledSelect<Values extends Record<string, string | number | b
 }
 
 /**
- * Inserts one row as `db(table).insert(row)` does (a column whose value is `undefined` gets Knex's literal for
- * it: DEFAULT, or NULL on SQLite), with the statement built once per table and set of columns.
+ * Inserts one new row as `db(table).insert(row)` does (a column whose value is `undefined` gets Knex's literal
+ * for it: DEFAULT, or NULL on SQLite), with the statement built once per table and set of columns. Inside a
+ * PostgreSQL transaction the insert is held and sent with the transaction's next statement (`insertLater`):
+ * for rows made here, whose insert the caller never expects to fail.
  */
 export async function insertRow(db: Knex, table: string, row: Readonly<Record<string, unknown>>): Promise<void> {
   const columns = Object.keys(row);
   // Keyed by table and the row's columns (those with a value, and those without).
   const key = `insert\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
   const compiled = statementOf(db, key, () => compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`])))));
-  await run(db, compiled, row);
+  await insertLater(db, db.raw(compiled.sql, bindingsOf(compiled, row)));
 }
 
-/** Inserts rows: one with `insertRow`'s kept statement, several in one statement built for them. */
+/** Inserts new rows (held as `insertRow`'s): one with its kept statement, several in one statement built for them. */
 export async function insertRows(db: Knex, table: string, rows: readonly Readonly<Record<string, unknown>>[]): Promise<void> {
   const [only] = rows;
   if (rows.length === 1 && only !== undefined) await insertRow(db, table, only);
-  else if (rows.length > 1) await db(table).insert(rows);
+  else if (rows.length > 1) await insertLater(db, db(table).insert(rows));
 }

@@ -123,13 +123,16 @@ function fieldColumns(fields: CustomerFields): Record<string, unknown> {
   };
 }
 
-export async function insertCustomer(db: Knex, customer: { id: string; merchantId: string; fields: CustomerFields; createdOn: string }): Promise<void> {
+export async function insertCustomer(db: Knex, customer: { id: string; merchantId: string; fields: CustomerFields; createdOn: string; firstPayment?: { amountCents: Cents; on: string } }): Promise<void> {
+  const first = customer.firstPayment;
   await insertRow(db, TABLE, {
     id: customer.id,
     merchant_id: customer.merchantId,
     ...fieldColumns(customer.fields),
     created_on: customer.createdOn,
     modified_on: customer.createdOn,
+    // A customer made for a payment starts with that payment counted (as countCustomerPayment counts one).
+    ...(first ? { transactions_count: 1, transactions_volume_cents: first.amountCents, last_transaction_on: first.on, last_transaction_amount_cents: first.amountCents } : {}),
   });
 }
 

@@ -3,7 +3,9 @@
 // times of the merchant; leases are wall-clock times.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { locked } from '../platform/transaction.ts';
+import { isPostgres } from '../db/knex.ts';
+import { insertLater, locked } from '../platform/transaction.ts';
+import { activeEndpoints } from './webhook-endpoints.ts';
 import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
 
 export type DeliveryStatus = 'Pending' | 'Succeeded' | 'Failed';
@@ -38,6 +40,29 @@ export const recordOf = (r: Row): DeliveryRecord => ({
 });
 
 const CHUNK = 200;
+
+/**
+ * The fan-out of a merchant's events: one Pending delivery, due at once, for each event and each active webhook
+ * of the merchant that selects its type now. On PostgreSQL one insert reads the webhooks itself, held with the
+ * events' own inserts (`insertLater`: no round trip of its own); on SQLite the webhooks are read, then inserted.
+ */
+export async function insertFanOut(db: Knex, merchantId: string, events: readonly { eventId: string; eventType: string; at: string }[]): Promise<void> {
+  if (!isPostgres(db)) {
+    const endpoints = await activeEndpoints(db, merchantId);
+    if (endpoints.length === 0) return;
+    await insertScheduled(db, events.flatMap((e) => endpoints.filter((p) => p.eventTypes.includes(e.eventType))
+      .map((p) => ({ merchantId, endpointId: p.id, eventId: e.eventId, eventType: e.eventType, at: e.at }))));
+    return;
+  }
+  for (let i = 0; i < events.length; i += CHUNK) {
+    const chunk = events.slice(i, i + CHUNK);
+    await insertLater(db, db.raw(`insert into webhook_deliveries (id, merchant_id, endpoint_id, event_id, event_type, status, trigger_type, attempt_number, next_retry_at, created_on)
+      select gen_random_uuid()::text, e.merchant_id, e.id, v.event_id, v.event_type, 'Pending', 'Scheduled', 1, v.at, v.at
+        from (values ${chunk.map(() => '(?, ?, ?)').join(', ')}) as v (event_id, event_type, at)
+        join webhook_endpoints e on e.merchant_id = ? and e.is_active and e.deleted_on is null and jsonb_exists(e.event_types::jsonb, v.event_type)`,
+    [...chunk.flatMap((e) => [e.eventId, e.eventType, e.at]), merchantId]));
+  }
+}
 
 /** The fan-out of events: one Pending delivery per (event, endpoint), due at once; a repeat is ignored. */
 export async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {

@@ -19,7 +19,7 @@ import { nextBatchSlot } from './schedule.ts';
 import { achCommandResult, achResult, responseDescription, statusName } from './transaction-view.ts';
 import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
-import { sumCents, wireText, ZERO_CENTS } from '../platform/money.ts';
+import { type Cents, sumCents, wireText, ZERO_CENTS } from '../platform/money.ts';
 import type { Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
@@ -83,8 +83,11 @@ function newAccount(body: AchRequest, errors: Problems, holderKnown: boolean): (
   return { customerId: null, paymentMethodId: null, last4: body.accountNumber.slice(-4), routingNumber: body.routingNumber, magicCode: magicAccountCode(body.accountNumber), body };
 }
 
-/** The customer record the interface generates for a payment from new account details. */
-async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, now: string): Promise<string> {
+/**
+ * The customer record the interface generates for a payment from new account details; `counted`: the payment
+ * it starts with counted (a debit that is approved), as countPayment would count it.
+ */
+async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, now: string, counted: Cents | null): Promise<string> {
   const contact = body.contactInfo;
   const address = (a: AchRequest['billingAddress']): customers.AddressValue | null => (a ? {
     addressLine1: a.line1, addressLine2: a.line2 ?? null, city: a.city, zip: a.postalCode,
@@ -99,6 +102,7 @@ async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, 
       smsNotificationsEnabled: contact?.smsNotification ?? false, useBillingAsShipping: false,
       billingAddress: address(body.billingAddress), shippingAddress: address(body.shippingAddress ?? null),
     },
+    ...(counted === null ? {} : { firstPayment: { amountCents: counted, on: now } }),
   });
   return id;
 }
@@ -134,10 +138,15 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
     const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors, create.customerId !== undefined);
     if (Object.keys(errors).length > 0 || !account || !processor) throw new ApiError('validation_failed', { errors });
     const at = iso(now);
-    const customerId = create.customerId !== undefined ? create.customerId : account.customerId ?? await generateCustomer(tx, merchantId, body, at);
+    // The reads first: on PostgreSQL the writes that follow then go out together (platform/transaction.ts).
     const limit = await limitCents(tx, merchantId);
     const code = limit !== null && cents > limit ? '102' : '000';
     const approved = code === '000';
+    const counts = approved && create.typeId === TransactionType.AchDebit;
+    // The caller's customer (an invoice's, or none), the stored account's, or one generated for this payment.
+    const generated = create.customerId === undefined && account.customerId === null;
+    const customerId = generated ? await generateCustomer(tx, merchantId, body, at, counts ? cents : null)
+      : create.customerId !== undefined ? create.customerId : account.customerId;
     const record: TransactionRecord = {
       id: randomUUID(), merchantId, paymentMethodTypeId: PaymentMethodType.ElectronicCheck, typeId: create.typeId,
       statusId: approved ? AchTransactionStatus.Scheduled : AchTransactionStatus.Failed,
@@ -155,7 +164,8 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
       settlementBatchId: null,
     };
     await engine.create({ db: tx }, achFamily, record, create.typeId === TransactionType.AchDebit ? 'createAchDebit' : 'createAchCredit', now, {}, { responseCode: code });
-    if (approved && create.typeId === TransactionType.AchDebit) await countPayment(tx, record, cents);
+    // A generated customer was inserted with this payment counted.
+    if (counts && !generated) await countPayment(tx, record, cents);
     return record;
   });
 }

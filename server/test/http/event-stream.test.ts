@@ -261,6 +261,9 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     const st = await openStream(h0, '?types=api_key.created');
     const data = { clientId: 'pgw_ck_late', name: 'late', isActive: true, lastUsedAt: null, createdOn: new Date().toISOString() } as never;
     const slow = await s.db.transaction();
+    // It takes its transaction id first (as a request whose first write precedes its event does): its event, held
+    // until its commit (db/pg-session.ts), is then older than `early` in the stream's order.
+    await slow.raw('select pg_current_xact_id()');
     const late = await recordEvent(slow, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
     const early = await s.db.transaction(async (trx) => recordEvent(trx, { merchantId: s.merchantId(0), type: 'api_key.created', data, occurredOn: new Date().toISOString() }));
     await new Promise((r) => setTimeout(r, 800));

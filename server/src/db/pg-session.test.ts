@@ -1,0 +1,199 @@
+// PostgreSQL transactions that begin late and send held inserts together (pg-session.ts): what goes over the
+// wire, and that every transaction still means what it meant: it sees its own writes, a failure keeps nothing,
+// a savepoint fails alone, the connection is clean afterwards.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from './knex.ts';
+import { combine, isPlainRead } from './pg-session.ts';
+import { inSavepoint, insertLater, lockRow, transaction } from '../platform/transaction.ts';
+
+const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
+if (!postgresUrl) console.warn('\n*** SKIPPING pg-session.test.ts on PostgreSQL: PGW_TEST_DATABASE_URL is not set ***\n');
+
+describe('which statements may run before BEGIN', () => {
+  it('plain selects only: no lock, no function that acts', () => {
+    for (const text of ['select * from "t" where "id" = $1', 'SELECT count(*) as n from t', '  select coalesce(max(n), 0) from t join u on u.id = t.id', 'select * from "customers" where "name" ilike $1 limit $2']) {
+      expect(isPlainRead(text), text).toBe(true);
+    }
+    for (const text of [
+      'select * from "t" where "id" = $1 for update', 'select * from t for no key update skip locked', 'select * from t for share', 'select * from t FOR KEY SHARE',
+      'select pg_notify($1, $2)', 'select pg_advisory_xact_lock(1)', "select nextval('s')", 'select set_config($1, $2, true)', 'select txid_current()', 'select pg_current_xact_id()',
+      'insert into t values ($1)', 'update t set n = 1', 'delete from t', 'with x as (delete from t returning *) select * from x', 'BEGIN;', 'SAVEPOINT trx2;', 'lock table t',
+    ]) {
+      expect(isPlainRead(text), text).toBe(false);
+    }
+  });
+
+  it('combines held inserts into one statement, renumbering the values, and splits beyond 30,000 values', () => {
+    const [one, ...rest] = combine([{ text: 'insert into a (x) values ($1)', values: [1] }, { text: 'insert into b (x, y) values ($1, $2)', values: [2, 3] }, { text: 'insert into c (x) values ($1)', values: [4] }]);
+    expect(rest).toEqual([]);
+    expect(one).toEqual({ text: 'with h0 as (insert into a (x) values ($1)), h1 as (insert into b (x, y) values ($2, $3)) insert into c (x) values ($4)', values: [1, 2, 3, 4] });
+    const big = { text: 'insert into a (x) values ($1)', values: Array.from({ length: 20_000 }, () => 0) };
+    expect(combine([big, big, big]).map((s) => s.values.length)).toEqual([20_000, 20_000, 20_000]);
+  });
+});
+
+describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  let db: Database;
+  /** What reached the server from this file's connections, in order (the statements' texts). */
+  const sent: string[] = [];
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with apply
+  const original = pg.Client.prototype.query;
+
+  beforeAll(async () => {
+    // Seen beneath the session: the session binds the client's query when the pool creates a connection.
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      sent.push(typeof first === 'string' ? first : first.text ?? '');
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    db = createDatabase(postgresUrl ?? '', { schema });
+    await db.raw('create schema ??', [schema]);
+    await db.schema.createTable('parent', (t) => { t.string('id').primary(); t.integer('n').notNullable().defaultTo(0); });
+    await db.schema.createTable('item', (t) => { t.string('id').primary(); t.string('parent_id').notNullable().references('parent.id'); t.integer('n'); });
+  });
+  afterAll(async () => {
+    pg.Client.prototype.query = original;
+    await db.raw('drop schema ?? cascade', [schema]);
+    await db.destroy();
+  });
+  beforeEach(async () => {
+    await db('item').delete();
+    await db('parent').delete();
+    sent.length = 0;
+  });
+
+  const ours = (): string[] => sent.filter((text) => !/search_path|version\(\)/i.test(text));
+
+  it('reads, then held inserts: no BEGIN, one statement for every insert, atomic by itself', async () => {
+    await db('parent').insert({ id: 'p0' });
+    sent.length = 0;
+    await transaction(db, async (tx) => {
+      await tx('parent').where({ id: 'p0' }).first();
+      await insertLater(tx, tx('parent').insert({ id: 'p1' }));
+      await insertLater(tx, tx('item').insert({ id: 'i1', parent_id: 'p1', n: 1 }));
+      await insertLater(tx, tx('item').insert([{ id: 'i2', parent_id: 'p1', n: 2 }, { id: 'i3', parent_id: 'p0', n: 3 }]));
+    });
+    const texts = ours();
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toMatch(/^select/);
+    // The child refers to a parent inserted by the same statement: foreign keys are checked at its end.
+    expect(texts[1]).toMatch(/^with h0 as \(insert into "parent".*h1 as \(insert into "item".*\) insert into "item"/);
+    expect(await db('item').orderBy('id').pluck('id')).toEqual(['i1', 'i2', 'i3']);
+  });
+
+  it('sends held inserts before the next statement, so the transaction reads its own writes', async () => {
+    await transaction(db, async (tx) => {
+      await insertLater(tx, tx('parent').insert({ id: 'p1', n: 5 }));
+      expect(await tx('parent').where({ id: 'p1' }).first()).toMatchObject({ id: 'p1', n: 5 });
+      await insertLater(tx, tx('item').insert({ id: 'i1', parent_id: 'p1' }));
+      await tx('parent').where({ id: 'p1' }).update({ n: 6 });
+    });
+    expect(ours().map((t) => t.split(/[ ;]/)[0]?.toLowerCase())).toEqual(['begin', 'insert', 'select', 'insert', 'update', 'commit']);
+    expect(await db('parent').where({ id: 'p1' }).first()).toMatchObject({ n: 6 });
+  });
+
+  it('begins before a read that locks, and before a select that acts (pg_notify)', async () => {
+    await db('parent').insert({ id: 'p0' });
+    sent.length = 0;
+    await transaction(db, async (tx) => {
+      await lockRow(tx, 'parent', { id: 'p0' });
+      await tx.raw("select pg_notify('pgw_session_test', 'x')");
+    });
+    expect(ours().map((t) => t.split(/[ ;]/)[0]?.toLowerCase())).toEqual(['begin', 'select', 'select', 'commit']);
+    sent.length = 0;
+    await transaction(db, async (tx) => { await tx.raw("select pg_notify('pgw_session_test', 'x')"); });
+    expect(ours()[0]).toBe('BEGIN');
+  });
+
+  it('a held insert that breaks a constraint fails the commit, keeps nothing, and leaves the connection clean', async () => {
+    for (const lateRead of [false, true]) {
+      const attempt = transaction(db, async (tx) => {
+        await tx('parent').insert({ id: 'kept-not' });
+        await insertLater(tx, tx('item').insert({ id: 'orphan', parent_id: 'nobody' }));
+        if (lateRead) await tx('item').select('id');
+      });
+      await expect(attempt).rejects.toThrow(/foreign key/);
+      expect(await db('parent').pluck('id')).toEqual([]);
+      // Every connection of the pool is usable: none was left in an aborted transaction.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => transaction(db, async (tx) => {
+        await insertLater(tx, tx('parent').insert({ id: `after-${String(lateRead)}-${String(i)}` }));
+      })));
+      expect(await db('parent').count<{ count: string }[]>('* as count')).toEqual([{ count: '12' }]);
+      await db('parent').delete();
+    }
+  });
+
+  it('a transaction that only holds inserts and fails keeps none of them, however many statements they take', async () => {
+    const rows = Array.from({ length: 9_000 }, (_, i) => ({ id: `p${String(i)}`, n: i }));
+    const attempt = transaction(db, async (tx) => {
+      // 3 values a row: 27,000 values, then 27,000 more and a broken row: three statements.
+      await insertLater(tx, tx('parent').insert(rows));
+      await insertLater(tx, tx('parent').insert(rows.map((r) => ({ ...r, id: `q${r.id}` }))));
+      await insertLater(tx, tx('item').insert({ id: 'orphan', parent_id: 'nobody' }));
+    });
+    await expect(attempt).rejects.toThrow(/foreign key/);
+    expect(await db('parent').count<{ count: string }[]>('* as count')).toEqual([{ count: '0' }]);
+  });
+
+  it('sends held inserts again when a row they read went in a commit they waited for (their snapshot predates the wait)', async () => {
+    await db('parent').insert([{ id: 'anchor' }, { id: 'gone' }]);
+    // Another transaction holds the parent a child will refer to, and deletes a row the insert below reads.
+    const other = await db.transaction();
+    await other('parent').where({ id: 'anchor' }).forUpdate().first();
+    await other('parent').where({ id: 'gone' }).delete();
+    const mine = transaction(db, async (tx) => {
+      await insertLater(tx, tx('item').insert({ id: 'child', parent_id: 'anchor' }));
+      // As the fan-out does: the rows to insert are read by the insert itself.
+      await insertLater(tx, tx.raw("insert into item (id, parent_id) select 'of-' || id, id from parent where id = 'gone'"));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await other.commit();
+    await mine;
+    expect(await db('item').pluck('id')).toEqual(['child']);
+  });
+
+  it('a rollback drops what was held; nothing reaches the server', async () => {
+    const attempt = transaction(db, async (tx) => {
+      await insertLater(tx, tx('parent').insert({ id: 'p1' }));
+      throw new Error('changed my mind');
+    });
+    await expect(attempt).rejects.toThrow('changed my mind');
+    expect(ours()).toEqual([]);
+    expect(await db('parent').pluck('id')).toEqual([]);
+  });
+
+  it('holds nothing inside a savepoint: a failing insert there fails the savepoint alone', async () => {
+    await transaction(db, async (tx) => {
+      await insertLater(tx, tx('parent').insert({ id: 'outer' }));
+      await expect(inSavepoint(tx, async (sp) => {
+        await insertLater(sp, sp('item').insert({ id: 'orphan', parent_id: 'nobody' }));
+      })).rejects.toThrow(/foreign key/);
+      await inSavepoint(tx, async (sp) => { await insertLater(sp, sp('item').insert({ id: 'child', parent_id: 'outer' })); });
+    });
+    expect(await db('item').pluck('id')).toEqual(['child']);
+    expect(await db('parent').pluck('id')).toEqual(['outer']);
+  });
+
+  it('keeps the order of statements a transaction issues at once, and other transactions see nothing before the commit', async () => {
+    let seenOutside: unknown[] = ['unset'];
+    await transaction(db, async (tx) => {
+      await Promise.all([
+        insertLater(tx, tx('parent').insert({ id: 'a' })),
+        tx('parent').where({ id: 'a' }).first(),
+        insertLater(tx, tx('parent').insert({ id: 'b' })),
+      ]);
+      await tx('parent').select('id');
+      seenOutside = await db('parent').pluck('id');
+    });
+    expect(seenOutside).toEqual([]);
+    expect(await db('parent').orderBy('id').pluck('id')).toEqual(['a', 'b']);
+  });
+
+  it('runs an insert at once outside a transaction', async () => {
+    await insertLater(db, db('parent').insert({ id: 'now' }));
+    expect(await db('parent').pluck('id')).toEqual(['now']);
+  });
+});
