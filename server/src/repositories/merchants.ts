@@ -58,15 +58,45 @@ const processorsByMerchant = compiledSelect<{ merchantId: string }, {
   id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string;
 }>((db, v) => db('payment_processors').where({ merchant_id: v.merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }]));
 
+type ProcessorRow = { id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string };
+
+const processorOf = (r: ProcessorRow): ProcessorRecord => ({
+  id: r.id,
+  name: r.name,
+  isDefault: Boolean(r.is_default),
+  typeId: r.type_id === PaymentProcessorType.Eft ? PaymentProcessorType.Eft : PaymentProcessorType.CardProcessor,
+  settlementBatchTimeSlots: JSON.parse(r.settlement_batch_time_slots) as ProcessorRecord['settlementBatchTimeSlots'],
+});
+
 export async function processorsOf(db: Knex, merchantId: string): Promise<ProcessorRecord[]> {
-  const rows = await processorsByMerchant(db, { merchantId });
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    isDefault: Boolean(r.is_default),
-    typeId: r.type_id === PaymentProcessorType.Eft ? PaymentProcessorType.Eft : PaymentProcessorType.CardProcessor,
-    settlementBatchTimeSlots: JSON.parse(r.settlement_batch_time_slots) as ProcessorRecord['settlementBatchTimeSlots'],
-  }));
+  return (await processorsByMerchant(db, { merchantId })).map(processorOf);
+}
+
+/** What a payment reads of its merchant: the limit and the processors (in processorsOf's order). */
+export interface PaymentSetupRecord {
+  maxTransactionAmountCents: ReturnType<typeof centsOrNullOfColumn>;
+  processors: ProcessorRecord[];
+}
+
+/** A processor's columns, null for a merchant without processors (the left join's one row). */
+type SetupRow = { [K in keyof ProcessorRow]: ProcessorRow[K] | null } & { max_transaction_amount_cents: number | string | null };
+
+const setupByMerchant = compiledSelect<{ merchantId: string }, SetupRow>((db, v) => db('merchants as m')
+  .leftJoin('payment_processors as p', 'p.merchant_id', 'm.id')
+  .where({ 'm.id': v.merchantId })
+  .orderBy([{ column: 'p.type_id' }, { column: 'p.name' }])
+  .select('m.max_transaction_amount_cents', 'p.id', 'p.name', 'p.is_default', 'p.type_id', 'p.settlement_batch_time_slots'));
+
+/** The merchant's limit and processors in one statement; undefined for an unknown merchant. */
+export async function paymentSetupOf(db: Knex, merchantId: string): Promise<PaymentSetupRecord | undefined> {
+  const rows = await setupByMerchant(db, { merchantId });
+  const [first] = rows;
+  if (first === undefined) return undefined;
+  return {
+    maxTransactionAmountCents: centsOrNullOfColumn(first.max_transaction_amount_cents),
+    // A merchant without processors: one row, its processor columns null.
+    processors: rows.flatMap((r) => (r.id === null ? [] : [processorOf(r as ProcessorRow)])),
+  };
 }
 
 export interface ContactInfoRow {

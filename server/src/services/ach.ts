@@ -14,7 +14,7 @@ import { findPaymentMethod } from '../repositories/payment-methods.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { checkBankAccount, magicAccountCode } from './bank-accounts.ts';
 import { stateRef } from './customers.ts';
-import { amountCents, countPayment, limitCents, lockOwn, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
+import { amountCents, countPayment, lockOwn, paymentSetup, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { nextBatchSlot } from './schedule.ts';
 import { achCommandResult, achResult, responseDescription, statusName } from './transaction-view.ts';
 import * as engine from './engine.ts';
@@ -127,19 +127,18 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
   const cents = amountCents(body.amount);
   return withTransaction(scope.db, async (tx) => {
     const errors: Problems = {};
-    let processor;
-    try {
-      processor = await processorFor(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
-      Object.assign(errors, error.context.errors);
+    // The reads first: on PostgreSQL the writes that follow then go out together (platform/transaction.ts).
+    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId);
+    const processor = setup.processor instanceof ApiError ? undefined : setup.processor;
+    if (setup.processor instanceof ApiError) {
+      if (setup.processor.code !== 'validation_failed') throw setup.processor;
+      Object.assign(errors, setup.processor.context.errors);
     }
     const stored = body.paymentMethodId !== undefined && body.paymentMethodId !== null;
     const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors, create.customerId !== undefined);
     if (Object.keys(errors).length > 0 || !account || !processor) throw new ApiError('validation_failed', { errors });
     const at = iso(now);
-    // The reads first: on PostgreSQL the writes that follow then go out together (platform/transaction.ts).
-    const limit = await limitCents(tx, merchantId);
+    const limit = setup.limitCents;
     const code = limit !== null && cents > limit ? '102' : '000';
     const approved = code === '000';
     const counts = approved && create.typeId === TransactionType.AchDebit;

@@ -17,7 +17,7 @@ import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
 import { addCard } from './payment-methods.ts';
-import { amountCents, authorizationCode, countPayment, limitCents, lockOwn, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
+import { amountCents, authorizationCode, countPayment, lockOwn, paymentSetup, processorFor, refundableCents, refundedStatus, refusalText, sandboxed, uncountPayment } from './payments.ts';
 import { AUTHORIZATION_LIFETIME_MS, nextBatchSlot } from './schedule.ts';
 import { cardResult, responseDescription, statusName, type CommandOutcome } from './transaction-view.ts';
 import * as engine from './engine.ts';
@@ -119,12 +119,12 @@ export async function createCard(scope: Scope, trigger: Creation, body: PaymentR
     const errors: Problems = {};
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
     // The record, not only its id: an approved sale's settlement slot is read from it below.
-    let processor: ProcessorRecord | undefined;
-    try {
-      processor = await processorFor(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
-      Object.assign(errors, error.context.errors);
+    // The merchant's processors and limit in one read.
+    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId);
+    const processor: ProcessorRecord | undefined = setup.processor instanceof ApiError ? undefined : setup.processor;
+    if (setup.processor instanceof ApiError) {
+      if (setup.processor.code !== 'validation_failed') throw setup.processor;
+      Object.assign(errors, setup.processor.context.errors);
     }
     const card = await payingCard(tx, merchantId, body, now, errors);
     if (Object.keys(errors).length > 0 || !card || processor === undefined) throw new ApiError('validation_failed', { errors });
@@ -132,7 +132,7 @@ export async function createCard(scope: Scope, trigger: Creation, body: PaymentR
     const typeId = CREATION_TYPE[trigger];
     const cardCode = magicCodeOfCard(card);
     const answer = issuerAnswer({
-      cents, limitCents: await limitCents(tx, merchantId), expired: card.expired, cardCode, sandbox: sandboxed(scope),
+      cents, limitCents: setup.limitCents, expired: card.expired, cardCode, sandbox: sandboxed(scope),
       partialAllowed: trigger !== 'refundCardWithoutReference' && create.partialAllowed !== false,
     });
     const statusId = statusAfter(trigger, answer.code);

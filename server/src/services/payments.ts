@@ -7,7 +7,7 @@ import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { type Cents, minusCents, toCents } from '../platform/money.ts';
-import { findMerchant, merchantSettings, processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
+import { paymentSetupOf, processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { notFound } from '../platform/errors.ts';
@@ -20,7 +20,12 @@ export type Kind = PaymentMethodType;
 
 /** The merchant's processor of that kind: the one named (400 naming `field` otherwise), or its default. */
 export async function processorFor(db: Knex, merchantId: string, kind: Kind, requested: string | null | undefined, field = 'paymentProcessorId'): Promise<ProcessorRecord> {
-  const processors = (await processorsOf(db, merchantId)).filter((p) => p.typeId === kind);
+  return chooseProcessor(await processorsOf(db, merchantId), kind, requested, field);
+}
+
+/** processorFor among processors already read. */
+export function chooseProcessor(all: readonly ProcessorRecord[], kind: Kind, requested: string | null | undefined, field = 'paymentProcessorId'): ProcessorRecord {
+  const processors = all.filter((p) => p.typeId === kind);
   if (requested !== undefined && requested !== null) {
     const named = processors.find((p) => p.id === requested.toLowerCase());
     if (!named) throw invalid(field, `is not one of the merchant's ${kind === PaymentMethodType.Card ? 'card' : 'ACH (Eft)'} processors`);
@@ -31,10 +36,21 @@ export async function processorFor(db: Knex, merchantId: string, kind: Kind, req
   return chosen;
 }
 
-/** The merchant's maxTransactionAmount in cents, or null for none. */
-export async function limitCents(db: Knex, merchantId: string): Promise<Cents | null> {
-  const merchant = await findMerchant(db, merchantId);
-  return merchant === undefined ? null : merchantSettings(merchant).maxTransactionAmountCents;
+/**
+ * What a new payment reads of its merchant, in one statement: the processor of its kind (as processorFor: a
+ * refusal of the processor is a `validation_failed` to merge with the request's other problems) and the
+ * merchant's maxTransactionAmount in cents (null for none).
+ */
+export async function paymentSetup(db: Knex, merchantId: string, kind: Kind, requested: string | null | undefined): Promise<{ processor: ProcessorRecord | ApiError; limitCents: Cents | null }> {
+  const setup = await paymentSetupOf(db, merchantId);
+  let processor: ProcessorRecord | ApiError;
+  try {
+    processor = chooseProcessor(setup?.processors ?? [], kind, requested);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    processor = error;
+  }
+  return { processor, limitCents: setup?.maxTransactionAmountCents ?? null };
 }
 
 /** A request amount in cents; 400 naming the field when it rounds to nothing. */
