@@ -2,11 +2,11 @@
 // wire, and that every transaction still means what it meant: it sees its own writes, a failure keeps nothing,
 // a savepoint fails alone, the connection is clean afterwards.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from './knex.ts';
 import { combine, isPlainRead } from './pg-session.ts';
 import { inSavepoint, insertLater, lockRow, transaction } from '../platform/transaction.ts';
+import { spyOnStatements, type StatementSpy } from '../../test/pg-statements.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING pg-session.test.ts on PostgreSQL: PGW_TEST_DATABASE_URL is not set ***\n');
@@ -37,25 +37,20 @@ describe('which statements may run before BEGIN', () => {
 describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   let db: Database;
+  let spy: StatementSpy;
   /** What reached the server from this file's connections, in order (the statements' texts). */
-  const sent: string[] = [];
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with apply
-  const original = pg.Client.prototype.query;
+  let sent: string[] = [];
 
   beforeAll(async () => {
-    // Seen beneath the session: the session binds the client's query when the pool creates a connection.
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string };
-      sent.push(typeof first === 'string' ? first : first.text ?? '');
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
+    spy = spyOnStatements();
+    sent = spy.sent;
     db = createDatabase(postgresUrl ?? '', { schema });
     await db.raw('create schema ??', [schema]);
     await db.schema.createTable('parent', (t) => { t.string('id').primary(); t.integer('n').notNullable().defaultTo(0); });
     await db.schema.createTable('item', (t) => { t.string('id').primary(); t.string('parent_id').notNullable().references('parent.id'); t.integer('n'); });
   });
   afterAll(async () => {
-    pg.Client.prototype.query = original;
+    spy.restore();
     await db.raw('drop schema ?? cascade', [schema]);
     await db.destroy();
   });
