@@ -57,7 +57,7 @@ const ACTS = /\b(pg_\w+|nextval|setval|currval|lastval|set_config|txid_\w+|lo_\w
 export const isPlainRead = (text: string): boolean => SELECT.test(text) && !LOCKS.test(text) && !ACTS.test(text);
 
 /**
- * Failures after which held inserts that are a transaction of their own are sent again: their statement took
+ * Failures after which held inserts that are a transaction of their own (one statement) are sent again: their statement took
  * its snapshot before it waited for a lock, and what it read (a merchant's webhooks, for the fan-out) may have
  * gone in the commit it waited for (23503, foreign key), or it was a deadlock's victim (40P01). Nothing of it
  * was kept; sent again, it reads anew, as each statement of the transaction would have after that wait.
@@ -113,21 +113,11 @@ export function installSession(connection: PgConnection): void {
     const held = session.pending.splice(0);
     for (const statement of combine(held)) await run({ text: statement.text, values: statement.values });
   };
-  /** Held inserts as a transaction of their own: one statement (atomic by itself), or several in BEGIN/COMMIT. */
-  const commitAlone = async (statements: readonly Statement[]): Promise<void> => {
-    if (statements.length === 1 && statements[0]) {
-      await run(statements[0]);
-      return;
-    }
-    if (statements.length === 0) return;
-    await run({ text: 'BEGIN' });
-    try {
-      for (const statement of statements) await run(statement);
-      await run({ text: 'COMMIT' });
-    } catch (error) {
-      await run({ text: 'ROLLBACK' }).catch(() => undefined);
-      throw error;
-    }
+  /** The transaction is over: the connection goes back to the pool as it came. */
+  const end = (): void => {
+    session.state = 'idle';
+    session.depth = 0;
+    session.pending = [];
   };
   const begin = async (): Promise<void> => {
     await run({ text: 'BEGIN' });
@@ -143,30 +133,32 @@ export function installSession(connection: PgConnection): void {
     }
     if (session.state === 'held') {
       if (COMMIT.test(text)) {
-        const statements = combine(session.pending.splice(0));
-        session.state = 'idle';
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await commitAlone(statements);
-            return fake('COMMIT');
-          } catch (error) {
-            if (attempt >= ATTEMPTS || !RETRIED.has((error as { code?: unknown }).code as string)) throw error;
+        const [only, ...more] = combine(session.pending);
+        // Several statements (a very large batch) are atomic only together: they go inside BEGIN, below.
+        if (more.length === 0) {
+          // What the transaction wrote is one statement, atomic by itself (or nothing).
+          end();
+          for (let attempt = 1; only; attempt++) {
+            try {
+              await run(only);
+              break;
+            } catch (error) {
+              if (attempt >= ATTEMPTS || !RETRIED.has((error as { code?: unknown }).code as string)) throw error;
+            }
           }
+          return fake('COMMIT');
         }
-      }
-      if (ROLLBACK.test(text)) {
-        session.pending = [];
-        session.state = 'idle';
+      } else if (ROLLBACK.test(text)) {
+        end();
         return fake('ROLLBACK');
+      } else if (session.pending.length === 0 && isPlainRead(text)) {
+        return run(config);
       }
-      if (session.pending.length === 0 && isPlainRead(text)) return run(config);
       await begin();
     }
     // Open: held inserts go first.
     if (ROLLBACK.test(text)) {
-      session.pending = [];
-      session.state = 'idle';
-      session.depth = 0;
+      end();
       return run(config);
     }
     if (COMMIT.test(text)) {
@@ -174,13 +166,11 @@ export function installSession(connection: PgConnection): void {
         await flush();
       } catch (error) {
         // The transaction is aborted: end it here, since the commit Knex sent is not going out.
-        session.state = 'idle';
-        session.depth = 0;
+        end();
         await run({ text: 'ROLLBACK' }).catch(() => undefined);
         throw error;
       }
-      session.state = 'idle';
-      session.depth = 0;
+      end();
       return run(config);
     }
     await flush();

@@ -54,11 +54,9 @@ export async function clockOffsetOf(db: Knex, merchantId: string): Promise<numbe
   return Number(row?.clock_offset_ms ?? 0);
 }
 
-const processorsByMerchant = compiledSelect<{ merchantId: string }, {
-  id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string;
-}>((db, v) => db('payment_processors').where({ merchant_id: v.merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }]));
+interface ProcessorRow { id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string }
 
-type ProcessorRow = { id: string; name: string; is_default: boolean | number; type_id: number; settlement_batch_time_slots: string };
+const processorsByMerchant = compiledSelect<{ merchantId: string }, ProcessorRow>((db, v) => db('payment_processors').where({ merchant_id: v.merchantId }).orderBy([{ column: 'type_id' }, { column: 'name' }]));
 
 const processorOf = (r: ProcessorRow): ProcessorRecord => ({
   id: r.id,

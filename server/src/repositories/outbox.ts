@@ -1,8 +1,7 @@
 // The outbox's events (Knex only): written in the transaction of the change they report, read back by id
 // when a delivery sends them. The rules (the contract guard, the fan-out) are platform/outbox.ts.
 import type { Knex } from 'knex';
-import { insertLater } from '../platform/transaction.ts';
-import { insertRow } from './compiled.ts';
+import { insertRow, insertRows } from './compiled.ts';
 
 export interface EventRow { id: string; merchant_id: string; type: string; payload: string; occurred_on: string }
 
@@ -13,7 +12,7 @@ export async function insertEvent(trx: Knex, row: EventRow): Promise<void> {
 
 /** Many events, many rows a statement (a clock advance that settles thousands of transactions). */
 export async function insertEvents(trx: Knex, rows: readonly EventRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 200) await insertLater(trx, trx('outbox_events').insert(rows.slice(i, i + 200)));
+  for (let i = 0; i < rows.length; i += 200) await insertRows(trx, 'outbox_events', rows.slice(i, i + 200).map((row) => ({ ...row })));
 }
 
 export async function findEventRows(db: Knex, ids: readonly string[]): Promise<EventRow[]> {

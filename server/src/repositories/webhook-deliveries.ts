@@ -64,8 +64,8 @@ export async function insertFanOut(db: Knex, merchantId: string, events: readonl
   }
 }
 
-/** The fan-out of events: one Pending delivery per (event, endpoint), due at once; a repeat is ignored. */
-export async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {
+/** The fan-out's deliveries (SQLite), many rows a statement. */
+async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     await db('webhook_deliveries').insert(rows.slice(i, i + CHUNK).map((r) => ({
       id: randomUUID(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,

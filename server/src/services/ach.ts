@@ -128,12 +128,8 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
   return withTransaction(scope.db, async (tx) => {
     const errors: Problems = {};
     // The reads first: on PostgreSQL the writes that follow then go out together (platform/transaction.ts).
-    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId);
-    const processor = setup.processor instanceof ApiError ? undefined : setup.processor;
-    if (setup.processor instanceof ApiError) {
-      if (setup.processor.code !== 'validation_failed') throw setup.processor;
-      Object.assign(errors, setup.processor.context.errors);
-    }
+    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId, errors);
+    const { processor } = setup;
     const stored = body.paymentMethodId !== undefined && body.paymentMethodId !== null;
     const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors, create.customerId !== undefined);
     if (Object.keys(errors).length > 0 || !account || !processor) throw new ApiError('validation_failed', { errors });

@@ -12,7 +12,6 @@ import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
 import { findPaymentMethod } from '../repositories/payment-methods.ts';
-import type { ProcessorRecord } from '../repositories/merchants.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
@@ -120,12 +119,8 @@ export async function createCard(scope: Scope, trigger: Creation, body: PaymentR
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
     // The record, not only its id: an approved sale's settlement slot is read from it below.
     // The merchant's processors and limit in one read.
-    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId);
-    const processor: ProcessorRecord | undefined = setup.processor instanceof ApiError ? undefined : setup.processor;
-    if (setup.processor instanceof ApiError) {
-      if (setup.processor.code !== 'validation_failed') throw setup.processor;
-      Object.assign(errors, setup.processor.context.errors);
-    }
+    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId, errors);
+    const { processor } = setup;
     const card = await payingCard(tx, merchantId, body, now, errors);
     if (Object.keys(errors).length > 0 || !card || processor === undefined) throw new ApiError('validation_failed', { errors });
     const processorId = processor.id;

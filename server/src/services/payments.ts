@@ -37,20 +37,20 @@ export function chooseProcessor(all: readonly ProcessorRecord[], kind: Kind, req
 }
 
 /**
- * What a new payment reads of its merchant, in one statement: the processor of its kind (as processorFor: a
- * refusal of the processor is a `validation_failed` to merge with the request's other problems) and the
- * merchant's maxTransactionAmount in cents (null for none).
+ * What a new payment reads of its merchant, in one statement: the processor of its kind (as processorFor; a
+ * processor refused by name goes into `errors` with the request's other problems, and the processor is then
+ * undefined) and the merchant's maxTransactionAmount in cents (null for none).
  */
-export async function paymentSetup(db: Knex, merchantId: string, kind: Kind, requested: string | null | undefined): Promise<{ processor: ProcessorRecord | ApiError; limitCents: Cents | null }> {
+export async function paymentSetup(db: Knex, merchantId: string, kind: Kind, requested: string | null | undefined, errors: Record<string, string[]>): Promise<{ processor: ProcessorRecord | undefined; limitCents: Cents | null }> {
   const setup = await paymentSetupOf(db, merchantId);
-  let processor: ProcessorRecord | ApiError;
+  const limitCents = setup?.maxTransactionAmountCents ?? null;
   try {
-    processor = chooseProcessor(setup?.processors ?? [], kind, requested);
+    return { processor: chooseProcessor(setup?.processors ?? [], kind, requested), limitCents };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    processor = error;
+    if (!(error instanceof ApiError) || error.code !== 'validation_failed') throw error;
+    Object.assign(errors, error.context.errors);
+    return { processor: undefined, limitCents };
   }
-  return { processor, limitCents: setup?.maxTransactionAmountCents ?? null };
 }
 
 /** A request amount in cents; 400 naming the field when it rounds to nothing. */
