@@ -46,7 +46,11 @@ type Row = ReturnType<typeof rowOf>;
 /** One delivery per (event, subscribed active webhook of its merchant), in the events' transaction. */
 async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
   const byMerchant = new Map<string, Row[]>();
-  for (const row of rows) byMerchant.set(row.merchant_id, [...(byMerchant.get(row.merchant_id) ?? []), row]);
+  for (const row of rows) {
+    const events = byMerchant.get(row.merchant_id);
+    if (events) events.push(row);
+    else byMerchant.set(row.merchant_id, [row]);
+  }
   for (const [merchantId, events] of byMerchant) {
     await insertFanOut(trx, merchantId, events.map((e) => ({ eventId: e.id, eventType: e.type, at: e.occurred_on })));
   }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../db/knex.ts';
+import { spyOnStatements } from '../../test/pg-statements.ts';
 import { compiledSelect, insertRow, insertRows } from './compiled.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
@@ -71,6 +72,66 @@ describe.each(engines)('compiled queries on %s', (engine) => {
       await tx.rollback();
     }).catch(() => undefined);
     expect(await byId(db, { id: 'g' })).toEqual([]);
+  });
+
+  // Strings that a statement's text or JSON would have to escape: each must arrive as it was sent.
+  const awkward = ["it's", 'a "quote"', 'back\\slash \\u0041', '? ?? $1 $2 :name', 'line\nbreak\ttab', 'unicode \u00e9\u4e2d\ud83d\ude00', '', ' '];
+
+  it('insertRows stores many rows as the builder stores them: awkward strings, nulls, booleans, the columns it does not name at their default', async () => {
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({ id: `many-${String(i)}`, n: i % 7 === 0 ? null : i - 1_000, flag: i % 3 === 0 ? null : i % 2 === 0 }));
+    const withNotes = awkward.map((note, i) => ({ id: `awkward-${String(i)}`, n: 2_147_483_647 - i, flag: true, note }));
+    await insertRows(db, 'probe', rows);
+    await insertRows(db, 'probe', withNotes);
+    await db('probe').insert(rows.slice(0, 50).map((r) => ({ ...r, id: `builder-${r.id}` })));
+    const stored = await db('probe').whereLike('id', 'many-%').orderBy('id').select<Probe[]>('id', 'n', 'flag', 'note');
+    expect(stored).toHaveLength(2_500);
+    const byKey = new Map(stored.map((r) => [r.id, r]));
+    for (const row of rows) {
+      const got = byKey.get(row.id);
+      expect({ ...got, flag: got?.flag === null ? null : Boolean(got?.flag) }).toEqual({ ...row, note: 'kept' });
+    }
+    for (const row of rows.slice(0, 50)) expect({ ...byKey.get(row.id), id: '' }).toEqual({ ...await read(db, `builder-${row.id}`), id: '' });
+    for (const row of withNotes) expect((await read(db, row.id))?.note).toBe(row.note);
+    expect((await read(db, 'awkward-0'))?.n).toBe(2_147_483_647);
+  });
+
+  it('insertRows with rows of different columns, or a value left undefined, inserts as the builder does', async () => {
+    const rows = [{ id: 'mixed-a', n: 1, flag: true, note: 'given' }, { id: 'mixed-b', n: 2, flag: false }, { id: 'mixed-c', n: 3, flag: true, note: undefined }];
+    await insertRows(db, 'probe', rows);
+    await db('probe').insert(rows.map((r) => ({ ...r, id: `${r.id}-builder` })));
+    for (const row of rows) expect({ ...await read(db, row.id), id: row.id }).toEqual({ ...await read(db, `${row.id}-builder`), id: row.id });
+    expect((await read(db, 'mixed-a'))?.note).toBe('given');
+  });
+
+  it('insertRows in a transaction is seen by it and undone with it; a broken row fails the whole insert', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: `tx-${String(i)}`, n: i, flag: true, note: 'tx' }));
+    await db.transaction(async (tx) => {
+      await insertRows(tx, 'probe', rows);
+      expect(await tx('probe').where({ note: 'tx' }).count({ c: '*' }).first()).toEqual({ c: engine === 'postgres' ? '300' : 300 });
+      await tx.rollback();
+    }).catch(() => undefined);
+    expect(await db('probe').where({ note: 'tx' }).count({ c: '*' }).first()).toEqual({ c: engine === 'postgres' ? '0' : 0 });
+    // The last row repeats the first's id: nothing of the batch stays.
+    await expect(db.transaction(async (tx) => { await insertRows(tx, 'probe', [...rows, { id: 'tx-0', n: 0, flag: true, note: 'tx' }]); })).rejects.toThrow(/unique|UNIQUE|duplicate/);
+    expect(await db('probe').where({ note: 'tx' }).count({ c: '*' }).first()).toEqual({ c: engine === 'postgres' ? '0' : 0 });
+  });
+
+  it.runIf(engine === 'postgres')('on PostgreSQL, many rows of the same columns are one statement with their JSON as its one value', async () => {
+    // A handle of its own, opened after the spy: the session binds pg's query when the pool makes a connection.
+    const spy = spyOnStatements();
+    const own = createDatabase(postgresUrl ?? '', { schema });
+    try {
+      const rows = Array.from({ length: 10_000 }, (_, i) => ({ id: `json-${String(i)}`, n: i, flag: false, note: 'json' }));
+      spy.sent.length = 0;
+      await own.transaction(async (tx) => { await insertRows(tx, 'probe', rows); });
+      const inserts = spy.sent.filter((text) => /insert/i.test(text));
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0]).toMatch(/json_populate_recordset\(null::"probe", \$1::json\)/);
+      expect(await own('probe').where({ note: 'json' }).count({ c: '*' }).first()).toEqual({ c: '10000' });
+    } finally {
+      spy.restore();
+      await own.destroy();
+    }
   });
 
   it('a call without one of its values is refused before anything runs', async () => {

@@ -12,7 +12,7 @@ export async function insertEvent(trx: Knex, row: EventRow): Promise<void> {
 
 /** Many events, many rows a statement (a clock advance that settles thousands of transactions). */
 export async function insertEvents(trx: Knex, rows: readonly EventRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 200) await insertRows(trx, 'outbox_events', rows.slice(i, i + 200).map((row) => ({ ...row })));
+  await insertRows(trx, 'outbox_events', rows.map((row) => ({ ...row })));
 }
 
 export async function findEventRows(db: Knex, ids: readonly string[]): Promise<EventRow[]> {

@@ -2,6 +2,7 @@
 // integer cents; date-times fixed-width ISO text.
 import type { Knex } from 'knex';
 import type { PaymentMethodType } from '../../../generated/enums.ts';
+import { isPostgres } from '../db/knex.ts';
 import { insertRow, insertRows } from './compiled.ts';
 import { locked, lockRow } from '../platform/transaction.ts';
 import { type Cents, centsOrNullOfColumn } from '../platform/money.ts';
@@ -79,14 +80,17 @@ function columnsOf(values: Partial<TransactionRecord>): Record<string, unknown> 
 
 type Row = Record<string, unknown>;
 
+/** How each field is read from its column: taken once (a clock advance reads 10,000 records at a time). */
+const READS = (Object.entries(COLUMNS) as [keyof TransactionRecord, string][]).map(([key, column]) => ({
+  key, column, kind: CENTS.has(key) ? 'cents' as const : key === 'isFasterProcessing' ? 'boolean' as const : 'value' as const,
+}));
+
 export function recordOf(row: Row): TransactionRecord {
   const record: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(COLUMNS) as [keyof TransactionRecord, string][]) {
+  for (const { key, column, kind } of READS) {
     const value = row[column];
     // PostgreSQL returns bigint as text; SQLite booleans as 0/1.
-    if (CENTS.has(key)) record[key] = centsOrNullOfColumn(value as number | string | null | undefined);
-    else if (key === 'isFasterProcessing') record[key] = Boolean(value);
-    else record[key] = value ?? null;
+    record[key] = kind === 'cents' ? centsOrNullOfColumn(value as number | string | null | undefined) : kind === 'boolean' ? Boolean(value) : value ?? null;
   }
   return record as unknown as TransactionRecord;
 }
@@ -108,6 +112,8 @@ export async function lockTransaction(tx: Knex.Transaction, merchantId: string, 
 
 /** Changes every transaction of `ids` still in status `from` the same way; returns how many changed. */
 export async function changeTransactions(db: Knex, ids: readonly string[], from: number, changes: TransactionChanges): Promise<number> {
+  // PostgreSQL takes the ids as one array value: a clock advance moves 10,000 at once, 50 statements in chunks.
+  if (isPostgres(db)) return db('transactions').whereRaw('id = any(?)', [[...ids]]).andWhere({ status_id: from }).update(columnsOf(changes));
   let count = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     count += await db('transactions').whereIn('id', ids.slice(i, i + CHUNK)).andWhere({ status_id: from }).update(columnsOf(changes));
@@ -115,7 +121,7 @@ export async function changeTransactions(db: Knex, ids: readonly string[], from:
   return count;
 }
 
-/** Rows per statement of the batch forms (well under SQLite's bound on parameters). */
+/** Rows per statement of the batch forms on SQLite (well under its bound on parameters). */
 const CHUNK = 200;
 
 export interface HistoryEntry {
@@ -131,12 +137,10 @@ export interface HistoryEntry {
 
 /** Appends history entries, many rows a statement. */
 export async function addHistory(db: Knex, entries: readonly HistoryEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += CHUNK) {
-    await insertRows(db, 'transaction_history', entries.slice(i, i + CHUNK).map((entry) => ({
-      id: entry.id, transaction_id: entry.transactionId, from_status_id: entry.fromStatusId, to_status_id: entry.toStatusId,
-      trigger: entry.trigger, response_code: entry.responseCode, return_code: entry.returnCode, created_on: entry.createdOn,
-    })));
-  }
+  await insertRows(db, 'transaction_history', entries.map((entry) => ({
+    id: entry.id, transaction_id: entry.transactionId, from_status_id: entry.fromStatusId, to_status_id: entry.toStatusId,
+    trigger: entry.trigger, response_code: entry.responseCode, return_code: entry.returnCode, created_on: entry.createdOn,
+  })));
 }
 
 export async function historyOf(db: Knex, transactionId: string): Promise<HistoryEntry[]> {

@@ -79,7 +79,8 @@ export async function runDueAch(tx: Tx, records: readonly TransactionRecord[], a
   const run: AchRun = { submitted: 0, failed: 0, settled: 0, returned: 0, unchanged: [] };
   const toSubmit = records.filter((r) => r.dueAction === 'submit' && r.statusId === AchTransactionStatus.Scheduled);
   const toClear = records.filter((r) => r.dueAction === 'clear' && r.statusId === AchTransactionStatus.InProgress);
-  run.unchanged = records.filter((r) => !toSubmit.includes(r) && !toClear.includes(r));
+  const acting = new Set([...toSubmit, ...toClear]);
+  run.unchanged = records.filter((r) => !acting.has(r));
   for (const record of toSubmit.filter((r) => r.sandboxOutcome === '096')) if (await fail(tx, record, at)) run.failed += 1;
   const submitted = await engine.transitionAll({ db: tx }, achFamily, toSubmit.filter((r) => r.sandboxOutcome !== '096'), 'network.submit', at, submission(at));
   run.submitted = submitted.filter(Boolean).length;

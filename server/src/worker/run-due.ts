@@ -35,7 +35,11 @@ async function runAt(tx: Tx, merchantId: string, rows: readonly TransactionRecor
   counts.achReturned += ach.returned;
   const cards = rows.filter((r) => r.paymentMethodTypeId === PaymentMethodType.Card);
   const batches = new Map<string, TransactionRecord[]>();
-  for (const row of cards.filter(isSettleDue)) batches.set(row.processorId, [...(batches.get(row.processorId) ?? []), row]);
+  for (const row of cards.filter(isSettleDue)) {
+    const batch = batches.get(row.processorId);
+    if (batch) batch.push(row);
+    else batches.set(row.processorId, [row]);
+  }
   for (const [processorId, records] of batches) {
     const settled = await settleBatch(tx, merchantId, processorId, records, at);
     counts.cardSettled += settled;
