@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from './knex.ts';
-import { combine, isPlainRead } from './pg-session.ts';
-import { inSavepoint, insertLater, lockRow, transaction } from '../platform/transaction.ts';
+import { combine, isPlainRead, targetOf } from './pg-session.ts';
+import { inSavepoint, insertLater, lockRow, transaction, updateLater } from '../platform/transaction.ts';
 import { spyOnStatements, type StatementSpy } from '../../test/pg-statements.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
@@ -31,6 +31,18 @@ describe('which statements may run before BEGIN', () => {
     expect(one).toEqual({ text: 'with h0 as (insert into a (x) values ($1)), h1 as (insert into b (x, y) values ($2, $3)) insert into c (x) values ($4)', values: [1, 2, 3, 4] });
     const big = { text: 'insert into a (x) values ($1)', values: Array.from({ length: 20_000 }, () => 0) };
     expect(combine([big, big, big]).map((s) => s.values.length)).toEqual([20_000, 20_000, 20_000]);
+  });
+});
+
+describe('the table a held statement writes', () => {
+  it('is the name after INSERT INTO or UPDATE, quoted or not, a schema left off', () => {
+    expect(targetOf('insert into "customers" ("id") values ($1)')).toBe('customers');
+    expect(targetOf('insert into webhook_deliveries (id) select 1')).toBe('webhook_deliveries');
+    expect(targetOf('UPDATE "customers" set "n" = n + 1 where "id" = $1')).toBe('customers');
+    expect(targetOf('update Customers set n = 1')).toBe('customers');
+    expect(targetOf('update "s"."customers" set n = 1')).toBe('customers');
+    expect(targetOf('update s . "Odd""Name" set n = 1')).toBe('Odd"Name');
+    expect(targetOf('delete from customers')).toBeUndefined();
   });
 });
 
@@ -88,6 +100,49 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
     });
     expect(ours().map((t) => t.split(/[ ;]/)[0]?.toLowerCase())).toEqual(['begin', 'insert', 'select', 'insert', 'update', 'commit']);
     expect(await db('parent').where({ id: 'p1' }).first()).toMatchObject({ n: 6 });
+  });
+
+  it('holds an update of a table nothing held writes: it goes out with the inserts, and counts from the row as committed', async () => {
+    await db('parent').insert({ id: 'p0', n: 1 });
+    sent.length = 0;
+    await transaction(db, async (tx) => {
+      await tx('parent').where({ id: 'p0' }).first();
+      await insertLater(tx, tx('item').insert({ id: 'i1', parent_id: 'p0', n: 1 }));
+      await updateLater(tx, tx('parent').where({ id: 'p0' }).update({ n: tx.raw('n + 1') }));
+    });
+    const texts = ours();
+    expect(texts).toHaveLength(2);
+    expect(texts[1]).toMatch(/^with h0 as \(insert into "item".*\) update "parent" set "n" = n \+ 1/);
+    expect(await db('parent').where({ id: 'p0' }).first()).toMatchObject({ n: 2 });
+  });
+
+  it('runs an update at once when something held writes its table: it sees that row, and two updates of one row both count', async () => {
+    sent.length = 0;
+    await transaction(db, async (tx) => {
+      await insertLater(tx, tx('parent').insert({ id: 'p1', n: 1 }));
+      await updateLater(tx, tx('parent').where({ id: 'p1' }).update({ n: tx.raw('n + 1') }));
+      await updateLater(tx, tx('parent').where({ id: 'p1' }).update({ n: tx.raw('n + 10') }));
+      await updateLater(tx, tx('parent').where({ id: 'p1' }).update({ n: tx.raw('n + 100') }));
+    });
+    // +1 meets the held insert of its row: it runs after it. +10 is held; +100 meets it and runs after it.
+    expect(ours().map((t) => t.split(/[ ;]/)[0]?.toLowerCase())).toEqual(['begin', 'insert', 'update', 'update', 'update', 'commit']);
+    expect(await db('parent').where({ id: 'p1' }).first()).toMatchObject({ n: 112 });
+  });
+
+  it('a held counter update waits for a concurrent one and adds to what it committed (no lost increment)', async () => {
+    await db('parent').insert({ id: 'p0', n: 0 });
+    const bumps = Array.from({ length: 20 }, () => transaction(db, async (tx) => {
+      await updateLater(tx, tx('parent').where({ id: 'p0' }).update({ n: tx.raw('n + 1') }));
+    }));
+    await Promise.all(bumps);
+    expect(await db('parent').where({ id: 'p0' }).first()).toMatchObject({ n: 20 });
+  });
+
+  it('an update with RETURNING, or a delete, is never held', async () => {
+    await transaction(db, async (tx) => {
+      await expect(updateLater(tx, tx('parent').where({ id: 'x' }).update({ n: 1 }, ['id']))).rejects.toThrow(/RETURNING/);
+      await expect(updateLater(tx, tx('parent').where({ id: 'x' }).delete())).rejects.toThrow(/only inserts and updates/);
+    }).catch(() => undefined);
   });
 
   it('begins before a read that locks, and before a select that acts (pg_notify)', async () => {

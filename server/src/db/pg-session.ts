@@ -9,8 +9,8 @@
 //   function that acts (pg_notify, advisory locks, nextval...) is not plain: BEGIN goes out before it.
 // - Held inserts go out before any other statement of the transaction, so a later read sees them, in the order
 //   they were held (one statement of data-modifying WITH parts: they share a snapshot; foreign keys are checked
-//   at its end, so an insert may refer to a row another part inserts). Only inserts are held: two changes of
-//   one row in one statement would not see each other.
+//   at its end, so an insert may refer to a row another part inserts). Two changes of one row in one statement
+//   would not see each other, so an update is held only when nothing held writes its table (holdStatement).
 // - A transaction that only read and held inserts commits as one statement, which is atomic by itself.
 // - Inside a savepoint nothing is held, so a failing insert fails the savepoint, not its outer transaction.
 // A held insert that fails (a broken constraint) fails the statement that sent it, or the commit: the
@@ -198,14 +198,32 @@ export function installSession(connection: PgConnection): void {
   };
 }
 
+/** The table a statement writes: the name after INSERT INTO or UPDATE (a schema's name left off), or undefined. */
+const TARGET = /^\s*(?:insert\s+into|update)\s+(?:(?:"(?:[^"]|"")+"|[\w$]+)\s*\.\s*)?("(?:[^"]|"")+"|[\w$]+)/i;
+export function targetOf(text: string): string | undefined {
+  const name = TARGET.exec(text)?.[1];
+  if (name === undefined) return undefined;
+  return name.startsWith('"') ? name.slice(1, -1).replace(/""/g, '"') : name.toLowerCase();
+}
+
 /**
- * Holds an insert of the connection's open transaction until its next statement or its commit. False when it
+ * Holds a statement of the connection's open transaction until its next statement or its commit. False when it
  * cannot be held (no transaction, or inside a savepoint): the caller runs it at once.
+ * - An insert is always held.
+ * - An update is held only when no statement held already writes its table. Parts of one statement share a
+ *   snapshot, so an update held with an insert of its table would not see that row, and two updates of one row
+ *   would not see each other. Its row count is never known: hold only an update nobody counts (a counter's).
  */
-export function holdInsert(connection: object, statement: Statement): boolean {
+export function holdStatement(connection: object, statement: Statement): boolean {
   const session = sessions.get(connection);
   if (!session || session.state === 'idle' || session.depth > 0) return false;
-  if (!/^\s*insert\b/i.test(statement.text)) throw new Error('pg-session: only inserts are held');
+  if (/^\s*insert\b/i.test(statement.text)) {
+    session.pending.push(statement);
+    return true;
+  }
+  if (!/^\s*update\b/i.test(statement.text) || /\breturning\b/i.test(statement.text)) throw new Error('pg-session: only inserts and updates without RETURNING are held');
+  const table = targetOf(statement.text);
+  if (table === undefined || session.pending.some((held) => targetOf(held.text) === table)) return false;
   session.pending.push(statement);
   return true;
 }

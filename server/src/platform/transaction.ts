@@ -3,7 +3,7 @@
 // rather than nesting, so the key, the effects, the events and the stored response commit together.
 import type { Knex } from 'knex';
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
-import { holdInsert } from '../db/pg-session.ts';
+import { holdStatement } from '../db/pg-session.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
 type Task = (db: Knex) => Promise<void>;
@@ -184,11 +184,23 @@ export async function lockRows<Row>(tx: Knex.Transaction, table: string, ids: re
  * inserts of rows made here (new ids), never one whose failure the caller handles.
  */
 export async function insertLater(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<void> {
+  await later(db, query);
+}
+
+/**
+ * An update whose row count nobody reads (a counter's): held as `insertLater`'s inserts are, when nothing held
+ * already writes its table (db/pg-session.ts holdStatement); otherwise it runs now, after what is held.
+ */
+export async function updateLater(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<void> {
+  await later(db, query);
+}
+
+async function later(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<void> {
   if (db.isTransaction && isPostgres(db)) {
     const native = query.toSQL().toNative();
     // A transaction's client hands out the transaction's one connection.
     const connection = await (db.client as { acquireConnection: () => Promise<object> }).acquireConnection();
-    if (holdInsert(connection, { text: native.sql, values: native.bindings })) return;
+    if (holdStatement(connection, { text: native.sql, values: native.bindings })) return;
   }
   await query;
 }

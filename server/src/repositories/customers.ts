@@ -161,6 +161,20 @@ export async function findCustomerWithPaymentMethods(db: Knex, merchantId: strin
 }
 
 /**
+ * Whether the customer is the merchant's, and its stored payment method `paymentMethodId` (undefined when it has
+ * none of that id), in one query: a payment with a stored card or bank account reads both.
+ */
+const customerPaymentMethod = compiledSelect<{ id: string; merchantId: string; paymentMethodId: string }, Record<string, unknown>>((db, v) => db(`${TABLE} as c`)
+  .leftJoin('payment_methods as pm', function joinMethod() { this.on('pm.customer_id', '=', 'c.id').andOn('pm.id', '=', db.raw('?', [v.paymentMethodId])); })
+  .where({ 'c.id': v.id, 'c.merchant_id': v.merchantId })
+  .select('c.id', ...joinedColumns('pm', PM)));
+
+export async function findCustomerPaymentMethod(db: Knex, merchantId: string, id: string, paymentMethodId: string): Promise<{ method: StoredPaymentMethod | undefined } | undefined> {
+  const [row] = await customerPaymentMethod(db, { id, merchantId, paymentMethodId });
+  return row === undefined ? undefined : { method: joinedRecord(row, PM) };
+}
+
+/**
  * Locks the customer's row until the end of the transaction, so that two changes of one customer do not
  * interleave; false when the customer is not the merchant's.
  */

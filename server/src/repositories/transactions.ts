@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { PaymentMethodType } from '../../../generated/enums.ts';
 import { isPostgres } from '../db/knex.ts';
 import { insertRow, insertRows } from './compiled.ts';
-import { locked, lockRow } from '../platform/transaction.ts';
+import { locked, lockRow, updateLater } from '../platform/transaction.ts';
 import { type Cents, centsOrNullOfColumn } from '../platform/money.ts';
 
 export type DueAction = 'submit' | 'clear' | 'settle' | 'expire';
@@ -202,20 +202,20 @@ export async function previousBatchOn(db: Knex, merchantId: string, processorId:
 
 /** A customer's approved payment is counted on its record (transactionsCount, volume, last payment). */
 export async function countCustomerPayment(db: Knex, customerId: string, amountCents: Cents, on: string): Promise<void> {
-  await db('customers').where({ id: customerId }).update({
+  await updateLater(db, db('customers').where({ id: customerId }).update({
     transactions_count: db.raw('transactions_count + 1'),
     transactions_volume_cents: db.raw('transactions_volume_cents + ?', [amountCents]),
     last_transaction_on: on,
     last_transaction_amount_cents: amountCents,
-  });
+  }));
 }
 
 /** A counted payment that is voided, cancelled or returned no longer counts. */
 export async function uncountCustomerPayment(db: Knex, customerId: string, amountCents: Cents): Promise<void> {
-  await db('customers').where({ id: customerId }).update({
+  await updateLater(db, db('customers').where({ id: customerId }).update({
     transactions_count: db.raw('case when transactions_count > 0 then transactions_count - 1 else 0 end'),
     transactions_volume_cents: db.raw('case when transactions_volume_cents >= ? then transactions_volume_cents - ? else 0 end', [amountCents, amountCents]),
-  });
+  }));
 }
 
 /** Nothing more falls due for the transaction (its due action no longer applies to its status). */

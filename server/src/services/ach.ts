@@ -10,7 +10,6 @@ import { ApiError } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
-import { findPaymentMethod } from '../repositories/payment-methods.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { checkBankAccount, magicAccountCode } from './bank-accounts.ts';
 import { stateRef } from './customers.ts';
@@ -54,11 +53,12 @@ async function storedAccount(db: Knex, merchantId: string, body: AchRequest, err
     add(errors, 'customerId', 'is required with paymentMethodId');
     return undefined;
   }
-  if (!(await customers.findCustomer(db, merchantId, customerId))) {
+  const owner = await customers.findCustomerPaymentMethod(db, merchantId, customerId, paymentMethodId);
+  if (!owner) {
     add(errors, 'customerId', "is not one of the merchant's customers");
     return undefined;
   }
-  const method = await findPaymentMethod(db, customerId, paymentMethodId);
+  const { method } = owner;
   if (method?.kind !== 'bankAccount') {
     add(errors, 'paymentMethodId', "is not a stored bank account of the customer");
     return undefined;

@@ -11,7 +11,6 @@ import { type Cents, sumCents, toCents, wireText, ZERO_CENTS } from '../platform
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as customers from '../repositories/customers.ts';
-import { findPaymentMethod } from '../repositories/payment-methods.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { avsResultOf, cvvResultOf, issuerAnswer, magicCodeOfCard } from './card-outcomes.ts';
 import { cardTypeOf, isExpired, panMask, panProblem, securityCodeProblem } from './cards.ts';
@@ -48,7 +47,11 @@ async function payingCard(db: Knex, merchantId: string, body: PaymentRequest, no
     add(errors, body.card === undefined ? 'card' : 'paymentMethodId', 'give exactly one of card (a card entered now) and paymentMethodId (a stored card)');
     return undefined;
   }
-  if (customerId !== undefined && !(await customers.findCustomer(db, merchantId, customerId))) {
+  // A stored card is read with its customer, in one query.
+  const owner = customerId === undefined ? undefined
+    : body.card === undefined ? await customers.findCustomerPaymentMethod(db, merchantId, customerId, (body.paymentMethodId ?? '').toLowerCase())
+      : (await customers.findCustomer(db, merchantId, customerId)) && { method: undefined };
+  if (customerId !== undefined && !owner) {
     add(errors, 'customerId', "is not one of the merchant's customers");
     return undefined;
   }
@@ -75,7 +78,7 @@ async function payingCard(db: Knex, merchantId: string, body: PaymentRequest, no
     return undefined;
   }
   if (save) add(errors, 'savePaymentMethod', 'saves an entered card; a stored card is saved already');
-  const method = await findPaymentMethod(db, customerId, (body.paymentMethodId ?? '').toLowerCase());
+  const method = owner?.method;
   if (method?.kind !== 'card') {
     add(errors, 'paymentMethodId', 'is not a stored card of the customer');
     return undefined;

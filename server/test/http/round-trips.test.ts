@@ -1,10 +1,11 @@
-// What a request sends PostgreSQL (issue 25): a payment from details entered is two round trips, a customer
-// create one, with no BEGIN or COMMIT of their own (db/pg-session.ts). Seen beneath the session, at pg's client.
+// What a request sends PostgreSQL (issue 25): a payment from details entered is two round trips, one of a stored
+// card or bank account three, a customer create one, with no BEGIN or COMMIT of their own (db/pg-session.ts). Seen
+// beneath the session, at pg's client.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../harness.ts';
 import { spyOnStatements, type StatementSpy } from '../pg-statements.ts';
-import { ACH, CARD, achDebitBody, cardBody, type Headers } from './payment-helpers.ts';
+import { ACH, CARD, achDebitBody, card, cardBody, type Headers } from './payment-helpers.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING round-trips.test.ts: PGW_TEST_DATABASE_URL is not set (it counts PostgreSQL round trips) ***\n');
@@ -48,6 +49,46 @@ describe.skipIf(!postgresUrl)('round trips of a request on PostgreSQL', () => {
     const texts = await statementsOf(() => request(s.app).post(`${CARD}/sale`).set(h).send(cardBody()));
     expect(texts).toHaveLength(2);
     expect(texts[1]).toMatch(/^with h0 as \(insert into "transactions"/);
+  });
+
+  /** A customer of merchant 0 with a stored bank account and a stored card. */
+  async function storedMethods(): Promise<{ customerId: string; accountId: string; cardId: string }> {
+    const customer = await request(s.app).post('/pay-api/v1/customers').set(h).send({ firstName: 'Sam', lastName: 'Lee' });
+    const customerId = (customer.body as { id: string }).id;
+    const account = await request(s.app).post(`/pay-api/v1/customers/${customerId}/payment-methods/ach`).set(h).send({ accountNumber: '000111222333', routingNumber: '021000021', accountType: 1, accountHolderType: 1 });
+    const stored = await request(s.app).post(`/pay-api/v1/customers/${customerId}/payment-methods/cards`).set(h).send(card());
+    expect([account.status, stored.status], `${account.text} ${stored.text}`).toEqual([200, 200]);
+    return { customerId, accountId: (account.body as { id: string }).id, cardId: (stored.body as { id: string }).id };
+  }
+
+  /** The customer's counters as the API answers them. */
+  const countsOf = async (customerId: string): Promise<unknown> => {
+    const res = await request(s.app).get(`/pay-api/v1/customers/${customerId}`).set(h);
+    const body = res.body as { transactionsCount?: unknown; transactionsVolume?: unknown };
+    return { count: body.transactionsCount, volume: body.transactionsVolume };
+  };
+
+  it('an ACH debit of a stored bank account: the merchant, the customer with its account, then one statement that also counts the payment', async () => {
+    const { customerId, accountId } = await storedMethods();
+    const texts = await statementsOf(() => request(s.app).post(`${ACH}/payment`).set(h).send({ amount: 42, paymentProcessorId: s.secrets.merchants[0]?.achProcessorId, secCode: 3, requesterIPaddress: '2001:db8::1', paymentMethodId: accountId, customerId }));
+    expect(texts).toHaveLength(3);
+    expect(texts[1]).toMatch(/^select "c"\."id", "pm"\."id" as "pm__id"/);
+    expect(texts[2]).toMatch(/^with h0 as \(insert into "transactions"/);
+    expect(texts[2]).toMatch(/\) update "customers" set "transactions_count" = transactions_count \+ 1/);
+    // Both debits (statementsOf sends the request twice) were counted.
+    expect(await countsOf(customerId)).toEqual({ count: 2, volume: 84 });
+  });
+
+  it('a card sale of a stored card, and of a card entered for a customer: three each, the count in the last', async () => {
+    const { customerId, cardId } = await storedMethods();
+    const stored = await statementsOf(() => request(s.app).post(`${CARD}/sale`).set(h).send({ amount: 10, customerId, paymentMethodId: cardId }));
+    const entered = await statementsOf(() => request(s.app).post(`${CARD}/sale`).set(h).send({ ...cardBody(), amount: 5, customerId }));
+    for (const texts of [stored, entered]) {
+      expect(texts).toHaveLength(3);
+      expect(texts[2]).toMatch(/^with h0 as \(insert into "transactions".*update "customers" set "transactions_count"/);
+    }
+    expect(stored[1]).toMatch(/"pm"\."id" as "pm__id"/);
+    expect(await countsOf(customerId)).toEqual({ count: 4, volume: 30 });
   });
 
   it('a customer create: one insert', async () => {
