@@ -19,18 +19,23 @@ const byId = compiledSelect<{ id: string }, Probe>((db, v) => db('probe').where(
 const read = async (db: Database, id: string): Promise<Probe | undefined> =>
   (await db('probe').where({ id }).first<Probe | undefined>('id', 'n', 'flag', 'note'));
 
+/** The probe table, in a schema of its own on PostgreSQL. */
+async function createProbe(db: Database, schema: string | undefined): Promise<void> {
+  if (schema !== undefined) await db.raw('create schema ??', [schema]);
+  await db.schema.createTable('probe', (t) => {
+    t.string('id').primary();
+    t.integer('n');
+    t.boolean('flag');
+    t.string('note').defaultTo('kept');
+  });
+}
+
 describe.each(engines)('compiled queries on %s', (engine) => {
   let db: Database;
   const schema = `t_${randomBytes(6).toString('hex')}`;
   beforeAll(async () => {
     db = engine === 'postgres' ? createDatabase(postgresUrl ?? '', { schema }) : createDatabase('sqlite::memory:');
-    if (engine === 'postgres') await db.raw('create schema ??', [schema]);
-    await db.schema.createTable('probe', (t) => {
-      t.string('id').primary();
-      t.integer('n');
-      t.boolean('flag');
-      t.string('note').defaultTo('kept');
-    });
+    await createProbe(db, engine === 'postgres' ? schema : undefined);
   });
   afterAll(async () => {
     if (engine === 'postgres') await db.raw('drop schema ?? cascade', [schema]);
@@ -127,13 +132,7 @@ describe.skipIf(!postgresUrl)('insertRows on PostgreSQL', () => {
   let db: Database;
   beforeAll(async () => {
     db = createDatabase(postgresUrl ?? '', { schema });
-    await db.raw('create schema ??', [schema]);
-    await db.schema.createTable('probe', (t) => {
-      t.string('id').primary();
-      t.integer('n');
-      t.boolean('flag');
-      t.string('note').defaultTo('kept');
-    });
+    await createProbe(db, schema);
   });
   afterAll(async () => {
     await db.raw('drop schema ?? cascade', [schema]);

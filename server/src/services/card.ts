@@ -47,10 +47,8 @@ async function payingCard(db: Knex, merchantId: string, body: PaymentRequest, no
     add(errors, body.card === undefined ? 'card' : 'paymentMethodId', 'give exactly one of card (a card entered now) and paymentMethodId (a stored card)');
     return undefined;
   }
-  // A stored card is read with its customer, in one query.
-  const owner = customerId === undefined ? undefined
-    : body.card === undefined ? await customers.findCustomerPaymentMethod(db, merchantId, customerId, (body.paymentMethodId ?? '').toLowerCase())
-      : (await customers.findCustomer(db, merchantId, customerId)) && { method: undefined };
+  // The customer with the stored card it names (none when a card is entered), in one query.
+  const owner = customerId === undefined ? undefined : await customers.findCustomerPaymentMethod(db, merchantId, customerId, (body.paymentMethodId ?? '').toLowerCase());
   if (customerId !== undefined && !owner) {
     add(errors, 'customerId', "is not one of the merchant's customers");
     return undefined;
