@@ -1,7 +1,8 @@
 // `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
 // credentials file, and listens.
 import cluster from 'node:cluster';
-import type { ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { MissingHandlersError } from '../../generated/index.ts';
 import { createApp } from './app.ts';
 import { runPrimary } from './cluster.ts';
@@ -11,7 +12,7 @@ import { createDatabase } from './db/knex.ts';
 import { answerClientErrors } from './platform/client-errors.ts';
 import { createLogger, prettyDestination } from './platform/log.ts';
 import { systemClock } from './platform/time.ts';
-import { addressOf, announce, prepareDatabase } from './startup.ts';
+import { announce, baseUrlOf, prepareDatabase } from './startup.ts';
 import { Worker } from './worker/worker.ts';
 
 /** How long a stopping server still reads its open connections (requests sent before SIGTERM). */
@@ -40,17 +41,28 @@ async function main(): Promise<void> {
   const primary = cluster.isPrimary;
   const secrets = primary ? await prepareDatabase(config) : undefined;
   const db = createDatabase(config.databaseUrl);
-  const { port, baseUrl } = await addressOf(config);
+  // Bound before anything names its address: with PORT=0 the port is the one this bind got. A port probed free
+  // and bound later can be taken in between by another process (seen in CI: a server exiting with EADDRINUSE).
+  const server = createServer();
+  answerClientErrors(server, log);
+  // Requests that reach an instance before its app is made (a replacement instance of several) wait for it.
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const hold = (req: IncomingMessage, res: ServerResponse): void => { early.push([req, res]); };
+  server.on('request', hold);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+    server.listen(config.port, config.host);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = baseUrlOf(config, port);
   const serverConfig = { ...config, port, baseUrl };
   // Made once: the app and the worker share them (a key revoked or a clock moved by either is forgotten by both).
   const instances = await createInstances({ db, config: serverConfig, log, wall: systemClock });
   const app = await createApp({ config: serverConfig, db, log, instances });
-  const server = app.listen(port, config.host);
-  answerClientErrors(server, log);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
+  server.off('request', hold);
+  server.on('request', app);
+  for (const [req, res] of early.splice(0)) app(req, res);
   if (primary) announce(config, baseUrl, secrets, log);
   // The worker runs what falls due (ACH batches and clearing, card settlement and expiry) beside the server.
   const worker = new Worker({ db, config: serverConfig, wall: systemClock, log, instances }, config.workerIntervalMs, config.deliveryIntervalMs || config.workerIntervalMs);

@@ -21,10 +21,16 @@ export async function prepareDatabase(config: ServerConfig): Promise<Secrets> {
   }
 }
 
-/** The port to listen on and the base URL every link names: PORT=0 asks for any free port, taken now. */
+/** The base URL every link names, for the port the server listens on. */
+export const baseUrlOf = (config: ServerConfig, port: number): string => process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
+
+/**
+ * The port several instances listen on, and its base URL: PORT=0 asks for any free port, probed now (the
+ * instances bind it later through the primary). One process binds first and reads its port instead (main.ts).
+ */
 export async function addressOf(config: ServerConfig): Promise<{ port: number; baseUrl: string }> {
   const port = config.port === 0 ? await freePort(config.host) : config.port;
-  return { port, baseUrl: process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`) };
+  return { port, baseUrl: baseUrlOf(config, port) };
 }
 
 /** Writes the credentials file and says where the server is and how to get a token. */
