@@ -1,6 +1,10 @@
 // The event stream's cursor on outbox_events: a commit-safe position per event (see repositories/event-stream.ts).
 import type { Knex } from 'knex';
 
+/** SQLite's numbering of events until migration 020 made stream_seq the rowid (020's undoing puts it back). */
+export const SQLITE_SEQ_TRIGGER = `create trigger outbox_events_stream_seq after insert on outbox_events begin
+      update outbox_events set stream_seq = (select coalesce(max(stream_seq), 0) + 1 from outbox_events) where rowid = new.rowid; end`;
+
 const isPostgres = (knex: Knex): boolean => (knex.client as { config: { client: string } }).config.client === 'pg';
 
 export async function up(knex: Knex): Promise<void> {
@@ -18,8 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     await knex.raw('alter table outbox_events add column stream_seq integer');
     await knex.raw('update outbox_events set stream_seq = rowid');
     await knex.raw('create index outbox_events_stream_seq on outbox_events (stream_seq)');
-    await knex.raw(`create trigger outbox_events_stream_seq after insert on outbox_events begin
-      update outbox_events set stream_seq = (select coalesce(max(stream_seq), 0) + 1 from outbox_events) where rowid = new.rowid; end`);
+    await knex.raw(SQLITE_SEQ_TRIGGER);
   }
   await knex.raw('create index outbox_events_stream on outbox_events (merchant_id, stream_xid, stream_seq)');
 }

@@ -21,6 +21,7 @@ import * as terminals from './016_terminals.ts';
 import * as subscriptions from './017_subscriptions.ts';
 import * as quickPayments from './018_quick_payments.ts';
 import * as customerCountSlots from './019_customer_count_slots.ts';
+import * as outboxStreamRowid from './020_outbox_stream_rowid.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -42,6 +43,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '017_subscriptions': subscriptions,
   '018_quick_payments': quickPayments,
   '019_customer_count_slots': customerCountSlots,
+  '020_outbox_stream_rowid': outboxStreamRowid,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
