@@ -22,6 +22,7 @@ import * as subscriptions from './017_subscriptions.ts';
 import * as quickPayments from './018_quick_payments.ts';
 import * as customerCountSlots from './019_customer_count_slots.ts';
 import * as outboxStreamRowid from './020_outbox_stream_rowid.ts';
+import * as customerCreatedIndex from './021_customer_created_index.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -44,6 +45,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '018_quick_payments': quickPayments,
   '019_customer_count_slots': customerCountSlots,
   '020_outbox_stream_rowid': outboxStreamRowid,
+  '021_customer_created_index': customerCreatedIndex,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
