@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../server/src/platform/free-port.ts';
+import { freePort } from './free-port.ts';
 import { root } from './lib/run.ts';
 
 /** How long a burst of saves (an editor writes a file in several steps) is let settle before acting. */

@@ -7,7 +7,7 @@ export const progress = (message: string): void => { process.stderr.write(`[benc
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export { freePort } from '../../server/src/platform/free-port.ts';
+export { freePort } from '../free-port.ts';
 
 // Cleanups run last-registered first (children before the temp dir that holds their files), once, whether
 // the run ends normally, by an error or by a signal; `early` ones (the load generator) run before all others.

@@ -1,34 +1,46 @@
-// Several processes on one port (PGW_INSTANCES > 1, PostgreSQL): the primary migrates, creates the demo data and
-// picks the port, then forks the instances, which share the listening socket through node's cluster module
-// (the primary hands each connection to the next one in turn) and each run the app and the worker: the
-// instances already share one database safely (row locks, SKIP LOCKED claims, leases, key-state notices).
+// Several processes on one port (PGW_INSTANCES > 1, PostgreSQL): the primary migrates and creates the demo data,
+// then forks the instances, which share the listening socket through node's cluster module (the primary binds
+// it at the first instance's listen and hands each connection to the next instance in turn) and each run the app
+// and the worker: the instances share one database safely (row locks, SKIP LOCKED claims, leases, key-state notices).
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { ServerConfig } from './config.ts';
 import type { Logger } from './platform/log.ts';
-import { addressOf, announce, prepareDatabase } from './startup.ts';
+import { announce, baseUrlOf, prepareDatabase } from './startup.ts';
 
 /** How long a stopping primary waits for its instances to drain before it ends them. */
 const STOP_WAIT_MS = 15_000;
 
 export async function runPrimary(config: ServerConfig, log: Logger): Promise<void> {
   const secrets = await prepareDatabase(config);
-  const { port, baseUrl } = await addressOf(config);
-  // Each instance listens on the port chosen here and names the same base URL in its links.
-  const env = { PORT: String(port), PGW_BASE_URL: baseUrl };
   let stopping = false;
-  const fork = (): Promise<ClusterWorker> => new Promise((resolve, reject) => {
-    const worker = cluster.fork(env);
-    worker.once('listening', () => { resolve(worker); });
+  // The instances listen on PORT as given. With PORT=0 the primary binds a port at the first instance's listen and
+  // hands the same socket to every later listen(0) while an instance holds it; the others are told the base URL of
+  // the port it got. (Probing a free port first and binding it later let another process take it in between:
+  // EADDRINUSE, seen in CI.) A listen on that port by number would be a second bind of it, so only a replacement
+  // forked when no instance is left (the socket closed with the last one) names the port.
+  let listenPort = config.port;
+  // The port the first instance's listen got, and the base URL every instance names (PGW_BASE_URL may name a proxy).
+  const bound: { port?: number; baseUrl?: string } = {};
+  const fork = (): Promise<{ worker: ClusterWorker; port: number }> => new Promise((resolve, reject) => {
+    const alive = Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead()).length;
+    if (alive === 0 && bound.port !== undefined) listenPort = bound.port;
+    const worker = cluster.fork({ PORT: String(listenPort), ...(bound.baseUrl === undefined ? {} : { PGW_BASE_URL: bound.baseUrl }) });
+    worker.once('listening', (address) => { resolve({ worker, port: address.port }); });
     worker.once('exit', (code) => { reject(new Error(`instance ${String(worker.id)} exited with ${String(code)} before listening`)); });
   });
-  await Promise.all(Array.from({ length: config.instances }, fork));
+  const { port } = await fork();
+  const baseUrl = baseUrlOf(config, port);
+  Object.assign(bound, { port, baseUrl });
+  await Promise.all(Array.from({ length: config.instances - 1 }, fork));
   announce(config, baseUrl, secrets, log, config.instances);
   // An instance that dies is replaced (its unfinished work is claimed again through the leases); one that
   // cannot start ends the server, rather than forking in a loop.
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     log.error({ instance: worker.id, code, signal }, 'an instance stopped; starting another');
-    fork().catch((error: unknown) => {
+    fork().then(({ worker: replacement, port }) => {
+      log.info({ instance: replacement.id, port }, 'the replacement instance is listening');
+    }, (error: unknown) => {
       log.fatal({ err: error }, 'a replacement instance could not start; stopping');
       stop();
     });

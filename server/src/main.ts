@@ -37,7 +37,8 @@ async function main(): Promise<void> {
     await runPrimary(config, log);
     return;
   }
-  // A process of several: the primary migrated, created the demo data, chose the port and announces the server.
+  // A process of several: the primary migrated, created the demo data and announces the server; with PORT=0 the
+  // first instance's bind chose the port the others are given.
   const primary = cluster.isPrimary;
   const secrets = primary ? await prepareDatabase(config) : undefined;
   const db = createDatabase(config.databaseUrl);

@@ -1,9 +1,8 @@
 // What `npm start` does before and after listening, shared by one process (main.ts) and the primary of several
-// (cluster.ts): migrate and create the demo data, pick the port, and announce the server with its credentials.
+// (cluster.ts): migrate and create the demo data, name the base URL of a port, and announce the server with its credentials.
 import type { ServerConfig } from './config.ts';
 import { createDatabase, migrate } from './db/knex.ts';
 import { seedDemoData, writeCredentials, type CredentialsFile } from './db/seed.ts';
-import { freePort } from './platform/free-port.ts';
 import type { Logger } from './platform/log.ts';
 import { startupBanner, tokenCommand } from './platform/startup-banner.ts';
 import { systemClock } from './platform/time.ts';
@@ -23,15 +22,6 @@ export async function prepareDatabase(config: ServerConfig): Promise<Secrets> {
 
 /** The base URL every link names, for the port the server listens on. */
 export const baseUrlOf = (config: ServerConfig, port: number): string => process.env.PGW_BASE_URL ?? config.baseUrl.replace(/:\d+$/, `:${String(port)}`);
-
-/**
- * The port several instances listen on, and its base URL: PORT=0 asks for any free port, probed now (the
- * instances bind it later through the primary). One process binds first and reads its port instead (main.ts).
- */
-export async function addressOf(config: ServerConfig): Promise<{ port: number; baseUrl: string }> {
-  const port = config.port === 0 ? await freePort(config.host) : config.port;
-  return { port, baseUrl: baseUrlOf(config, port) };
-}
 
 /** Writes the credentials file and says where the server is and how to get a token. */
 export function announce(config: ServerConfig, baseUrl: string, secrets: Secrets, log: Logger, instances = 1): void {

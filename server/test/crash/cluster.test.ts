@@ -1,9 +1,10 @@
 // Several processes on one port (PGW_INSTANCES, PostgreSQL): `npm start` with two instances prepares the
 // database once, both instances serve requests on the one port (the log names which), writes from both keep the
-// merchant's records whole, and SIGTERM to the primary stops every instance. SQLite refuses more than one.
+// merchant's records whole, an instance that dies is replaced on the same
+// port, and SIGTERM to the primary stops every instance. SQLite refuses more than one.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knex from 'knex';
@@ -13,6 +14,29 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 const root = path.resolve(import.meta.dirname, '../../..');
 const admin = process.env.PGW_TEST_DATABASE_URL;
 if (!admin) console.warn('\n*** SKIPPING the cluster test: PGW_TEST_DATABASE_URL is not set (.ci/run sets it) ***\n');
+
+/** The instances of the primary `pid`: its children that run main.ts, from /proc. */
+function childPids(pid: number): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      // The fourth field of stat, after the command in parentheses (which may hold spaces), is the parent's pid.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) return [];
+      // An instance runs main.ts as its primary does (tsx's esbuild service is a child too).
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('server/src/main.ts') ? [Number(entry)] : [];
+    } catch {
+      return []; // ended while listed
+    }
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('PGW_INSTANCES', () => {
   it('is refused beyond 1 on SQLite, and beyond 64, with the reason', () => {
@@ -43,7 +67,7 @@ describe.runIf(admin !== undefined)('two instances on one port (PostgreSQL)', ()
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves from both, keeps the records whole, and stops both on SIGTERM', { timeout: 120_000 }, async () => {
+  it('serves from both, keeps the records whole, replaces an instance that dies, and stops both on SIGTERM', { timeout: 120_000 }, async () => {
     const db = knex({ client: 'pg', connection: admin });
     await db.raw(`create database ${name}`);
     await db.destroy();
@@ -83,6 +107,20 @@ describe.runIf(admin !== undefined)('two instances on one port (PostgreSQL)', ()
     expect(await list()).toBe(before + 60);
     const servedBy = new Set([...output.matchAll(/"instance":(\d+)[^\n]*"path":"\/pay-api\/v1\/customers"/g)].map((m) => m[1]));
     expect(servedBy.size, output.slice(-3000)).toBe(2);
+    // Every link names the port the instances listen on (PORT=0: the port the first instance's bind got).
+    expect((JSON.parse(readFileSync(credentialsFile, 'utf8')) as { baseUrl: string }).baseUrl).toBe(baseUrl);
+    // An instance that dies is replaced by one that listens on the same port and serves.
+    const instancePids = childPids(started.pid ?? 0);
+    expect(instancePids).toHaveLength(2);
+    process.kill(instancePids[0] ?? 0, 'SIGKILL');
+    await waitFor(() => /the replacement instance is listening/.test(output), 60_000);
+    const again = await Promise.all(Array.from({ length: 30 }, (_, i) => fetch(`${baseUrl}/pay-api/v1/customers`, {
+      method: 'POST', headers: { ...headers, connection: 'close' }, body: JSON.stringify({ firstName: `Again${String(i)}`, lastName: 'Instances' }),
+    }).then((res) => res.status)));
+    expect(again.every((status) => status === 200)).toBe(true);
+    // Its request lines reach this output through a pipe, maybe after the answers: waited for, not read at once.
+    await waitFor(() => /"instance":3[^\n]*"path":"\/pay-api\/v1\/customers"/.test(output), 10_000)
+      .catch(() => { throw new Error(`the replacement (instance 3) served none of 30 requests: ${output.slice(-3000)}`); });
     // SIGTERM to the primary alone: it passes it on, each instance drains, and the primary exits 0.
     const exited = new Promise<number | null>((resolve) => started.once('exit', resolve));
     started.kill('SIGTERM');
