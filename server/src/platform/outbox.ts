@@ -8,6 +8,7 @@ import { findEventRows, insertEvent, insertEvents } from '../repositories/outbox
 import { apiSpec, webhookEventProblems } from '../../../generated/index.ts';
 import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
 import { insertFanOut } from '../repositories/webhook-deliveries.ts';
+import { groupBy } from './group.ts';
 
 /** The `data` of an event type, as the spec's payload schema types it. */
 export type EventData<T extends WebhookEventName> = Extract<WebhookEvent, { type: T }>['data'];
@@ -45,13 +46,7 @@ type Row = ReturnType<typeof rowOf>;
 
 /** One delivery per (event, subscribed active webhook of its merchant), in the events' transaction. */
 async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
-  const byMerchant = new Map<string, Row[]>();
-  for (const row of rows) {
-    const events = byMerchant.get(row.merchant_id);
-    if (events) events.push(row);
-    else byMerchant.set(row.merchant_id, [row]);
-  }
-  for (const [merchantId, events] of byMerchant) {
+  for (const [merchantId, events] of groupBy(rows, (row) => row.merchant_id)) {
     await insertFanOut(trx, merchantId, events.map((e) => ({ eventId: e.id, eventType: e.type, at: e.occurred_on })));
   }
 }

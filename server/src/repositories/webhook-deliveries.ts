@@ -7,6 +7,7 @@ import { isPostgres } from '../db/knex.ts';
 import { insertLater, locked } from '../platform/transaction.ts';
 import { activeEndpoints } from './webhook-endpoints.ts';
 import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
+import { insertRows } from './compiled.ts';
 
 export type DeliveryStatus = 'Pending' | 'Succeeded' | 'Failed';
 
@@ -64,12 +65,10 @@ export async function insertFanOut(db: Knex, merchantId: string, events: readonl
 
 /** The fan-out's deliveries (SQLite), many rows a statement. */
 async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await db('webhook_deliveries').insert(rows.slice(i, i + CHUNK).map((r) => ({
-      id: randomUUID(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,
-      status: 'Pending', trigger_type: 'Scheduled', attempt_number: 1, next_retry_at: r.at, created_on: r.at,
-    })));
-  }
+  await insertRows(db, 'webhook_deliveries', rows.map((r) => ({
+    id: randomUUID(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,
+    status: 'Pending', trigger_type: 'Scheduled', attempt_number: 1, next_retry_at: r.at, created_on: r.at,
+  })));
 }
 
 export async function insertManual(db: Knex, d: { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }): Promise<string> {

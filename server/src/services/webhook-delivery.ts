@@ -7,6 +7,7 @@ import type { WebhookDeliveryTrigger } from '../../../generated/state-machines.t
 import { signWebhook } from '../../../generated/webhooks.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
+import { groupBy } from '../platform/group.ts';
 import { postPinned } from '../platform/outbound-http.ts';
 import { findEvents, type StoredEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';
@@ -125,13 +126,7 @@ export async function recordAttempts(db: Deps['db'], attempts: readonly Attempte
   if (attempts.length === 0) return;
   await withTransaction(db, async (tx) => {
     const locked = new Map((await engine.lockAll({ db: tx }, deliveryFamily, attempts.map((a) => a.delivery.id))).map((d) => [d.id, d]));
-    const byTrigger = new Map<WebhookDeliveryTrigger, Attempted[]>();
-    for (const attempt of attempts) {
-      const group = byTrigger.get(attempt.trigger);
-      if (group) group.push(attempt);
-      else byTrigger.set(attempt.trigger, [attempt]);
-    }
-    for (const [trigger, group] of byTrigger) {
+    for (const [trigger, group] of groupBy(attempts, (attempt) => attempt.trigger)) {
       const moves = new Map(group.flatMap((a) => { const record = locked.get(a.delivery.id); return record ? [[record, a.change] as const] : []; }));
       // Each change carries its attempt's own time; the move's time is the group's latest (no delivery row reads it).
       const at = new Date(Math.max(...group.map((a) => a.at.getTime())));

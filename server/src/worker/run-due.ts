@@ -6,6 +6,7 @@
 import { PaymentMethodType } from '../../../generated/enums.ts';
 import type { components } from '../../../generated/types.ts';
 import { iso } from '../platform/time.ts';
+import { groupBy } from '../platform/group.ts';
 import { atDueTime, businessTimeAt, openScope, type Platform, type Scope, type Tx } from '../platform/scope.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/transactions.ts';
@@ -34,13 +35,7 @@ async function runAt(tx: Tx, merchantId: string, rows: readonly TransactionRecor
   counts.achSettled += ach.settled;
   counts.achReturned += ach.returned;
   const cards = rows.filter((r) => r.paymentMethodTypeId === PaymentMethodType.Card);
-  const batches = new Map<string, TransactionRecord[]>();
-  for (const row of cards.filter(isSettleDue)) {
-    const batch = batches.get(row.processorId);
-    if (batch) batch.push(row);
-    else batches.set(row.processorId, [row]);
-  }
-  for (const [processorId, records] of batches) {
+  for (const [processorId, records] of groupBy(cards.filter(isSettleDue), (row) => row.processorId)) {
     const settled = await settleBatch(tx, merchantId, processorId, records, at);
     counts.cardSettled += settled;
     if (settled > 0) counts.settlementBatches += 1;
