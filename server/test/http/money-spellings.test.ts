@@ -201,14 +201,17 @@ describe.each(engines())('every spelling of every decimal field (%s)', (engine) 
   it.each(CASES.map((c) => [`${c.operationId} ${c.field}`, c] as const))('%s: refused spellings are 400 naming the field, and change nothing', async (_name, c) => {
     const failures: string[] = [];
     const send = await c.make(s);
+    // Each request's "after" is the next one's "before": a refused request changes nothing, so the snapshot
+    // between two of them stands for both (one snapshot a request instead of two; they read every table).
+    let before = await snapshot(s.db);
     for (const text of [...REFUSED_EVERYWHERE, ...RULES[c.kind].refused]) {
-      const before = await snapshot(s.db);
       const res = await send(text);
       const after = await snapshot(s.db);
       if (res.status !== 400) failures.push(`${text}: ${String(res.status)} ${res.text.slice(0, 200)}`);
       else if (!namedFields(res.body).includes(c.field)) failures.push(`${text}: the error names ${namedFields(res.body).join(', ')}, not ${c.field}`);
       const changed = after.changedSince(before);
       if (changed.length > 0) failures.push(`${text}: the refused request changed ${changed.join(', ')}`);
+      before = after;
     }
     expect(failures).toEqual([]);
   });
