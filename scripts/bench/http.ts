@@ -79,7 +79,7 @@ interface Target {
   shape: RequestShape;
   goal?: number;
   skip?: string;
-  /** The same engine's gateway of BENCH_BEFORE_ROOT, measured right after this one. */
+  /** The same engine's gateway of BENCH_BEFORE_ROOT, measured beside this one (just before or just after it). */
   before?: boolean;
 }
 
@@ -89,7 +89,7 @@ interface Gateways { sqlite: Prepared; postgres: Prepared | undefined }
 /** Servers that stopped answering during the comparison: their later rows say so instead of failing the run. */
 const down = new Map<Server, string>();
 
-async function targetsOf(operation: Operation, now: Gateways, before: Gateways | undefined, prism: Server | undefined): Promise<Target[]> {
+async function targetsOf(operation: Operation, now: Gateways, before: Gateways | undefined, prism: Server | undefined, beforeFirst: boolean): Promise<Target[]> {
   const shapeOf = async (prepared: Prepared): Promise<RequestShape> => {
     const body = operation.body(prepared.gateway.merchant);
     return { method: operation.method, path: operation.path(prepared.customerId), headers: await prepared.gateway.headers(), ...(body === undefined ? {} : { body }) };
@@ -98,8 +98,15 @@ async function targetsOf(operation: Operation, now: Gateways, before: Gateways |
   const targets: Target[] = [];
   const engine = async (kind: 'sqlite' | 'postgres', prepared: Prepared | undefined, beforePrepared: Prepared | undefined, goal: number | undefined): Promise<void> => {
     if (!prepared) return;
-    targets.push({ kind, label: prepared.gateway.label, server: prepared.gateway, shape: await shapeOf(prepared), ...(goal === undefined ? {} : { goal }) });
-    if (beforePrepared) targets.push({ kind, label: beforePrepared.gateway.label, server: beforePrepared.gateway, shape: await shapeOf(beforePrepared), before: true });
+    const current: Target = { kind, label: prepared.gateway.label, server: prepared.gateway, shape: await shapeOf(prepared), ...(goal === undefined ? {} : { goal }) };
+    if (!beforePrepared) {
+      targets.push(current);
+      return;
+    }
+    const old: Target = { kind, label: beforePrepared.gateway.label, server: beforePrepared.gateway, shape: await shapeOf(beforePrepared), before: true };
+    // The two versions take turns at going first: a row measured first (a machine still settling, a database
+    // still small) would otherwise always favour the same version.
+    targets.push(...(beforeFirst ? [old, current] : [current, old]));
   };
   await engine('sqlite', now.sqlite, before?.sqlite, operation.goal);
   await engine('postgres', now.postgres, before?.postgres, operation.postgresGoal);
@@ -123,12 +130,12 @@ async function targetsOf(operation: Operation, now: Gateways, before: Gateways |
 async function comparison(hello: Server, now: Gateways, previous: Gateways | undefined, prism: Server | undefined): Promise<void> {
   const rows: string[][] = [];
   const notes: string[] = [];
-  for (const operation of operations) {
-    const targets = await targetsOf(operation, now, previous, prism);
+  for (const [index, operation] of operations.entries()) {
+    const targets = await targetsOf(operation, now, previous, prism, index % 2 === 1);
     const helloShape: RequestShape = { ...(targets[0]?.shape ?? { method: operation.method, headers: {} }), path: '/hello' };
     const helloRow = (f: Figures): string[] => ['', 'hello-world', rps(f.rps), ms(f.p50), ms(f.p99), '', '', '', '', '', '', '', failureCell(f)];
-    /** The x-hello ratio of the current version's row of the same engine, for its before row. */
-    let currentRatio: number | undefined;
+    /** Per engine, the x-hello ratios of the two versions and the before row that shows their quotient. */
+    const pairs = new Map<Target['kind'], { now?: number; before?: number; row?: string[] }>();
     let before = count(await measure(`hello-world (${operation.label})`, hello.base, helloShape, load));
     rows.push([operation.label, ...helloRow(before).slice(1)]);
     let sqliteRps: number | undefined;
@@ -155,10 +162,13 @@ async function comparison(hello: Server, now: Gateways, previous: Gateways | und
       const row = ['', target.label, rps(figures.rps), ms(figures.p50), ms(figures.p99), ratio.toFixed(3), '', '', '', '', '', '', failureCell(figures)];
       // The two versions are compared by their ratios to the hello-world runs around each, which cancels
       // most of the machine's drift between the two rows.
-      if (target.before === true) {
-        if (currentRatio !== undefined && !broken) row[11] = (currentRatio / ratio).toFixed(3);
-        currentRatio = undefined;
-      } else currentRatio = broken ? undefined : ratio;
+      if (previous !== undefined && target.kind !== 'prism') {
+        const pair = pairs.get(target.kind) ?? {};
+        pairs.set(target.kind, pair);
+        if (target.before === true) pair.row = row;
+        if (!broken) pair[target.before === true ? 'before' : 'now'] = ratio;
+        if (pair.row && pair.now !== undefined && pair.before !== undefined) pair.row[11] = (pair.now / pair.before).toFixed(3);
+      }
       if (target.goal !== undefined) {
         row[6] = `>= ${target.goal.toFixed(2)}`;
         row[7] = broken ? 'FAILED' : verdict(ratio >= target.goal);
@@ -183,7 +193,7 @@ async function comparison(hello: Server, now: Gateways, previous: Gateways | und
   console.log(banner(`throughput beside an Express hello-world, ${String(connections)} connections`));
   console.log(renderTable(COMPARISON_COLUMNS, rows));
   console.log('x hello: req/s over the mean of the two hello-world runs of the same request just before and after the row; gw/Prism: gateway SQLite req/s over Prism req/s');
-  if (previous) console.log('now/before: on a row of BENCH_BEFORE_ROOT, the current gateway\'s x hello over this one\'s (above 1: the current version is faster)');
+  if (previous) console.log('now/before: on a row of BENCH_BEFORE_ROOT, the current gateway\'s x hello over this one\'s (above 1: the current version is faster); the two versions take turns at being measured first');
   console.log(`goals (issue 25): ${operations.map((o) => `${o.label} SQLite >= ${String(o.goal)}, PostgreSQL >= ${String(o.postgresGoal ?? '-')}`).join('; ')} of hello-world; gateway SQLite >= ${String(PRISM_GOAL)}x Prism`);
   for (const note of notes) console.log(`note: ${note}`);
 }
