@@ -2,16 +2,17 @@
 // (errors.ts; `pgw --help`). Messages go to stderr, results and listen's lines to stdout.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { WebhookEventName } from '../../generated/webhooks.ts';
-import { connect } from './api.ts';
-import { advanceClock, resend, showClock, showLogs } from './commands.ts';
+import type { Session } from './api.ts';
 import { loadConfig, loadPartnerConfig, type GlobalOptions } from './config.ts';
 import { parseDuration } from './duration.ts';
 import { EXIT, exitCodeOf, UsageError } from './errors.ts';
+import { eventTypes } from './event-types.ts';
+import type { Edit, Fixture } from './fixtures.ts';
 import { help } from './help.ts';
-import { listen } from './listen.ts';
-import { applyEdits, loadFixtureFile, parseEdit, type Edit, type Fixture } from './fixtures.ts';
-import { builtInFixture, eventTypes, listing, recipes, runUserFixture, trigger } from './recipes.ts';
-import { createSandbox, deleteSandbox, listSandboxes, resetSandbox } from './sandbox.ts';
+
+// A command's modules load when it runs (the generated client, the fixtures' schema and the 230 KB route table
+// among them): `pgw --help` and a usage error need none of them, and each costs every invocation start-up time
+// (~0.76 s of CPU for `pgw --help` with them all, ~0.42 s of it tsx's own).
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -99,9 +100,11 @@ async function run(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   // Usage is checked before the configuration: a wrong command line says so even without credentials.
-  const session = () => connect(loadConfig(globalOf(values)));
+  const connected = async (config: ReturnType<typeof loadConfig>): Promise<Session> => (await import('./api.ts')).connect(config);
+  const session = (): Promise<Session> => connected(loadConfig(globalOf(values)));
+  const partner = (): Promise<Session> => connected(loadPartnerConfig(globalOf(values)));
   // A fixture runs with the key it names: the merchant's, or the partner's (merchant.created makes a merchant).
-  const sessionFor = (fixture: Fixture) => (fixture.key === 'partner' ? connect(loadPartnerConfig(globalOf(values))) : session());
+  const sessionFor = (fixture: Fixture): Promise<Session> => (fixture.key === 'partner' ? partner() : session());
   switch (command) {
     case 'listen': {
       expectPositionals(command, positionals, 0, '');
@@ -114,10 +117,10 @@ async function run(argv: string[]): Promise<number> {
       }
       const after = values.after as string | undefined;
       if (after !== undefined && !UUID.test(after)) throw new UsageError(`--after "${after}" is not an event id (a UUID)`);
-      const { forwardUrl } = await import('./listen.ts');
+      const { forwardUrl, listen } = await import('./listen.ts');
       forwardUrl(forwardTo);
       const partnerWide = values.partner === true;
-      const s = partnerWide ? connect(loadPartnerConfig(globalOf(values))) : session();
+      const s = await (partnerWide ? partner() : session());
       const stop = new AbortController();
       let stopping = false;
       const onSignal = (): void => {
@@ -141,10 +144,12 @@ async function run(argv: string[]): Promise<number> {
         expectPositionals(command, positionals, 0, '');
         const extra = ['fixture', 'override', 'add', 'customer'].find((k) => values[k] !== undefined);
         if (extra !== undefined) throw new UsageError(`pgw trigger --list: --${extra} belongs to a run (pgw trigger <event-type> or --fixture FILE)`);
-        out(listing());
+        out((await import('./recipes.ts')).listing());
         return EXIT.ok;
       }
       const file = values.fixture as string | undefined;
+      const { applyEdits, loadFixtureFile, parseEdit } = await import('./fixtures.ts');
+      const { builtInFixture, listing, recipes, runUserFixture, trigger } = await import('./recipes.ts');
       const edits: Edit[] = [
         ...((values.override as string[] | undefined) ?? []).map((t) => parseEdit('override', t)),
         ...((values.add as string[] | undefined) ?? []).map((t) => parseEdit('add', t)),
@@ -154,7 +159,7 @@ async function run(argv: string[]): Promise<number> {
       if (file !== undefined && positionals.length === 0) {
         // A user's fixture on its own: it says what it does; no event type is implied.
         const fixture = applyEdits(loadFixtureFile(file), edits, file);
-        await runUserFixture(sessionFor(fixture), fixture, file, args, out);
+        await runUserFixture(await sessionFor(fixture), fixture, file, args, out);
         return EXIT.ok;
       }
       expectPositionals(command, positionals, 1, 'the event type (pgw trigger --list shows them)');
@@ -163,7 +168,7 @@ async function run(argv: string[]): Promise<number> {
       if (file === undefined && !recipes[type as WebhookEventName]) throw new UsageError(`${type} cannot be triggered: ${listing().split('\n').find((l) => l.trim().startsWith(`${type} `))?.trim().slice(type.length).trim() ?? 'no fixture'}`);
       const base = file === undefined ? builtInFixture(type as WebhookEventName) : loadFixtureFile(file);
       const fixture = base === undefined ? undefined : applyEdits(base, edits, file ?? `cli/fixtures/${type}.json`);
-      await trigger(fixture === undefined ? session() : sessionFor(fixture), type as WebhookEventName, out, fixture, args);
+      await trigger(await (fixture === undefined ? session() : sessionFor(fixture)), type as WebhookEventName, out, fixture, args);
       return EXIT.ok;
     }
     case 'events': {
@@ -171,18 +176,18 @@ async function run(argv: string[]): Promise<number> {
       expectPositionals('events', positionals.slice(1), 1, 'the delivery id or event id');
       const id = positionals[1] ?? '';
       if (!UUID.test(id)) throw new UsageError(`"${id}" is not a delivery or event id (a UUID; pgw logs lists them)`);
-      await resend(session(), id, values.force === true, out);
+      await (await import('./commands.ts')).resend(await session(), id, values.force === true, out);
       return EXIT.ok;
     }
     case 'clock': {
       if (positionals.length === 0) {
-        await showClock(session(), out);
+        await (await import('./commands.ts')).showClock(await session(), out);
         return EXIT.ok;
       }
       if (positionals[0] !== 'advance') throw new UsageError(`pgw clock: unknown subcommand "${positionals[0] ?? ''}" (pgw clock, or pgw clock advance <duration>)`);
       expectPositionals('clock', positionals.slice(1), 1, 'the duration (e.g. 1d)');
       const seconds = parseDuration(positionals[1] ?? '');
-      await advanceClock(session(), seconds, out);
+      await (await import('./commands.ts')).advanceClock(await session(), seconds, out);
       return EXIT.ok;
     }
     case 'logs': {
@@ -194,12 +199,11 @@ async function run(argv: string[]): Promise<number> {
       if (status !== undefined && !['Pending', 'Succeeded', 'Failed'].includes(status)) throw new UsageError(`--status "${status}" must be Pending, Succeeded or Failed`);
       const type = values.type as string | undefined;
       if (type !== undefined && !(eventTypes() as readonly string[]).includes(type)) throw new UsageError(`--type: unknown event type "${type}"${suggest(type, eventTypes())}`);
-      await showLogs(session(), { limit, status, type }, out);
+      await (await import('./commands.ts')).showLogs(await session(), { limit, status, type }, out);
       return EXIT.ok;
     }
     case 'sandbox': {
       const sub = positionals[0];
-      const partner = () => connect(loadPartnerConfig(globalOf(values)));
       const onlyFor = (flag: string): void => {
         if (values[flag] !== undefined && sub !== 'create') throw new UsageError(`pgw sandbox ${sub ?? ''}: --${flag} belongs to pgw sandbox create`);
       };
@@ -210,19 +214,19 @@ async function run(argv: string[]): Promise<number> {
         const name = values.name as string | undefined;
         if (name !== undefined && (name.trim() === '' || name.length > 200)) throw new UsageError('--name must be 1 to 200 characters');
         const options = { name, expiresInSeconds: expires === undefined ? undefined : parseDuration(expires, SANDBOX_EXPIRY), write: values.write as string | undefined };
-        await createSandbox(partner(), options, out);
+        await (await import('./sandbox.ts')).createSandbox(await partner(), options, out);
         return EXIT.ok;
       }
       if (sub === 'list') {
         expectPositionals('sandbox list', positionals.slice(1), 0, '');
-        await listSandboxes(partner(), out);
+        await (await import('./sandbox.ts')).listSandboxes(await partner(), out);
         return EXIT.ok;
       }
       if (sub === 'delete') {
         expectPositionals('sandbox delete', positionals.slice(1), 1, 'the sandbox merchant id');
         const id = positionals[1] ?? '';
         if (!UUID.test(id)) throw new UsageError(`"${id}" is not a merchant id (a UUID; pgw sandbox list shows them)`);
-        await deleteSandbox(partner(), id, out);
+        await (await import('./sandbox.ts')).deleteSandbox(await partner(), id, out);
         return EXIT.ok;
       }
       const subs = ['create', 'list', 'delete'];
@@ -230,7 +234,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case 'reset': {
       expectPositionals(command, positionals, 0, '');
-      await resetSandbox(session(), out);
+      await (await import('./sandbox.ts')).resetSandbox(await session(), out);
       return EXIT.ok;
     }
     default:

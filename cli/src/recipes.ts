@@ -3,16 +3,16 @@
 // produce are listed with the reason.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { webhookEvents, type WebhookEventName } from '../../generated/webhooks.ts';
+import type { WebhookEventName } from '../../generated/webhooks.ts';
 import { describeError, guard, type Session } from './api.ts';
 import { ApiError, UsageError } from './errors.ts';
+import { eventTypes } from './event-types.ts';
 import { interpolate, isClock, loadFixtureFile, resolve, routeOf, type Answers, type Fixture, type Json, type JsonObject, type Step } from './fixtures.ts';
 
 type Say = (text: string) => void;
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-export const eventTypes = (): readonly WebhookEventName[] => webhookEvents.map((e) => e.name);
 
 /** The built-in fixtures, by event type: one file per type; a file naming no event type is refused. */
 function builtIns(): Partial<Record<WebhookEventName, string>> {

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, checkFixture, follow, parseEdit } from '../src/fixtures.ts';
-import { builtInFixture, eventTypes, recipes } from '../src/recipes.ts';
+import { eventTypes } from '../src/event-types.ts';
+import { builtInFixture, recipes } from '../src/recipes.ts';
 import { pgw, ROOT, startGateway, type Gateway } from './helpers.ts';
 
 const CARD = { pan: '${card.000}', expirationMonth: 12, expirationYear: 2030, securityCode: '123' };

@@ -9,7 +9,8 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtInFixture, eventTypes, recipes } from '../src/recipes.ts';
+import { eventTypes } from '../src/event-types.ts';
+import { builtInFixture, recipes } from '../src/recipes.ts';
 import { pgw, ROOT, spawnPgw, startGateway, startProxy, startReceiver, type Gateway, type Receiver } from './helpers.ts';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'cli');
