@@ -140,6 +140,11 @@ function problemsOf(errors: readonly ErrorObject[] | null | undefined, prefix: s
 const summary = (problems: readonly ValidationProblem[], dataVar: string): string =>
   problems.map((p) => `${dataVar}${p.path} ${p.message}`).join(', ');
 
+/** The node at a URI fragment's JSON pointer (`/components/schemas/Customer`) in `root`, if there is one. */
+const nodeAt = (root: unknown, fragment: string): unknown => fragment.split('/').slice(1)
+  .map((p) => decodeURIComponent(p).replaceAll('~1', '/').replaceAll('~0', '~'))
+  .reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), root);
+
 /** Keywords that only annotate: a schema of a `$ref` and these validates as the schema it refers to. */
 const ANNOTATIONS = new Set(['description', 'title', 'summary', '$comment', 'examples', 'example', 'deprecated', 'readOnly', 'writeOnly']);
 
@@ -172,8 +177,7 @@ export class DocumentValidators {
   private validatorAt(ajv: Ajv2020, at: string): ValidateFunction {
     let fragment = at;
     for (let i = 0; i < 20; i++) {
-      const node = fragment.split('/').slice(1).map((p) => decodeURIComponent(p).replaceAll('~1', '/').replaceAll('~0', '~'))
-        .reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), this.validated);
+      const node = nodeAt(this.validated, fragment);
       if (!isJsonObject(node) || typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) break;
       if (Object.keys(node).some((key) => key !== '$ref' && !ANNOTATIONS.has(key) && !key.startsWith('x-'))) break;
       fragment = node.$ref.slice(1);
@@ -186,8 +190,7 @@ export class DocumentValidators {
   private resolve(node: unknown): unknown {
     let current = node;
     for (let i = 0; i < 20 && isJsonObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#/'); i++) {
-      current = current.$ref.slice(2).split('/').map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
-        .reduce<unknown>((acc, key) => (isJsonObject(acc) ? acc[key] : undefined), this.doc);
+      current = nodeAt(this.doc, current.$ref.slice(1));
     }
     return current;
   }
