@@ -3,6 +3,9 @@
 // API, straight in the database (10,000 creates through HTTP would take most of a minute).
 import { randomBytes, randomUUID } from 'node:crypto';
 import knex, { type Knex } from 'knex';
+// The seed writes straight into the bundled server's database, so it opens SQLite with the server's own driver
+// (a Knex client; nothing of the server's logic).
+import { SqliteClient, type SqliteConnection } from '../../server/src/db/sqlite-client.ts';
 
 export interface SeedCounts {
   customers: number;
@@ -16,7 +19,7 @@ type Pair = { clientId: string; clientSecret: string };
 /** A database handle on the bundled server's SQLite file or PostgreSQL URL (its search_path in the URL). */
 export function openDatabase(databaseUrl: string): Knex {
   if (databaseUrl.startsWith('sqlite:')) {
-    return knex({ client: 'better-sqlite3', connection: { filename: databaseUrl.slice('sqlite:'.length) }, useNullAsDefault: true, pool: { min: 1, max: 1, afterCreate: (conn: { pragma(s: string): void }, done: (e: Error | null, c: unknown) => void) => { conn.pragma('busy_timeout = 10000'); done(null, conn); } } });
+    return knex({ client: SqliteClient, connection: { filename: databaseUrl.slice('sqlite:'.length) }, useNullAsDefault: true, pool: { min: 1, max: 1, afterCreate: (conn: SqliteConnection, done: (e: Error | null, c: unknown) => void) => { conn.exec('PRAGMA busy_timeout = 10000'); done(null, conn); } } });
   }
   return knex({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 2 } });
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { SqliteClient } from '../../server/src/db/sqlite-client.ts';
 import { onCleanup, progress } from './lib-procs.ts';
 
 /**
@@ -39,7 +40,7 @@ export async function createBenchDatabase(adminUrl: string, slug = 'gateway'): P
 export function openDatabase(databaseUrl: string): Knex {
   if (databaseUrl.startsWith('sqlite:')) {
     return knex({
-      client: 'better-sqlite3',
+      client: SqliteClient,
       connection: { filename: databaseUrl.slice('sqlite:'.length) },
       useNullAsDefault: true,
       pool: {

@@ -5,18 +5,13 @@ import knex, { type Knex } from 'knex';
 import type { Environment } from '../config.ts';
 import { migrationSource } from './migrations/index.ts';
 import { installSession } from './pg-session.ts';
+import { SqliteClient, type SqliteConnection } from './sqlite-client.ts';
 
 export type Database = Knex;
 
 export interface DatabaseOptions {
   /** PostgreSQL schema to work in (tests give each suite its own). */
   schema?: string;
-}
-
-/** The part of a better-sqlite3 connection used here (its types are not a dependency). */
-interface SqliteConnection {
-  exec: (sql: string) => void;
-  prepare: (sql: string) => unknown;
 }
 
 /** Transaction control naming a savepoint: never the same text twice. */
@@ -26,15 +21,15 @@ const ONE_OFF = /^\s*(savepoint|release|rollback to)\b/i;
 const STATEMENT_CACHE_SIZE = 1000;
 
 /**
- * Prepares each SQL text once per connection: Knex's better-sqlite3 client prepares every query anew
+ * Prepares each SQL text once per connection: Knex's better-sqlite3 dialect prepares every query anew
  * (measured: 18.5 -> 16 us a simple indexed select, in a loop of 20,000). A statement is reused as it is:
- * better-sqlite3 runs it synchronously (no two uses overlap) and prepares it again by itself after a schema
+ * SQLite runs it synchronously here (no two uses overlap) and prepares it again by itself after a schema
  * change; nothing here sets per-statement modes (safeIntegers, raw).
  */
 function cachePreparedStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
-  const prepared = new Map<string, unknown>();
-  conn.prepare = (sql: string): unknown => {
+  const prepared = new Map<string, ReturnType<SqliteConnection['prepare']>>();
+  conn.prepare = (sql: string) => {
     // Savepoints are named anew for each nested transaction (a group commit's callers): keeping them would
     // only push out statements that are used again.
     if (ONE_OFF.test(sql)) return prepare(sql);
@@ -73,12 +68,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     const onDisk = filename !== ':memory:' && filename !== '';
     if (onDisk) mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
     return knex({
-      client: 'better-sqlite3',
+      client: SqliteClient,
       connection: { filename },
       useNullAsDefault: true,
-      // better-sqlite3, not sqlite3: its queries run on this thread, without a hop through libuv's thread pool
-      // and back for each (measured: customer read +42%, create +66% in req/s over sqlite3). One connection:
-      // SQLite has one writer, and an in-memory database lives in its connection.
+      // A synchronous driver (db/sqlite-client.ts), not sqlite3: its queries run on this thread, without a hop
+      // through libuv's thread pool and back for each (measured with better-sqlite3: customer read +42%, create
+      // +66% in req/s over sqlite3). One connection: SQLite has one writer, and an in-memory database lives in
+      // its connection.
       pool: {
         min: 1,
         max: 1,
@@ -87,6 +83,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             cachePreparedStatements(conn);
             // optimize=0x10002: the planner statistics, gathered now if a table outgrew them (SQLite's advice at open).
             conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA optimize = 0x10002;');
+            // The driver's SQLite is built with recursive triggers on and a 2 MB page cache; better-sqlite3's, which
+            // the schema's triggers and the measured figures were made with, had them off and 16 MB.
+            conn.exec('PRAGMA recursive_triggers = OFF; PRAGMA cache_size = -16000;');
             if (onDisk) conn.exec(`PRAGMA wal_autocheckpoint = ${String(WAL_PAGES_BETWEEN_CHECKPOINTS)}; PRAGMA journal_size_limit = ${String(WAL_SIZE_LIMIT)};`);
             done(null, conn);
           } catch (error) {
@@ -115,7 +114,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
  * The client configuration of a handle: one object per database, shared by its transactions (Knex gives a
  * transaction's client the pool client's configuration itself), so it keys what belongs to one database.
  */
-export const clientConfigOf = (db: Database): { client: string } => (db.client as { config: { client: string } }).config;
+export const clientConfigOf = (db: Database): { client: unknown } => (db.client as { config: { client: unknown } }).config;
 
 export const isPostgres = (db: Database): boolean => clientConfigOf(db).client === 'pg';
 

@@ -72,11 +72,11 @@ const toLineItem = (row: LineItemRow): LineItemRecord => ({
   taxRate: Number(row.tax_rate),
 });
 
-/** SQLite says SQLITE_CONSTRAINT (UNIQUE constraint failed); PostgreSQL says 23505. */
+/** PostgreSQL says 23505; SQLite SQLITE_CONSTRAINT_UNIQUE (or _PRIMARYKEY), its extended result code. */
 function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === '23505' || (code === 'SQLITE_CONSTRAINT' && typeof message === 'string' && message.includes('UNIQUE'));
+  const { code } = error as { code?: unknown };
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 async function uniquely<T>(write: () => Promise<T>): Promise<T> {

@@ -180,7 +180,7 @@ export async function changeDeliveries(db: Knex, deliveries: readonly DeliveryRe
   return changed;
 }
 
-/** The row count of a raw UPDATE's result (pg: rowCount; better-sqlite3 through Knex: changes). */
+/** The row count of a raw UPDATE's result (pg: rowCount; SQLite through Knex: changes). */
 function rowsChanged(result: unknown): number {
   const r = result as { rowCount?: unknown; changes?: unknown } | undefined;
   return Number(r?.rowCount ?? r?.changes ?? 0);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knex, { type Knex } from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteClient } from '../../src/db/sqlite-client.ts';
 import { engines } from '../harness.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -73,7 +74,7 @@ async function target(engine: 'sqlite' | 'postgres', dir: string): Promise<Targe
     const file = path.join(dir, 'crash.sqlite');
     return {
       env: { DATABASE_URL: `sqlite:${file}` },
-      db: () => knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true }),
+      db: () => knex({ client: SqliteClient, connection: { filename: file }, useNullAsDefault: true }),
       cleanup: () => Promise.resolve(),
     };
   }

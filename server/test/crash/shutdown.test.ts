@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knex from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteClient } from '../../src/db/sqlite-client.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -55,7 +56,7 @@ describe('SIGTERM', () => {
     expect(await exited).toBe(0);
     expect(output).toContain('stopping: draining requests and the worker');
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    const db = knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
+    const db = knex({ client: SqliteClient, connection: { filename: file }, useNullAsDefault: true });
     try {
       const stored = await db('transactions').select<{ id: string }[]>('id');
       expect(new Set(stored.map((r) => r.id))).toEqual(new Set(answers.map((a) => a.id)));

@@ -20,7 +20,7 @@ export async function down(knex: Knex): Promise<void> {
   });
   // SQLite: Knex drops a column by copying the table, which the rows that refer to merchants refuse (a foreign
   // key failure once the database holds data); SQLite's own DROP COLUMN keeps the table.
-  if ((knex.client as { config: { client: string } }).config.client === 'better-sqlite3') {
+  if ((knex.client as { config: { client: string } }).config.client !== 'pg') {
     await knex.raw('alter table merchants drop column sandbox_expires_at');
     await knex.raw('alter table merchants drop column deleting_on');
     return;
