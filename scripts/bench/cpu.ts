@@ -1,0 +1,116 @@
+// Where a request's CPU goes (issue 25's profile of the targets not met): for customer read, customer create, ACH
+// debit and card sale on the gateway over SQLite and over PostgreSQL, and for the Express hello-world, the CPU
+// milliseconds a request costs the server process, PostgreSQL (every process named postgres: backends, WAL
+// writer, checkpointer) and the rest of the machine (wrk, the kernel's share of loopback, anything else), read
+// from /proc over one wrk run each. On a machine where all three share the cores, req/s is about
+// cores / (machine CPU a request), so the ratio of two servers' machine CPU a request is the ratio of req/s they
+// can reach: the "x hello" that CPU allows, whatever the load generator does.
+// Prints the table; asserts nothing. Linux only (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10),
+// BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL (PostgreSQL; without it, SQLite and the hello-world only).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import path from 'node:path';
+import { root } from '../lib/run.ts';
+import { createBenchDatabase } from './lib-db.ts';
+import { cleanupOnSignals, onCleanup, runCleanups } from './lib-procs.ts';
+import { createOne, customerBody, operations } from './lib-requests.ts';
+import { startGateway, startHello, type Gateway, type Server } from './lib-servers.ts';
+import { renderTable } from './lib-table.ts';
+import { measure, requireWrk, type RequestShape } from './lib-wrk.ts';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 6);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.PGW_TEST_DATABASE_URL;
+const TICKS_PER_SECOND = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux of the last decades
+
+/** utime + stime of one process, in ticks (0 once it is gone). */
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    // The command may hold spaces and parentheses: the fields after it start at the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Ticks of every process named postgres. */
+function postgresTicks(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processTicks(Number(entry));
+    } catch {
+      // A process that ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** Busy ticks of the whole machine (every core; idle and iowait left out). */
+function machineTicks(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  return user + nice + system + irq + softirq + steal;
+}
+
+interface Row { operation: string; server: string; rps: number; serverMs: number; postgresMs: number; restMs: number; machineMs: number }
+
+/** One wrk run against `target`, with the CPU each part of the machine spent meanwhile. */
+async function measured(operation: string, target: Server, shape: RequestShape): Promise<Row> {
+  const pid = target.proc.child.pid ?? 0;
+  // The warm-up is measure's own; a short one before the counters are read lets the JIT settle first.
+  await measure(`${target.label} (${operation}, warm-up)`, target.base, shape, { connections, seconds: 1, warmup: 0 });
+  const before = { server: processTicks(pid), postgres: postgresTicks(), machine: machineTicks() };
+  const figures = await measure(`${target.label} (${operation})`, target.base, shape, { connections, seconds, warmup: 0 });
+  const after = { server: processTicks(pid), postgres: postgresTicks(), machine: machineTicks() };
+  const perRequest = (ticks: number): number => (ticks / TICKS_PER_SECOND) * 1000 / Math.max(1, figures.requests);
+  const server = perRequest(after.server - before.server);
+  const postgres = perRequest(after.postgres - before.postgres);
+  const machine = perRequest(after.machine - before.machine);
+  return { operation, server: target.label, rps: figures.rps, serverMs: server, postgresMs: postgres, restMs: Math.max(0, machine - server - postgres), machineMs: machine };
+}
+
+async function main(): Promise<void> {
+  requireWrk();
+  cleanupOnSignals();
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgw-bench-cpu-'));
+  onCleanup('temporary directory', () => { rmSync(dir, { recursive: true, force: true }); return Promise.resolve(); });
+  try {
+    const hello = await startHello(root, dir);
+    const sqliteFile = path.join(dir, 'cpu.sqlite');
+    const gateways: Gateway[] = [await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) })];
+    if (postgresUrl) gateways.push(await startGateway('gateway PostgreSQL', { gatewayRoot: root, dir, slug: 'postgres', prepare: () => createBenchDatabase(postgresUrl, 'cpu') }));
+    const customers = new Map<Gateway, string>();
+    for (const gateway of gateways) customers.set(gateway, await createOne(gateway, '/pay-api/v1/customers', customerBody));
+
+    const rows: string[][] = [];
+    for (const operation of operations) {
+      const helloShape: RequestShape = { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(operation.method === 'POST' ? { body: operation.body(gateways[0]?.merchant ?? { clientId: '', clientSecret: '', achProcessorId: '' }) ?? '' } : {}) };
+      const base = await measured(operation.label, hello, helloShape);
+      const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio];
+      rows.push(format(base, ''));
+      for (const gateway of gateways) {
+        const body = operation.body(gateway.merchant);
+        const shape: RequestShape = { method: operation.method, path: operation.path(customers.get(gateway) ?? ''), headers: await gateway.headers(), ...(body === undefined ? {} : { body }) };
+        const row = await measured(operation.label, gateway, shape);
+        rows.push(format({ ...row, operation: '' }, (base.machineMs / row.machineMs).toFixed(3)));
+      }
+    }
+    console.log(`CPU a request, ${String(connections)} connections, ${String(seconds)} s a run, wrk on the same ${String(cpus().length)} cores; node ${process.version}`);
+    console.log(renderTable([
+      { title: 'operation' }, { title: 'server' }, { title: 'req/s', right: true }, { title: 'server ms', right: true }, { title: 'PostgreSQL ms', right: true },
+      { title: 'wrk & rest ms', right: true }, { title: 'machine ms', right: true }, { title: 'x hello by CPU', right: true },
+    ], rows));
+    console.log('machine ms: busy CPU of every core over the run, per request; x hello by CPU: the hello-world\'s machine ms over the row\'s');
+  } finally {
+    await runCleanups();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
