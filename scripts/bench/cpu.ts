@@ -5,7 +5,7 @@
 // from /proc over one wrk run each. On a machine where all three share the cores, req/s is about
 // cores / (machine CPU a request), so the ratio of two servers' machine CPU a request is the ratio of req/s they
 // can reach: the "x hello" that CPU allows, whatever the load generator does.
-// Prints the table; asserts nothing. Linux only (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10),
+// Prints the table; asserts nothing, but exits 1 when a run had non-2xx answers or socket errors. Linux only (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10),
 // BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL (PostgreSQL; without it, SQLite and the hello-world only).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { cleanupOnSignals, onCleanup, runCleanups } from './lib-procs.ts';
 import { createOne, customerBody, operations } from './lib-requests.ts';
 import { startGateway, startHello, type Gateway, type Server } from './lib-servers.ts';
 import { renderTable } from './lib-table.ts';
-import { measure, requireWrk, type RequestShape } from './lib-wrk.ts';
+import { failures, measure, requireWrk, type RequestShape } from './lib-wrk.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -56,7 +56,7 @@ function machineTicks(): number {
   return user + nice + system + irq + softirq + steal;
 }
 
-interface Row { operation: string; server: string; rps: number; serverMs: number; postgresMs: number; restMs: number; machineMs: number }
+interface Row { operation: string; server: string; rps: number; serverMs: number; postgresMs: number; restMs: number; machineMs: number; failures: number }
 
 /** One wrk run against `target`, with the CPU each part of the machine spent meanwhile. */
 async function measured(operation: string, target: Server, shape: RequestShape): Promise<Row> {
@@ -70,7 +70,9 @@ async function measured(operation: string, target: Server, shape: RequestShape):
   const server = perRequest(after.server - before.server);
   const postgres = perRequest(after.postgres - before.postgres);
   const machine = perRequest(after.machine - before.machine);
-  return { operation, server: target.label, rps: figures.rps, serverMs: server, postgresMs: postgres, restMs: Math.max(0, machine - server - postgres), machineMs: machine };
+  // A run with failed answers measured other work than the request's: its row says so, and the exit status too.
+  if (failures(figures) > 0) process.exitCode = 1;
+  return { operation, server: target.label, rps: figures.rps, serverMs: server, postgresMs: postgres, restMs: Math.max(0, machine - server - postgres), machineMs: machine, failures: failures(figures) };
 }
 
 async function main(): Promise<void> {
@@ -98,7 +100,7 @@ async function main(): Promise<void> {
     for (const operation of operations) {
       const helloShape: RequestShape = { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(operation.method === 'POST' ? { body: operation.body(gateways[0]?.merchant ?? { clientId: '', clientSecret: '', achProcessorId: '' }) ?? '' } : {}) };
       const base = await measured(operation.label, hello, helloShape);
-      const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio];
+      const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio, row.failures > 0 ? `FAILED ${String(row.failures)}` : ''];
       rows.push(format(base, ''));
       for (const gateway of gateways) {
         const body = operation.body(gateway.merchant);
@@ -110,7 +112,7 @@ async function main(): Promise<void> {
     console.log(`CPU a request, ${String(connections)} connections, ${String(seconds)} s a run, wrk on the same ${String(cpus().length)} cores; node ${process.version}`);
     console.log(renderTable([
       { title: 'operation' }, { title: 'server' }, { title: 'req/s', right: true }, { title: 'server ms', right: true }, { title: 'PostgreSQL ms', right: true },
-      { title: 'wrk & rest ms', right: true }, { title: 'machine ms', right: true }, { title: 'x hello by CPU', right: true },
+      { title: 'wrk & rest ms', right: true }, { title: 'machine ms', right: true }, { title: 'x hello by CPU', right: true }, { title: 'failures' },
     ], rows));
     console.log('machine ms: busy CPU of every core over the run, per request; x hello by CPU: the hello-world\'s machine ms over the row\'s');
   } finally {
