@@ -5,8 +5,9 @@
 // from /proc over one wrk run each. On a machine where all three share the cores, req/s is about
 // cores / (machine CPU a request), so the ratio of two servers' machine CPU a request is the ratio of req/s they
 // can reach: the "x hello" that CPU allows, whatever the load generator does.
-// Prints the table; asserts nothing, but exits 1 when a run had non-2xx answers or socket errors. Linux only (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10),
-// BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL (PostgreSQL; without it, SQLite and the hello-world only).
+// Prints the table; asserts nothing, but exits 1 when a run had non-2xx answers or socket errors. Linux only
+// (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL
+// (PostgreSQL; without it, SQLite and the hello-world only).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,7 +62,8 @@ interface Row { operation: string; server: string; rps: number; serverMs: number
 /** One wrk run against `target`, with the CPU each part of the machine spent meanwhile. */
 async function measured(operation: string, target: Server, shape: RequestShape): Promise<Row> {
   const pid = target.proc.child.pid ?? 0;
-  // The warm-up is measure's own; a short one before the counters are read lets the JIT settle first.
+  // A warm-up run of its own (measure's built-in one would fall between the counters' readings): the JIT and the
+  // pools settle before anything is counted.
   await measure(`${target.label} (${operation}, warm-up)`, target.base, shape, { connections, seconds: 1, warmup: 0 });
   const before = { server: processTicks(pid), postgres: postgresTicks(), machine: machineTicks() };
   const figures = await measure(`${target.label} (${operation})`, target.base, shape, { connections, seconds, warmup: 0 });
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
   try {
     const hello = await startHello(root, dir);
     const sqliteFile = path.join(dir, 'cpu.sqlite');
-    const gateways: Gateway[] = [await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) })];
+    const sqlite = await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) });
+    const gateways: Gateway[] = [sqlite];
     if (postgresUrl) {
       const postgres = await startGateway('gateway PostgreSQL', { gatewayRoot: root, dir, slug: 'postgres', prepare: () => createBenchDatabase(postgresUrl, 'cpu') });
       // The database was just migrated and filled with demo data: autovacuum would analyze its new tables during
@@ -96,11 +99,12 @@ async function main(): Promise<void> {
     const customers = new Map<Gateway, string>();
     for (const gateway of gateways) customers.set(gateway, await createOne(gateway, '/pay-api/v1/customers', customerBody));
 
+    const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio, row.failures > 0 ? `FAILED ${String(row.failures)}` : ''];
     const rows: string[][] = [];
     for (const operation of operations) {
-      const helloShape: RequestShape = { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(operation.method === 'POST' ? { body: operation.body(gateways[0]?.merchant ?? { clientId: '', clientSecret: '', achProcessorId: '' }) ?? '' } : {}) };
-      const base = await measured(operation.label, hello, helloShape);
-      const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio, row.failures > 0 ? `FAILED ${String(row.failures)}` : ''];
+      // The hello-world gets the same body (the SQLite gateway's), so that both read and parse as much.
+      const helloBody = operation.body(sqlite.merchant);
+      const base = await measured(operation.label, hello, { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(helloBody === undefined ? {} : { body: helloBody }) });
       rows.push(format(base, ''));
       for (const gateway of gateways) {
         const body = operation.body(gateway.merchant);
