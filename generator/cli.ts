@@ -95,6 +95,8 @@ async function main(): Promise<number> {
       `${String(report.changed.length + report.missing.length)} written, ${String(report.unchanged)} unchanged, ` +
       `${String(report.extra.length)} removed, ${seconds}s`,
   );
+  // Said once per generation, naming the places: what was derived or cannot be expressed, not a refusal.
+  for (const note of model.notes) console.log(`note: ${note}`);
   const bundled = files.find((f) => f.path === 'openapi.json')?.content;
   if (bundleCopy !== undefined && bundled !== undefined) refreshBundle(bundleCopy, bundled);
   // spec:diff reads the base revision's contract from git, at spec/openapi.yaml: it compares only that document.

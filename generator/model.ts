@@ -1,5 +1,5 @@
 // Reads a bundled OpenAPI 3.1 document into the plain model every transform works from.
-import { camelCase, pascalCase } from './names.ts';
+import { camelCase, isIdentifier, nameKey, operationName, pascalCase, uniqueNames } from './names.ts';
 
 export type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,7 +20,14 @@ export interface ResponseModel {
 }
 
 export interface OperationModel {
+  /**
+   * The operation's name in generated code (handler method, dispatch key, `OperationId` member): the document's
+   * operationId when that is an identifier, else a name derived from it or from the method and path
+   * (names.ts `operationName`), made unique.
+   */
   readonly operationId: string;
+  /** The operationId as the document writes it; undefined when it has none. */
+  readonly documentOperationId: string | undefined;
   /** PascalCase of operationId, the stem of the generated type names. */
   readonly typeName: string;
   readonly method: Method;
@@ -51,6 +58,7 @@ export interface WebhookModel {
   readonly name: string;
   readonly method: Method;
   readonly operationId: string | undefined;
+  /** The event body's type name (`CustomerCreatedEvent`), unique in webhooks.ts. */
   readonly typeName: string;
   readonly summary: string | undefined;
   /** Media types of the request body. */
@@ -61,6 +69,8 @@ export interface WebhookModel {
 
 export interface ApiModel {
   readonly title: string;
+  /** What the generator says about the document without refusing it (names it derived, what it cannot express). */
+  readonly notes: readonly string[];
   readonly version: string;
   readonly operations: readonly OperationModel[];
   readonly tags: readonly TagModel[];
@@ -106,11 +116,10 @@ function securityOf(requirements: unknown): string[][] {
   return requirements.filter(isObject).map((req) => Object.keys(req).sort());
 }
 
-function readOperation(doc: JsonObject, path: string, method: Method, item: JsonObject, op: JsonObject, tagOrder: string[]): OperationModel {
-  const where = `${method.toUpperCase()} ${path}`;
-  if (typeof op.operationId !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(op.operationId)) {
-    throw new ModelError(`${where}: an operationId made of letters, digits and _ is required`);
-  }
+/** An operation as read, before its name is settled (names depend on every operation of the document). */
+type OperationDraft = Omit<OperationModel, 'operationId' | 'typeName'>;
+
+function readOperation(doc: JsonObject, path: string, method: Method, item: JsonObject, op: JsonObject, tagOrder: string[]): OperationDraft {
   const tags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === 'string') : [];
   const tag = tags[0] ?? 'default';
   if (!tagOrder.includes(tag)) tagOrder.push(tag);
@@ -119,8 +128,7 @@ function readOperation(doc: JsonObject, path: string, method: Method, item: Json
   const security = op.security !== undefined ? op.security : doc.security;
   const requirements = securityOf(security);
   return {
-    operationId: op.operationId,
-    typeName: pascalCase(op.operationId),
+    documentOperationId: typeof op.operationId === 'string' ? op.operationId : undefined,
     method,
     path,
     tag,
@@ -139,43 +147,69 @@ function readOperation(doc: JsonObject, path: string, method: Method, item: Json
   };
 }
 
+/**
+ * Each operation's name: an operationId that is an identifier keeps it (the first of two that differ only in
+ * case); the others are derived and numbered past every name taken, in document order, so that adding an
+ * operation never renames one that has an operationId.
+ */
+function nameOperations(drafts: readonly OperationDraft[], notes: string[]): string[] {
+  const explicit = drafts.map((d) => (d.documentOperationId !== undefined && isIdentifier(d.documentOperationId) ? d.documentOperationId : undefined));
+  const seen = new Set<string>();
+  const kept = explicit.map((id) => {
+    if (id === undefined || seen.has(nameKey(id))) return undefined;
+    seen.add(nameKey(id));
+    return id;
+  });
+  const rest = drafts.flatMap((d, i) => (kept[i] === undefined ? [i] : []));
+  const derived = uniqueNames(rest.map((i) => operationName(drafts[i]?.documentOperationId, drafts[i]?.method ?? 'get', drafts[i]?.path ?? '/')), seen);
+  const names = [...kept];
+  rest.forEach((index, k) => { names[index] = derived[k]; });
+  const where = (i: number): string => `${(drafts[i]?.method ?? '').toUpperCase()} ${drafts[i]?.path ?? ''}`;
+  const unnamed = rest.filter((i) => drafts[i]?.documentOperationId === undefined);
+  const renamed = rest.filter((i) => drafts[i]?.documentOperationId !== undefined);
+  const sample = (list: number[]): string => list.slice(0, 3).map((i) => `${where(i)} -> ${names[i] ?? ''}`).join(', ') + (list.length > 3 ? ', …' : '');
+  if (unnamed.length > 0) notes.push(`${String(unnamed.length)} operation(s) without an operationId, named from the method and path: ${sample(unnamed)}`);
+  if (renamed.length > 0) notes.push(`${String(renamed.length)} operationId(s) that are not identifiers or give another's type name, renamed (the route table keeps the document's): ${sample(renamed)}`);
+  return names.map((n) => n ?? '_');
+}
+
 /** Builds the model of a bundled document; throws ModelError for what the generator cannot serve. */
 export function readModel(doc: JsonObject): ApiModel {
   if (typeof doc.openapi !== 'string' || !doc.openapi.startsWith('3.')) throw new ModelError('an OpenAPI 3 document is required');
   const info = isObject(doc.info) ? doc.info : {};
   const tagOrder = (Array.isArray(doc.tags) ? doc.tags : []).filter(isObject).map((t) => String(t.name));
-  const operations: OperationModel[] = [];
+  const drafts: OperationDraft[] = [];
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = deref(doc, rawItem);
     if (!isObject(item)) continue;
     for (const method of METHODS) {
       const op = item[method];
-      if (isObject(op)) operations.push(readOperation(doc, path, method, item, op, tagOrder));
+      if (isObject(op)) drafts.push(readOperation(doc, path, method, item, op, tagOrder));
     }
   }
-  const seen = new Map<string, OperationModel>();
-  for (const op of operations) {
-    const other = seen.get(op.typeName);
-    if (other) throw new ModelError(`operationIds ${other.operationId} and ${op.operationId} give the same type name ${op.typeName}`);
-    seen.set(op.typeName, op);
-  }
+  const notes: string[] = [];
+  const names = nameOperations(drafts, notes);
+  // Tags that give the same handler group (`pets`, `Pets`) are numbered like operations.
+  const groups = uniqueNames(tagOrder.map(camelCase));
+  const groupOf = new Map(tagOrder.map((name, i) => [name, groups[i] ?? camelCase(name)]));
+  const operations: OperationModel[] = drafts.map((draft, i) => {
+    const name = names[i] ?? '_';
+    return { ...draft, operationId: name, typeName: pascalCase(name), group: groupOf.get(draft.tag) ?? draft.group };
+  });
   const tagInfo = new Map((Array.isArray(doc.tags) ? doc.tags : []).filter(isObject).map((t) => [String(t.name), t]));
   const tags = tagOrder
-    .map((name): TagModel => ({
-      name,
-      group: camelCase(name),
-      interfaceName: `${pascalCase(name)}Handlers`,
-      description: typeof tagInfo.get(name)?.description === 'string' ? String(tagInfo.get(name)?.description) : undefined,
-      operations: operations.filter((op) => op.tag === name),
-    }))
+    .map((name): TagModel => {
+      const group = groupOf.get(name) ?? camelCase(name);
+      return {
+        name,
+        group,
+        interfaceName: `${pascalCase(group)}Handlers`,
+        description: typeof tagInfo.get(name)?.description === 'string' ? String(tagInfo.get(name)?.description) : undefined,
+        operations: operations.filter((op) => op.tag === name),
+      };
+    })
     .filter((tag) => tag.operations.length > 0);
-  const groups = new Map<string, string>();
-  for (const tag of tags) {
-    const other = groups.get(tag.group);
-    if (other !== undefined) throw new ModelError(`tags "${other}" and "${tag.name}" give the same handler group ${tag.group}`);
-    groups.set(tag.group, tag.name);
-  }
   const webhooks: WebhookModel[] = [];
   const hooks = isObject(doc.webhooks) ? doc.webhooks : {};
   for (const [name, rawItem] of Object.entries(hooks)) {
@@ -189,15 +223,19 @@ export function readModel(doc: JsonObject): ApiModel {
         name,
         method,
         operationId: typeof op.operationId === 'string' ? op.operationId : undefined,
-        typeName: pascalCase(typeof op.operationId === 'string' ? op.operationId : `${name} ${method}`),
+        typeName: `${pascalCase(name)}${method === 'post' ? '' : pascalCase(method)}Event`,
         summary: typeof op.summary === 'string' ? op.summary : undefined,
         mediaTypes: isObject(body) ? mediaTypesOf(body.content) : [],
         extensions: Object.fromEntries(Object.entries(op).filter(([key]) => key.startsWith('x-'))),
       });
     }
   }
+  // Event type names are unique like operation names, past the names webhooks.ts declares itself.
+  const eventTypes = uniqueNames(webhooks.map((hook) => hook.typeName), new Set(['WebhookEvent', 'WebhookEventName', 'WebhookEventInfo'].map(nameKey)));
+  webhooks.forEach((hook, i) => { (hook as { typeName: string }).typeName = eventTypes[i] ?? hook.typeName; });
   return {
     title: typeof info.title === 'string' ? info.title : 'API',
+    notes,
     version: typeof info.version === 'string' ? info.version : '0.0.0',
     operations,
     tags,

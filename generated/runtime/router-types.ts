@@ -5,9 +5,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
 
-/** One operation of the document, as the router binds it; `Id` is the document's operationId union. */
+/** One operation of the document, as the router binds it; `Id` is the union of the operations' names. */
 export interface RouteDefinition<Id extends string = string> {
+  /**
+   * The operation's name in generated code: the document's operationId when it is an identifier, else one
+   * derived from it or from the method and path (then `documentOperationId` keeps the document's own).
+   */
   readonly operationId: Id;
+  /** The operationId as the document writes it (null: it has none), present only where it differs from `operationId`. */
+  readonly documentOperationId?: string | null;
   /** The key of the handler group (the operation's first tag, camel-cased). */
   readonly group: string;
   readonly method: HttpMethod;

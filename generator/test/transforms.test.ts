@@ -54,9 +54,9 @@ const cases: [string, Case][] = [
     want: {
       file: 'operations.ts',
       contains: [
-        "path: operations['getT']['parameters']['path'];",
-        "query: NonNullable<operations['getT']['parameters']['query']>;",
-        "headers: { 'x-trace': NonNullable<operations['getT']['parameters']['header']>['X-Trace']; };",
+        "path: paths['/t/{t-id}']['get']['parameters']['path'];",
+        "query: NonNullable<paths['/t/{t-id}']['get']['parameters']['query']>;",
+        "headers: { 'x-trace': NonNullable<paths['/t/{t-id}']['get']['parameters']['header']>['X-Trace']; };",
         "pathParams: [{ name: 't-id', expressName: 't_id' }],",
         "headerParams: ['x-trace'],",
       ],
@@ -68,20 +68,24 @@ const cases: [string, Case][] = [
     }),
     want: {
       file: 'operations.ts',
-      contains: ["body: operations['putT']['requestBody']['content']['application/json'];", '| { status: 204; body?: undefined; headers?: Record<string, string>; }'],
+      contains: ["body: paths['/t']['put']['requestBody']['content']['application/json'];", '| { status: 204; body?: undefined; headers?: Record<string, string>; }'],
     },
   }],
   ['an optional body may be undefined', {
     given: doc({
       paths: { '/t': { post: { operationId: 'postT', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '204': { description: 'done' } } } } },
     }),
-    want: { file: 'operations.ts', contains: ["body: NonNullable<operations['postT']['requestBody']>['content']['application/json'] | undefined;"] },
+    want: { file: 'operations.ts', contains: ["body: NonNullable<paths['/t']['post']['requestBody']>['content']['application/json'] | undefined;"] },
   }],
   ['several media types on one status need a contentType each', {
     given: doc({
       paths: { '/t': { get: { operationId: 'getT', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } }, 'text/csv': { schema: { type: 'string' } } } } } } } },
     }),
     want: { file: 'operations.ts', contains: ["contentType: 'application/json';", "contentType: 'text/csv';"] },
+  }],
+  ['an operation without responses may answer anything (3.1 allows it)', {
+    given: doc({ paths: { '/t': { get: { operationId: 'getT' } } } }),
+    want: { file: 'operations.ts', contains: ['export type GetTResult = OperationResult;', "import type { OperationResult, RouteDefinition } from './runtime/router-runtime.ts';"] },
   }],
   ['a status range or default answers any status of it', {
     given: doc({ paths: { '/t': { get: { operationId: 'getT', responses: { '4XX': { description: 'client error' }, default: { description: 'other' } } } } } }),
@@ -166,10 +170,44 @@ describe('transforms', () => {
   });
 });
 
+describe('operation names: the operationId when it is an identifier, else derived, unique by type name', () => {
+  const names = (paths: JsonObject): [string, string | null, string][] =>
+    readModel(doc({ paths })).operations.map((op) => [op.operationId, op.documentOperationId ?? null, op.typeName]);
+  it.each<[string, JsonObject, [string, string | null, string][]]>([
+    ['without an operationId: method and path, a parameter read as "by" it', { '/pets/{petId}': { get: { responses: {} }, delete: { responses: {} } }, '/': { get: { responses: {} } } },
+      [['getPetsByPetId', null, 'GetPetsByPetId'], ['deletePetsByPetId', null, 'DeletePetsByPetId'], ['get', null, 'Get']]],
+    ['operationIds that are not identifiers are camel-cased', { '/a': { get: { operationId: 'get-stations', responses: {} } }, '/b': { get: { operationId: 'repos/get', responses: {} } }, '/c': { post: { operationId: 'post-checkAccountHolder', responses: {} } }, '/d': { get: { operationId: '1st thing', responses: {} } } },
+      [['getStations', 'get-stations', 'GetStations'], ['reposGet', 'repos/get', 'ReposGet'], ['postCheckAccountHolder', 'post-checkAccountHolder', 'PostCheckAccountHolder'], ['_1stThing', '1st thing', '_1stThing']]],
+    ['reserved words and Unicode identifiers are kept', { '/a': { delete: { operationId: 'delete', responses: {} } }, '/b': { get: { operationId: 'getÜbersicht', responses: {} } } },
+      [['delete', 'delete', 'Delete'], ['getÜbersicht', 'getÜbersicht', 'GetÜbersicht']]],
+    ['two names with one type name: the first keeps it, the next is numbered', { '/a': { get: { operationId: 'get_t', responses: {} } }, '/b': { get: { operationId: 'getT', responses: {} } }, '/c': { get: { operationId: 'GetT', responses: {} } } },
+      [['get_t', 'get_t', 'GetT'], ['getT2', 'getT', 'GetT2'], ['GetT3', 'GetT', 'GetT3']]],
+    ['a derived name never takes an operationId\'s name, wherever the operation is', { '/pets': { get: { responses: {} } }, '/other': { get: { operationId: 'getPets', responses: {} } } },
+      [['getPets2', null, 'GetPets2'], ['getPets', 'getPets', 'GetPets']]],
+  ])('%s', (_name, paths, expected) => {
+    expect(names(paths)).toEqual(expected);
+  });
+
+  it('says once what it derived, naming the places', () => {
+    const model = readModel(doc({ paths: { '/a': { get: { responses: {} } }, '/b': { get: { operationId: 'b/get', responses: {} } } } }));
+    expect(model.notes).toEqual([
+      '1 operation(s) without an operationId, named from the method and path: GET /a -> getA',
+      "1 operationId(s) that are not identifiers or give another's type name, renamed (the route table keeps the document's): GET /b -> bGet",
+    ]);
+  });
+
+  it('numbers tags that give one handler group, and event types that give one type name', () => {
+    const model = readModel(doc({
+      paths: { '/a': { get: { tags: ['pets'], responses: {} } }, '/b': { get: { tags: ['Pets'], responses: {} } } },
+      webhooks: { 'pet.created': { post: { responses: {} } }, 'pet-created': { post: { responses: {} } }, webhook: { post: { responses: {} } } },
+    }));
+    expect(model.tags.map((t) => [t.name, t.group, t.interfaceName])).toEqual([['pets', 'pets', 'PetsHandlers'], ['Pets', 'pets2', 'Pets2Handlers']]);
+    expect(model.webhooks.map((w) => w.typeName)).toEqual(['PetCreatedEvent', 'PetCreatedEvent2', 'WebhookEvent2']);
+  });
+});
+
 describe('documents the generator refuses, with a reason', () => {
   it.each<[string, JsonObject, RegExp]>([
-    ['an operation without operationId', doc({ paths: { '/t': { get: { responses: {} } } } }), /GET \/t: an operationId/],
-    ['two operationIds with one type name', doc({ paths: { '/a': { get: { operationId: 'get_t', responses: {} } }, '/b': { get: { operationId: 'getT', responses: {} } } } }), /same type name GetT/],
     ['an unbundled document', doc({ paths: { '/t': { get: { operationId: 'getT', responses: { '200': { $ref: 'other.yaml#/R' } } } } } }), /bundle the document first/],
     ['not OpenAPI 3', { swagger: '2.0' }, /OpenAPI 3 document is required/],
   ])('%s', (_name, given, message) => {

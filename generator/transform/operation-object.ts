@@ -1,16 +1,19 @@
 // Operation objects -> operations.ts: each operation's handler input and result types, the operationIds, and
 // the route table.
-import { StructureKind, VariableDeclarationKind, type StatementStructures, type WriterFunction } from 'ts-morph';
+import type { StatementStructures, WriterFunction } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
-import { typeImport } from '../lib/ts.ts';
+import { StructureKind, VariableDeclarationKind, typeImport } from '../lib/ts.ts';
 import type { ApiModel, OperationModel, ResponseModel } from '../model.ts';
 import { docText, expressParamName, literal, propertyKey } from '../names.ts';
 
 const EMPTY = 'Record<string, never>';
 
-/** `operations['createCustomer']` followed by index keys. */
+/**
+ * `paths['/customers']['post']` followed by index keys: the operation's type by its path and method, which
+ * openapi-typescript writes whether or not the operation has an operationId (it names `operations[id]` there).
+ */
 const opType = (op: OperationModel, ...keys: (string | number)[]): string =>
-  `operations[${literal(op.operationId)}]${keys.map((k) => `[${typeof k === 'number' ? String(k) : literal(k)}]`).join('')}`;
+  `paths[${literal(op.path)}][${literal(op.method)}]${keys.map((k) => `[${typeof k === 'number' ? String(k) : literal(k)}]`).join('')}`;
 
 function parameterSection(op: OperationModel, location: 'path' | 'query'): string {
   const params = op.parameters.filter((p) => p.in === location);
@@ -64,6 +67,7 @@ function routeLiteral(op: OperationModel): WriterFunction {
     const headerParams = op.parameters.filter((p) => p.in === 'header').map((p) => literal(p.name.toLowerCase()));
     writer.write('{').indent(() => {
       writer.writeLine(`operationId: ${literal(op.operationId)},`);
+      if (op.documentOperationId !== op.operationId) writer.writeLine(`documentOperationId: ${op.documentOperationId === undefined ? 'null' : literal(op.documentOperationId)},`);
       writer.writeLine(`group: ${literal(op.group)},`);
       writer.writeLine(`method: ${literal(op.method)},`);
       writer.writeLine(`path: ${literal(op.path)},`);
@@ -121,9 +125,9 @@ function operationIndex(model: ApiModel): StatementStructures[] {
 }
 
 export function transformOperations(model: ApiModel, printer: Printer): GeneratedFile {
-  const statements: StatementStructures[] = [
-    typeImport('./types.ts', ['operations']),
-    typeImport('./runtime/router-runtime.ts', ['RouteDefinition']),
+  const statements: (StatementStructures | string)[] = [
+    typeImport('./types.ts', ['paths']),
+    typeImport('./runtime/router-runtime.ts', [...(model.operations.some((op) => op.responses.length === 0) ? ['OperationResult'] : []), 'RouteDefinition']),
   ];
   for (const op of model.operations) {
     statements.push({
@@ -144,11 +148,17 @@ export function transformOperations(model: ApiModel, printer: Printer): Generate
       isExported: true,
       docs: [`What the \`${op.operationId}\` handler may answer: each status the document allows, with its body.`],
       type: (writer) => {
+        // No documented response: any status and body (what the document leaves open, the handler decides).
+        if (op.responses.length === 0) writer.write('OperationResult');
         for (const member of op.responses.flatMap((r) => resultMembers(op, r))) writer.newLine().write(`| ${member}`);
       },
     });
   }
   statements.push(...operationIndex(model));
+  // Each route goes through route(), so that the table's element type is RouteDefinition itself: a bare array
+  // literal's type is the union of its elements' literal types, which tsc refuses past a thousand or so
+  // ("union type that is too complex", GitHub's 1,223 operations).
+  statements.push('const route = (definition: RouteDefinition<OperationId>): RouteDefinition<OperationId> => definition;');
   statements.push({
     kind: StructureKind.VariableStatement,
     isExported: true,
@@ -161,8 +171,9 @@ export function transformOperations(model: ApiModel, printer: Printer): Generate
         initializer: (writer) => {
           writer.write('[').indent(() => {
             for (const op of model.operations) {
+              writer.write('route(');
               routeLiteral(op)(writer);
-              writer.write(',').newLine();
+              writer.write('),').newLine();
             }
           });
           writer.write(']');

@@ -1,8 +1,8 @@
 // Router wiring -> router.ts: binds every operationId to its handler in a dispatch table typed by the
 // operations' own input and result types (no casts), over the runtime router.
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
-import { typeImport, valueImport } from '../lib/ts.ts';
+import { StructureKind, typeImport, valueImport } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
 import { propertyKey } from '../names.ts';
 

@@ -1,9 +1,9 @@
 // Tags -> handlers.ts: one handler interface per tag, one method per operation, and the Handlers map.
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
-import { typeImport } from '../lib/ts.ts';
+import { StructureKind, typeImport } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
-import { docText } from '../names.ts';
+import { docText, literal } from '../names.ts';
 import { operationDoc } from './operation-object.ts';
 
 export function transformTags(model: ApiModel, printer: Printer): GeneratedFile {
@@ -19,7 +19,8 @@ export function transformTags(model: ApiModel, printer: Printer): GeneratedFile 
       typeParameters: [{ name: 'Ctx', default: 'RequestContext' }],
       docs: [docText(`The operations tagged "${tag.name}".${tag.description ? `\n\n${tag.description}` : ''}`)],
       methods: tag.operations.map((op) => ({
-        name: op.operationId,
+        // `new(…)` in an interface would declare a construct signature, not a method called new.
+        name: op.operationId === 'new' ? literal(op.operationId) : op.operationId,
         docs: [operationDoc(op)],
         parameters: [
           { name: 'input', type: `op.${op.typeName}Input` },

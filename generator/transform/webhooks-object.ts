@@ -1,12 +1,12 @@
 // Webhooks object -> webhooks.ts: one type per event, their discriminated union, the event table,
 // and Standard Webhooks signing and verification (from the runtime).
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
-import { typeImport } from '../lib/ts.ts';
+import { StructureKind, VariableDeclarationKind, typeImport } from '../lib/ts.ts';
 import type { ApiModel, WebhookModel } from '../model.ts';
-import { docText, literal, pascalCase } from '../names.ts';
+import { docText, literal } from '../names.ts';
 
-const eventTypeName = (hook: WebhookModel): string => `${pascalCase(hook.name)}${hook.method === 'post' ? '' : pascalCase(hook.method)}Event`;
+const eventTypeName = (hook: WebhookModel): string => hook.typeName;
 
 function payloadType(hook: WebhookModel): string {
   const media = hook.mediaTypes.find((m) => /[/+]json$/.test(m)) ?? hook.mediaTypes[0];
