@@ -23,8 +23,15 @@ class BodyReadError extends Error {
   }
 }
 
+/**
+ * Requests whose body was sent empty. The JSON and form parsers make an empty body `{}`, which would satisfy a
+ * required body of an object schema: it is no body at all (`undefined`), refused where the body is required.
+ */
+const emptyBodies = new WeakSet<IncomingMessage>();
+
 /** Every body's bytes must be UTF-8 (what JSON and this API's forms are written in). */
-function readBody(_req: IncomingMessage, _res: ServerResponse, bytes: Buffer): void {
+function readBody(req: IncomingMessage, _res: ServerResponse, bytes: Buffer): void {
+  if (bytes.length === 0) emptyBodies.add(req);
   const problem = bodyEncodingProblem(bytes);
   if (problem !== undefined) throw new BodyReadError(problem, 'entity.encoding.invalid');
 }
@@ -67,5 +74,6 @@ export function bodyReader(routes: readonly RouteDefinition[], limit: string): (
   if ([...mediaTypes].some((t) => t.startsWith('text/'))) parsers.push(express.text({ limit, type: 'text/*', verify: readBody }));
   return async (req, res) => {
     for (const parser of parsers) await run(parser, req, res);
+    if (emptyBodies.has(req)) req.body = undefined;
   };
 }

@@ -402,7 +402,9 @@ export class OperationRequest {
     const known = new Set(problems.map((p) => p.path));
     problems.push(...extra.filter((p) => !known.has(p.path)));
     const validateBody = mediaType === undefined ? undefined : this.media.get(mediaType);
-    if (this.body.present && this.body.schemaRequires && raw.body === undefined) {
+    // No body where the document requires one (or its schema requires properties, as express-openapi-validator
+    // has it): an empty body counts as none (request-body.ts).
+    if (this.body.present && (this.body.required === true || this.body.schemaRequires) && raw.body === undefined) {
       problems.push({ path: '/body', message: "must have required property 'body'", errorCode: 'required.openapi.validation' });
     } else if (validateBody && raw.body !== undefined && !validateBody.call(raw.bodyNumbers, raw.body)) {
       problems.push(...problemsOf(validateBody.errors, '/body'));
