@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', 'generator/test/golden/**', 'generator/test/.typecheck-*/**', 'spec/dist/**', 'docs/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'generated/**', 'generator/test/golden/**', 'generator/test/.typecheck-*/**', 'generator/test/.corpus-*/**', 'generator/test/.client-standalone-*/**', 'generator/dist/**', 'spec/dist/**', 'docs/**', 'data/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -16,5 +16,5 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', URL: 'readonly' } } },
+  { files: ['**/*.mjs'], languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly', Int32Array: 'readonly' } } },
 );

@@ -68,8 +68,18 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  // openapi-typescript's worker starts first: it loads while the document is read and bundled.
+  const { startTypes } = await import('./transform/types.ts');
+  const types = startTypes();
   const { generate } = await import('./generate.ts');
-  const { model, files: generated } = await generate(await loadDocument(input));
+  let document;
+  try {
+    document = await loadDocument(input);
+  } catch (error) {
+    types.cancel();
+    throw error;
+  }
+  const { model, files: generated } = await generate(document, types);
   const files = [...generated, { path: FINGERPRINT_FILE, content: fingerprintText(inputs, generated) }];
   const report = emit(output, files, values.check);
   const seconds = elapsed();
@@ -125,8 +135,8 @@ function refreshBundle(file: string, content: string): void {
 /** What the contract now changes for clients and webhook receivers (`npm run spec:diff` lists it all). */
 async function printContractChanges(doc: Record<string, unknown>): Promise<void> {
   try {
-    const { specDiff } = await import('../scripts/spec-diff/run.ts');
-    const { report } = await import('../scripts/spec-diff/verdict.ts');
+    const { specDiff } = await import('./spec-diff/run.ts');
+    const { report } = await import('./spec-diff/verdict.ts');
     const result = await specDiff(process.cwd(), { current: doc });
     if ('problem' in result) console.log(`contract changes: not compared: ${result.problem}`);
     else for (const line of report(result.verdict, result.baseLabel, { full: false })) console.log(line);

@@ -1,13 +1,21 @@
 // A fingerprint of what a generation depends on and what it wrote, so that a regeneration with nothing
 // changed can stop before loading the TypeScript toolchain. `--check` never trusts it: it compares all.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { generatorRoot } from './root.ts';
 
 export const FINGERPRINT_FILE = '.fingerprint.json';
-const generatorDir = path.dirname(fileURLToPath(import.meta.url));
-const toolkitRoot = path.resolve(generatorDir, '..');
+const toolkitRoot = path.resolve(generatorRoot, '..');
+
+/** A tool's version, from the nearest node_modules above the generator that holds it. */
+function toolVersion(tool: string): string {
+  for (let dir = generatorRoot; ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'node_modules', tool, 'package.json');
+    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+    if (path.dirname(dir) === dir) return 'unknown';
+  }
+}
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -24,17 +32,15 @@ function walk(dir: string, keep: (file: string) => boolean, skip: (name: string)
 /** Every file the output depends on: the generator's own sources and tool versions, and the document's files. */
 export function inputsFingerprint(input: string): string {
   const hash = createHash('sha256');
-  const generatorFiles = walk(generatorDir, (f) => f.endsWith('.ts'), (name) => name === 'test' || name === 'node_modules');
+  // The sources (templates included), the same whether the generator runs from them or from dist/.
+  const generatorFiles = walk(generatorRoot, (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'), (name) => ['test', 'dist', 'node_modules'].includes(name));
   const documentFiles = input.endsWith('.json') && !readFileSync(input, 'utf8').includes('"$ref": ".')
     ? [input]
     : walk(path.dirname(input), (f) => /\.(ya?ml|json|md)$/.test(f), (name) => ['dist', 'node_modules', 'test'].includes(name));
   for (const file of [...generatorFiles, ...documentFiles]) {
     hash.update(path.relative(toolkitRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
-  for (const tool of ['openapi-typescript', 'ts-morph', '@redocly/openapi-core']) {
-    const manifest = JSON.parse(readFileSync(path.join(toolkitRoot, 'node_modules', tool, 'package.json'), 'utf8')) as { version: string };
-    hash.update(`${tool}@${manifest.version}\0`);
-  }
+  for (const tool of ['openapi-typescript', 'ts-morph', '@redocly/openapi-core']) hash.update(`${tool}@${toolVersion(tool)}\0`);
   return hash.digest('hex');
 }
 

@@ -1,9 +1,9 @@
 // The generator: a pure function from an OpenAPI document to the files of generated/.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Printer, textFile, type GeneratedFile } from './lib/ts.ts';
 import { readModel, type ApiModel, type JsonObject } from './model.ts';
+import { generatorRoot } from './root.ts';
 import { transformClient } from './transform/client.ts';
 import { transformEnums } from './transform/enums.ts';
 import { transformErrorCodes } from './transform/error-codes.ts';
@@ -12,10 +12,10 @@ import { transformOperations } from './transform/operation-object.ts';
 import { transformRouter } from './transform/router.ts';
 import { transformStateMachines } from './transform/state-machines.ts';
 import { transformTags } from './transform/tag-object.ts';
-import { transformTypes } from './transform/types.ts';
+import { startTypes, type TypesJob } from './transform/types.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
 
-const templates = path.join(path.dirname(fileURLToPath(import.meta.url)), 'templates');
+const templates = path.join(generatorRoot, 'templates');
 const RUNTIME = ['router-runtime.ts', 'router-types.ts', 'route-match.ts', 'request-body.ts', 'operation-checks.ts', 'response-writer.ts', 'router-problems.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts', 'number-texts.ts'] as const;
 
 function specModule(printer: Printer): GeneratedFile {
@@ -53,8 +53,30 @@ export interface Generation {
   readonly files: readonly GeneratedFile[];
 }
 
-export async function generate(doc: JsonObject): Promise<Generation> {
-  const model = readModel(doc);
+/**
+ * `types`: a types job started before the document was read (the CLI starts it first, so that openapi-typescript
+ * loads while the document is bundled); one is started here otherwise.
+ */
+export async function generate(doc: JsonObject, types: TypesJob = startTypes()): Promise<Generation> {
+  let model: ApiModel;
+  try {
+    model = readModel(doc);
+  } catch (error) {
+    types.cancel();
+    throw error;
+  }
+  // openapi-typescript works in its worker on its own copy while the other transforms run here.
+  const typesFile = types.run(doc);
+  try {
+    return { model, files: await withTypes(doc, model, typesFile) };
+  } catch (error) {
+    types.cancel();
+    throw error;
+  }
+}
+
+/** Every file of the output folder, sorted by path: the transforms' own, then types.ts when it comes. */
+async function withTypes(doc: JsonObject, model: ApiModel, typesFile: Promise<GeneratedFile>): Promise<GeneratedFile[]> {
   const printer = new Printer();
   const enums = transformEnums(doc, printer);
   const stateMachines = transformStateMachines(doc, printer);
@@ -62,7 +84,6 @@ export async function generate(doc: JsonObject): Promise<Generation> {
   const errorCodes = transformErrorCodes(doc, printer);
   const files: GeneratedFile[] = [
     textFile('openapi.json', `${JSON.stringify(doc, null, 2)}\n`),
-    await transformTypes(doc),
     transformOperations(model, printer),
     transformTags(model, printer),
     transformRouter(model, printer),
@@ -76,6 +97,7 @@ export async function generate(doc: JsonObject): Promise<Generation> {
     indexModule(printer, { enums: enums !== undefined, stateMachines: stateMachines !== undefined, magicValues: magicValues !== undefined, errorCodes: errorCodes !== undefined }),
     ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),
   ];
+  files.push(await typesFile);
   files.sort((a, b) => a.path.localeCompare(b.path));
-  return { model, files };
+  return files;
 }

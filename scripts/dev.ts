@@ -73,7 +73,9 @@ class DevLoop {
   /** Runs a script of the toolkit (tsx), its output shown as it comes; resolves with its stdout. */
   private run(script: string, args: readonly string[]): Promise<StepResult> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      // A TypeScript script runs through tsx; the generator's launcher is plain JavaScript.
+      const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+      const child = spawn(process.execPath, [...loader, script, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
       this.step = child;
       let stdout = '';
       child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8'); process.stdout.write(chunk); });
@@ -126,7 +128,7 @@ class DevLoop {
    */
   private async generate(): Promise<boolean> {
     const bundled = await this.run('scripts/bundle.ts', []);
-    const generated = bundled.ok ? await this.run('generator/cli.ts', ['--scaffold', path.join('server', 'src', 'handlers')]) : bundled;
+    const generated = bundled.ok ? await this.run('generator/bin/pgw-generate.mjs', ['--scaffold', path.join('server', 'src', 'handlers')]) : bundled;
     if (this.halted()) return false;
     const keeps = this.server ? 'the server keeps running the previous contract' : 'no server is running';
     if (!generated.ok) {

@@ -4,7 +4,7 @@
 // bundled document at build time.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readStateMachines, type StateMachineModel, type StatusId } from '../generator/transform/state-machines.ts';
@@ -62,6 +62,23 @@ export const STAMP = /<meta name="pgw-spec-sha256" content="([0-9a-f]{64})">/;
 export const specHash = (doc: unknown): string => createHash('sha256').update(JSON.stringify(doc)).digest('hex');
 
 /**
+ * The page also records the SHA-256 of the files the bundle is made from (spec/ but dist/ and test/, and
+ * redocly.yaml) in `<meta name="pgw-spec-sources-sha256">`: `--if-stale` compares it before bundling, so that
+ * `npm start` with nothing changed neither bundles nor builds (bundling alone took ~2 s).
+ */
+export const SOURCES_STAMP = /<meta name="pgw-spec-sources-sha256" content="([0-9a-f]{64})">/;
+export function specSourcesHash(): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
+    .filter((e) => !(e.isDirectory() && (e.name === 'dist' || e.name === 'test')))
+    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : /\.(ya?ml|json|md)$/.test(e.name) ? [path.join(dir, e.name)] : []));
+  for (const file of [...walk(path.join(root, 'spec')).sort(), path.join(root, 'redocly.yaml')]) {
+    hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/**
  * Redoc 3 draws its "API docs by Redocly" badge from cdn.redoc.ly: offline (the page's purpose) the image fails
  * and the badge is left broken. The page names local images instead, drawn here (a wordmark in plain text,
  * the attribution and its link to redocly.com kept); the build fails if the bundle names any other CDN file.
@@ -114,14 +131,35 @@ export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/`([^`]*)`/g, '$1'));
 }
 
+/** The page with its stamps after `<head>`. */
+function stamped(page: string, stamps: { hash?: string; sources: string }): string {
+  const metas = [
+    ...(stamps.hash === undefined ? [] : [`<meta name="pgw-spec-sha256" content="${stamps.hash}">`]),
+    `<meta name="pgw-spec-sources-sha256" content="${stamps.sources}">`,
+  ];
+  return page.replace(/<head>/i, `<head>\n${metas.join('\n')}`);
+}
+
 function main(): void {
   // `--if-missing`: keep a page that is already built; `--if-stale` (before `npm start`): rebuild only when
   // the page was built from another spec than the current one.
   if (process.argv.includes('--if-missing') && existsSync(output)) return;
+  const ifStale = process.argv.includes('--if-stale');
+  if (ifStale && existsSync(output) && existsSync(path.join(root, 'spec', 'dist', 'openapi.json'))
+    && SOURCES_STAMP.exec(readFileSync(output, 'utf8'))?.[1] === specSourcesHash()) return;
   runBin('tsx', ['scripts/bundle.ts']);
+  // After bundling: the bundle step writes spec/description.md's data sections.
+  const sources = specSourcesHash();
   const doc = JSON.parse(readFileSync(path.join(root, 'spec', 'dist', 'openapi.json'), 'utf8')) as { info: { description?: string } };
   const hash = specHash(doc);
-  if (process.argv.includes('--if-stale') && existsSync(output) && STAMP.exec(readFileSync(output, 'utf8'))?.[1] === hash) return;
+  if (ifStale && existsSync(output)) {
+    const page = readFileSync(output, 'utf8');
+    if (STAMP.exec(page)?.[1] === hash) {
+      // Built from this document, but before the sources stamp (or from an equal document): stamp it.
+      if (SOURCES_STAMP.exec(page)?.[1] !== sources) writeFileSync(output, stamped(page.replace(/\n?<meta name="pgw-spec-sources-sha256"[^>]*>/, ''), { sources }));
+      return;
+    }
+  }
   doc.info.description = plainHeadings(doc.info.description ?? '');
   const machines = readStateMachines(doc);
   if (machines.length > 0) {
@@ -135,7 +173,7 @@ function main(): void {
     writeFileSync(input, JSON.stringify(doc));
     buildDocs([input, '--inlineBundle', '--output', output, '--title', 'Payment Gateway API']);
     const page = withLocalImages(readFileSync(output, 'utf8'));
-    writeFileSync(output, page.replace(/<head>/i, `<head>\n<meta name="pgw-spec-sha256" content="${hash}">`));
+    writeFileSync(output, stamped(page, { hash, sources }));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -47,9 +47,9 @@ describe.each(fixtures)('the %s fixture', (name) => {
   });
 });
 
-/** Runs the generator CLI; returns its exit code and output. */
+/** Runs the generator as `npm run generate` does (compiled, built first if stale); its exit code and output. */
 function cli(args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['generator/cli.ts', ...args], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['generator/bin/pgw-generate.mjs', ...args], { cwd: root, encoding: 'utf8' });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 

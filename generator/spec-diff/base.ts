@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundleFile } from '../../generator/lib/bundle.ts';
+import { bundleFile } from '../lib/bundle.ts';
 import type { JsonObject } from './schema.ts';
 
 export interface Base {

@@ -1,6 +1,6 @@
 // spec:diff from end to end: the base revision's contract and the working tree's, compared and judged.
 import path from 'node:path';
-import { bundleFile } from '../../generator/lib/bundle.ts';
+import { bundleFile } from '../lib/bundle.ts';
 import { defaultBase, documentAt, namedBase } from './base.ts';
 import { compareDocuments } from './compare.ts';
 import type { JsonObject } from './schema.ts';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const main = path.join(root, 'scripts', 'spec-diff', 'main.ts');
+const main = path.join(root, 'generator', 'spec-diff', 'main.ts');
 const scratch = mkdtempSync(path.join(tmpdir(), 'pgw-spec-diff-cli-'));
 afterAll(() => { rmSync(scratch, { recursive: true, force: true }); });
 
