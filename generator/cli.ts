@@ -1,5 +1,5 @@
 // `npm run generate [-- --check] [--input FILE] [--output DIR] [--scaffold DIR]`: writes generated/ from the spec.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { emit } from './emit.ts';
@@ -10,21 +10,22 @@ import { diffSummary } from './diff-summary.ts';
 import type { ScaffoldOptions, ScaffoldReport } from './scaffold.ts';
 
 interface Config {
-  input: string;
-  output: string;
+  input?: string;
+  output?: string;
   scaffold?: { dir: string; context?: { name: string; from: string } };
   /** Where the project's own generation also writes the bundled document (spec/dist/openapi.json). */
   bundle?: string;
 }
 
-const usage = `usage: npm run generate -- [--check] [--input FILE] [--output DIR] [--scaffold DIR] [--config FILE]
+const usage = `usage: pgw-generate [--check] [--force] [--input FILE] [--output DIR] [--scaffold DIR] [--config FILE]
+       (in this repository: npm run generate -- <the same options>)
   --check        compare only: exit 1 and name the stale files when the output does not match the spec
   --force        regenerate even when nothing the output depends on has changed
   --input FILE   the OpenAPI document (YAML or JSON, bundled first when it has external references)
   --output DIR   the generated folder
   --scaffold DIR for the handler modules in DIR: write a module for each group implemented nowhere in DIR,
                  and print the stubs of the operations an existing module lacks (never edits a file)
-  --config FILE  defaults for the above (default generator.config.json)`;
+  --config FILE  defaults for the above (default: generator.config.json, when the folder has one)`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -34,7 +35,7 @@ async function main(): Promise<number> {
       input: { type: 'string' },
       output: { type: 'string' },
       scaffold: { type: 'string' },
-      config: { type: 'string', default: 'generator.config.json' },
+      config: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -42,9 +43,15 @@ async function main(): Promise<number> {
     console.log(usage);
     return 0;
   }
-  const config = JSON.parse(readFileSync(values.config, 'utf8')) as Config;
+  // A folder without a configuration (a user's project) names the document and the folder on the command line.
+  const configFile = values.config ?? (existsSync('generator.config.json') ? 'generator.config.json' : undefined);
+  const config = configFile === undefined ? {} : JSON.parse(readFileSync(configFile, 'utf8')) as Config;
   const input = values.input ?? config.input;
   const output = values.output ?? config.output;
+  if (input === undefined || output === undefined) {
+    console.error(`${usage}\n\npgw-generate: name the document and the folder (--input, --output) or a --config that does`);
+    return 2;
+  }
   const started = performance.now();
   const inputs = inputsFingerprint(input);
   const elapsed = (): string => ((performance.now() - started) / 1000).toFixed(2);
@@ -55,7 +62,8 @@ async function main(): Promise<number> {
   const scaffoldContext = sameDir ? config.scaffold?.context : undefined;
   // The project's own generation (not one into another folder or from another document) keeps the bundled
   // document in step with generated/ and says what the edit changes for clients.
-  const ownGeneration = path.resolve(input) === path.resolve(config.input) && path.resolve(output) === path.resolve(config.output);
+  const ownGeneration = config.input !== undefined && config.output !== undefined &&
+    path.resolve(input) === path.resolve(config.input) && path.resolve(output) === path.resolve(config.output);
   const bundleCopy = ownGeneration && config.bundle !== undefined ? config.bundle : undefined;
 
   // Nothing changed since the last generation: stop before loading the TypeScript toolchain.

@@ -33,7 +33,7 @@ function walk(dir: string, keep: (file: string) => boolean, skip: (name: string)
 export function inputsFingerprint(input: string): string {
   const hash = createHash('sha256');
   // The sources (templates included), the same whether the generator runs from them or from dist/.
-  const generatorFiles = walk(generatorRoot, (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'), (name) => ['test', 'dist', 'node_modules'].includes(name));
+  const generatorFiles = walk(generatorRoot, (f) => /\.(ts|mjs)$/.test(f) && !f.endsWith('.test.ts'), (name) => ['test', 'dist', 'node_modules'].includes(name));
   const documentFiles = input.endsWith('.json') && !readFileSync(input, 'utf8').includes('"$ref": ".')
     ? [input]
     : walk(path.dirname(input), (f) => /\.(ya?ml|json|md)$/.test(f), (name) => ['dist', 'node_modules', 'test'].includes(name));

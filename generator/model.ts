@@ -116,10 +116,55 @@ function securityOf(requirements: unknown): string[][] {
   return requirements.filter(isObject).map((req) => Object.keys(req).sort());
 }
 
+/**
+ * What the generator cannot express, by kind, with the places that use it: said once per kind (a note, not a
+ * refusal), the places listed.
+ */
+class Unexpressed {
+  private readonly places = new Map<string, string[]>();
+  add(kind: string, place: string): void {
+    const list = this.places.get(kind) ?? [];
+    if (!list.includes(place)) list.push(place);
+    this.places.set(kind, list);
+  }
+  notes(): string[] {
+    return [...this.places].map(([kind, list]) => `${kind}: ${list.slice(0, 3).join(', ')}${list.length > 3 ? `, and ${String(list.length - 3)} more` : ''}`);
+  }
+}
+
+/** The default style of a parameter's location, and whether it explodes by default. */
+const DEFAULT_STYLE = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' } as const;
+
+/** Media types the router's body reader parses (request-body.ts). */
+const readable = (type: string): boolean => /^application\/(?:[\w.+-]*\+)?json\b/.test(type) || type.startsWith('application/x-www-form-urlencoded') || type.startsWith('text/');
+
+/** Notes what of an operation's parameters and body the router does not read as the document says. */
+function noteUnexpressed(doc: JsonObject, where: string, item: JsonObject, op: JsonObject, unexpressed: Unexpressed): void {
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? (v as unknown[]) : []);
+  for (const raw of [...list(item.parameters), ...list(op.parameters)]) {
+    const p = deref(doc, raw);
+    if (!isObject(p) || typeof p.name !== 'string') continue;
+    const place = `${where} ${String(p.in)} ${p.name}`;
+    if (p.in === 'cookie') unexpressed.add('cookie parameters are not read (handlers do not receive them, the router does not check them)', place);
+    const location = p.in === 'path' || p.in === 'query' || p.in === 'header' ? p.in : undefined;
+    if (location === undefined) continue;
+    const style = typeof p.style === 'string' ? p.style : DEFAULT_STYLE[location];
+    const explode = typeof p.explode === 'boolean' ? p.explode : style === 'form';
+    if (style !== DEFAULT_STYLE[location] || explode !== (style === 'form')) unexpressed.add('parameters of a style other than their location\'s default are read as the default style (path, header: simple; query: form, exploded)', `${place} (${style}${explode ? ', explode' : ''})`);
+    if (p.content !== undefined) unexpressed.add('parameters described by content (not schema) are read as text, not parsed', place);
+  }
+  const body = deref(doc, op.requestBody);
+  for (const type of isObject(body) ? mediaTypesOf(body.content) : []) {
+    if (!readable(type)) unexpressed.add('request bodies of media types other than JSON, forms (urlencoded) and text are not parsed: the handler receives no body, and a required one is refused', `${where} ${type}`);
+  }
+  if (isObject(op.callbacks) && Object.keys(op.callbacks).length > 0) unexpressed.add('callbacks have types (types.ts `callbacks`), but no client to send them nor router to receive them', where);
+}
+
 /** An operation as read, before its name is settled (names depend on every operation of the document). */
 type OperationDraft = Omit<OperationModel, 'operationId' | 'typeName'>;
 
-function readOperation(doc: JsonObject, path: string, method: Method, item: JsonObject, op: JsonObject, tagOrder: string[]): OperationDraft {
+function readOperation(doc: JsonObject, path: string, method: Method, item: JsonObject, op: JsonObject, tagOrder: string[], unexpressed: Unexpressed): OperationDraft {
+  noteUnexpressed(doc, `${method.toUpperCase()} ${path}`, item, op, unexpressed);
   const tags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === 'string') : [];
   const tag = tags[0] ?? 'default';
   if (!tagOrder.includes(tag)) tagOrder.push(tag);
@@ -179,17 +224,19 @@ export function readModel(doc: JsonObject): ApiModel {
   const info = isObject(doc.info) ? doc.info : {};
   const tagOrder = (Array.isArray(doc.tags) ? doc.tags : []).filter(isObject).map((t) => String(t.name));
   const drafts: OperationDraft[] = [];
+  const unexpressed = new Unexpressed();
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const [path, rawItem] of Object.entries(paths)) {
     const item = deref(doc, rawItem);
     if (!isObject(item)) continue;
     for (const method of METHODS) {
       const op = item[method];
-      if (isObject(op)) drafts.push(readOperation(doc, path, method, item, op, tagOrder));
+      if (isObject(op)) drafts.push(readOperation(doc, path, method, item, op, tagOrder, unexpressed));
     }
   }
   const notes: string[] = [];
   const names = nameOperations(drafts, notes);
+  notes.push(...unexpressed.notes());
   // Tags that give the same handler group (`pets`, `Pets`) are numbered like operations.
   const groups = uniqueNames(tagOrder.map(camelCase));
   const groupOf = new Map(tagOrder.map((name, i) => [name, groups[i] ?? camelCase(name)]));
