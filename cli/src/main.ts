@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { WebhookEventName } from '../../generated/webhooks.ts';
 import type { Session } from './api.ts';
+import { commandFirst } from './argv.ts';
 import { loadConfig, loadPartnerConfig, type GlobalOptions } from './config.ts';
 import { parseDuration } from './duration.ts';
 import { EXIT, exitCodeOf, UsageError } from './errors.ts';
@@ -85,7 +86,8 @@ function expectPositionals(command: string, positionals: string[], count: number
   if (positionals.length > count) throw new UsageError(`pgw ${command}: unexpected argument "${positionals[count] ?? ''}". See pgw ${command} --help`);
 }
 
-async function run(argv: string[]): Promise<number> {
+async function run(given: string[]): Promise<number> {
+  const argv = commandFirst(given, GLOBAL);
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     const topic = command === 'help' ? rest[0] : undefined;
