@@ -28,7 +28,11 @@ export default defineConfig({
     // conformance modules once per file (139 files), on two cores that the run keeps busy. Safe here because no
     // test mocks a module or changes process.env, and the server keeps no module-level state (architecture test).
     isolate: false,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Limits end a test or a hook that hangs; they never judge speed. CI runs three files at once on two cores, and a
+    // busy machine runs the suite ~3x slower still: tests that run `pgw` a few times took 20-25 s in CI against a
+    // 30 s limit, and 30-40 s beside `stress --cpu 2`. So five times the longest test without a limit of its own;
+    // hooks start servers and browsers (a spawned server: 3.5 s idle, 4.5-8 s beside `stress --cpu 2` alone).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
   },
 });

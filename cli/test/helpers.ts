@@ -40,12 +40,20 @@ export async function startGateway(): Promise<Gateway> {
 
 export interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
+/**
+ * How long one `pgw` process may take to do what a test waits for (to end, to print a line, a receiver to get its
+ * events): ~0.4-2.5 s on an idle 2-core machine, 5-15 s on a busy one (and under CI's three test files at once),
+ * so a generous multiple of both. A test's own time limit must allow for every process it runs.
+ */
+export const PGW_LIMIT_MS = 120_000;
+
 /** Runs `pgw args` to its end. */
-export function pgw(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Run> {
+export function pgw(args: string[], env: Record<string, string> = {}, timeoutMs = PGW_LIMIT_MS): Promise<Run> {
   const child = spawnPgw(args, env);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.process.kill('SIGKILL'); reject(new Error(`pgw ${args.join(' ')} did not end in ${String(timeoutMs)} ms:\n${child.stdout()}\n${child.stderr()}`)); }, timeoutMs);
-    child.process.once('exit', (code, signal) => {
+    // 'close', not 'exit': the output may still be in its pipes when the process has exited.
+    child.process.once('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout: child.stdout(), stderr: child.stderr() });
     });
@@ -60,18 +68,31 @@ export function spawnPgw(args: string[], env: Record<string, string> = {}): Chil
   let err = '';
   child.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
   child.stderr.on('data', (d: Buffer) => { err += d.toString('utf8'); });
-  const exited = new Promise<Run>((resolve) => { child.once('exit', (code, signal) => { resolve({ code, signal, stdout: out, stderr: err }); }); });
+  // Ended: it exited and its output is all read ('exit' may come while some is still in the pipes).
+  let closed = false;
+  const exited = new Promise<Run>((resolve) => { child.once('close', (code, signal) => { closed = true; resolve({ code, signal, stdout: out, stderr: err }); }); });
   return {
     process: child,
     stdout: () => out,
     stderr: () => err,
-    async waitFor(pattern, ms = 15_000) {
-      const until = Date.now() + ms;
-      while (!pattern.test(out)) {
-        if (Date.now() > until || child.exitCode !== null) throw new Error(`no ${String(pattern)} in pgw's output:\n${out}\n${err}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    },
+    // On the output as it comes: resolves at the chunk that completes a match, fails when pgw has ended without
+    // one or nothing matched within `ms` (the error carries what it printed).
+    waitFor: (pattern, ms = PGW_LIMIT_MS) => new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error): void => {
+        clearTimeout(timer);
+        child.stdout.off('data', check);
+        child.off('close', ended);
+        if (error) reject(error); else resolve();
+      };
+      const check = (): void => { if (pattern.test(out)) settle(); };
+      const ended = (): void => { settle(new Error(`pgw ended without printing ${String(pattern)}:\n${out}\n${err}`)); };
+      const timer = setTimeout(() => { settle(new Error(`no ${String(pattern)} in pgw's output within ${String(ms)} ms:\n${out}\n${err}`)); }, ms);
+      // Registered after the 'data' listener above, so `out` already holds the chunk.
+      child.stdout.on('data', check);
+      child.once('close', ended);
+      if (pattern.test(out)) settle();
+      else if (closed) ended();
+    }),
     exit: () => exited,
   };
 }
@@ -83,12 +104,18 @@ export interface Receiver { url: string; received: Received[]; secret: string | 
 /** A local webhook receiver: verifies each request with `standardwebhooks` and the secret it is given. */
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
+  // Who waits for a count: told at each request received.
+  const waiting = new Set<() => void>();
   const receiver: Receiver = {
     url: '', received, secret: undefined,
-    async waitForCount(n, ms = 15_000) {
-      const until = Date.now() + ms;
-      while (received.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
-    },
+    // Resolves once `n` requests have arrived, or after `ms` with fewer (the test's assertions then say which).
+    waitForCount: (n, ms = PGW_LIMIT_MS) => new Promise<void>((resolve) => {
+      const done = (): void => { clearTimeout(timer); waiting.delete(check); resolve(); };
+      const check = (): void => { if (received.length >= n) done(); };
+      const timer = setTimeout(done, ms);
+      waiting.add(check);
+      check();
+    }),
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => { r(); }); }),
   };
   const server: Server = createHttpServer((req, res) => {
@@ -106,6 +133,7 @@ export async function startReceiver(): Promise<Receiver> {
       }
       const parsed = JSON.parse(body) as { id: string; type: string; merchantId: string };
       received.push({ id: String(req.headers['webhook-id']), type: parsed.type, merchantId: parsed.merchantId, body, verified, error });
+      for (const check of [...waiting]) check();
       res.writeHead(verified ? 204 : 400).end();
     });
   });

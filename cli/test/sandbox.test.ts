@@ -25,7 +25,9 @@ describe('pgw sandbox and pgw reset', () => {
 
   it('creates a sandbox whose credentials file listen, trigger, clock and reset use; delete ends it', async () => {
     const file = path.join(g.dir, 'ci-sandbox.json');
+    const asked = g.s.clock.now().getTime();
     const created = await pgw(['sandbox', 'create', '--name', 'CI run', '--expires', '2h', '--write', file], env);
+    const answered = g.s.clock.now().getTime();
     expect(created.code, created.stderr).toBe(0);
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { merchantId: string; clientId: string; clientSecret: string; baseUrl: string; expiresAt: string };
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -33,7 +35,9 @@ describe('pgw sandbox and pgw reset', () => {
     expect(created.stdout).toContain(`created sandbox merchant ${saved.merchantId} "CI run"`);
     // Written, so not printed.
     expect(created.stdout).not.toContain(saved.clientSecret);
-    expect(Date.parse(saved.expiresAt) - Date.now()).toBeGreaterThan(7000_000);
+    // Two hours after it was made, on the server's clock (however long the command took).
+    expect(Date.parse(saved.expiresAt)).toBeGreaterThanOrEqual(asked + 2 * 3600_000);
+    expect(Date.parse(saved.expiresAt)).toBeLessThanOrEqual(answered + 2 * 3600_000);
 
     const cred = ['--credentials', file];
     const clock = await pgw(['clock', ...cred], {});
