@@ -132,7 +132,12 @@ export function follow(value: unknown, path: string): unknown {
   return here;
 }
 
-export interface Answers { args: JsonObject; steps: Map<string, unknown> }
+export interface Answers {
+  args: JsonObject;
+  steps: Map<string, unknown>;
+  /** `${now}`: the sandbox's business clock, read before the step that names it (wall time when not read). */
+  now?: Date;
+}
 
 /** The value of one reference. */
 function valueOf(ref: string, answers: Answers, where: string, lenient: boolean): unknown {
@@ -143,7 +148,7 @@ function valueOf(ref: string, answers: Answers, where: string, lenient: boolean)
     const shift = /^now(?:\+(\w+))?$/.exec(head);
     if (!shift) throw new UsageError(`${where}: \${${ref}}: write \${now} or \${now+30d}`);
     const ms = shift[1] === undefined ? 0 : parseDuration(shift[1], { min: 1, max: 3650 * 86_400, what: 'a ${now+...} shift' }) * 1000;
-    return new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return new Date((answers.now?.getTime() ?? Date.now()) + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
   if (head === 'card') {
     const pan = sandboxCardFor(tail as Parameters<typeof sandboxCardFor>[0]);

@@ -68,6 +68,13 @@ export async function runFixture(session: Session, fixture: Fixture, args: JsonO
   const request = session.api.request as unknown as Request;
   for (const [i, step] of fixture.steps.entries()) {
     const where = `step ${String(i + 1)} "${step.name}" of ${source}`;
+    // `${now}` is the merchant's business clock, which the server judges dates by (a due date 30 days from
+    // wall time is already past once the sandbox clock is ahead); read again before each step that names it,
+    // as a clock step moves it. A partner's fixture has no merchant clock: wall time.
+    if (fixture.key !== 'partner' && JSON.stringify(step).includes('${now')) {
+      const clock = await guard(session.config, () => session.api.GET('/sandbox/v1/clock'));
+      if (clock.data !== undefined) answers.now = new Date(clock.data.now);
+    }
     const [method, url, init] = isClock(step)
       ? ['post', '/sandbox/v1/clock/advance', { params: { path: {}, query: {} }, body: { seconds: resolve(step.clock.advanceSeconds, answers, where) ?? null } }]
       : [routeOf(step.operation)?.method ?? 'get', routeOf(step.operation)?.path ?? '', {
