@@ -106,8 +106,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   app.get('/healthz', (_req, res, next) => {
     ping(options.db).then(() => res.json({ status: 'ok', environment: options.config.environment }), next);
   });
+  // The document names this server's address: the bundled sandbox's entry of `servers` (a loopback URL, as the
+  // spec writes it for `npm start` on port 4000) becomes the address this server listens on.
+  const served = servedDocument(apiSpec, options.config.baseUrl);
   app.get('/openapi.json', (_req, res) => {
-    res.json(apiSpec);
+    res.json(served);
   });
   // The documentation page, rebuilt when it was built from another spec than the one served, naming this server's address.
   const docs = new DocsPage({ file: path.join(root, 'docs', 'index.html'), spec: apiSpec, rebuild: rebuildWithScript(root), log: options.log, baseUrl: options.config.baseUrl });
@@ -158,4 +161,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     instances,
     pages: app,
   });
+}
+
+/** The document with its loopback `servers` entries naming `baseUrl` instead (the others as written). */
+export function servedDocument(spec: Record<string, unknown>, baseUrl: string): Record<string, unknown> {
+  if (!Array.isArray(spec.servers)) return spec;
+  const servers = (spec.servers as unknown[]).map((server) => {
+    if (typeof server !== 'object' || server === null) return server;
+    const url = (server as { url?: unknown }).url;
+    return typeof url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\/?$/.test(url) ? { ...server, url: baseUrl } : server;
+  });
+  return { ...spec, servers };
 }

@@ -36,6 +36,18 @@ describe('first contact', () => {
     expect([browser.status, browser.headers.location]).toEqual([302, '/docs']);
   });
 
+  it('serves the contract naming this server\'s address, the other servers as written', async () => {
+    const other = await startServer('sqlite', { env: { PGW_BASE_URL: 'http://127.0.0.1:51234' } });
+    try {
+      const served = await request(other.app).get('/openapi.json');
+      const servers = (served.body as { servers: { url: string; description?: string }[] }).servers;
+      expect(servers[0]).toEqual({ url: 'http://127.0.0.1:51234', description: expect.stringContaining('bundled sandbox') as unknown });
+      expect(servers.slice(1).map((server) => server.url)).toEqual(['{base_url}']);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('prints a token command that works when pasted into a shell', async () => {
     const server = s.app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
