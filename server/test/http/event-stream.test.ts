@@ -3,7 +3,7 @@
 // loss or a repeat; the 400s before the stream; polling that stops when the client goes; on PostgreSQL, an
 // event committed late by a slower transaction is not skipped, and one committed before the stream opened is not sent
 // while an older transaction holds the settled position back; production answers 404.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,18 +15,40 @@ import { cardBody, paymentCalls, type Headers } from './payment-helpers.ts';
 
 interface Message { id: string; event: string; data: { id: string; type: string; timestamp: string; merchantId: string; data: Record<string, unknown> } }
 
-/** An open stream: the messages parsed so far (comments counted apart), and a way to wait for more. */
-interface Stream { messages: Message[]; comments: string[]; startIds: string[]; status: number; waitFor(n: number, ms?: number): Promise<Message[]>; close(): void }
+/** An open stream: the messages parsed so far (comments counted apart), and ways to wait for more. */
+interface Stream {
+  messages: Message[]; comments: string[]; startIds: string[]; status: number;
+  /** The messages once there are `n`, or those that came within `ms` (the assertions then say what is missing). */
+  waitFor(n: number, ms?: number): Promise<Message[]>;
+  /** The starting point's id (the stream sends it first), or nothing within `ms`. */
+  waitForStart(ms?: number): Promise<string[]>;
+  close(): void;
+}
+
+/** How long a wait for what a stream sends may last: an event arrives within a poll (1 s at the most) when idle. */
+const STREAM_WAIT_MS = 60_000;
 
 async function open(base: string, headers: Headers, query = ''): Promise<Stream> {
   const controller = new AbortController();
   const res = await fetch(`${base}/sandbox/v1/events/stream${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  // Who waits for something the stream sends: told at each message read.
+  const waiting = new Set<() => void>();
+  const until = (done: () => boolean, ms: number): Promise<void> => new Promise((resolve) => {
+    const end = (): void => { clearTimeout(timer); waiting.delete(check); resolve(); };
+    const check = (): void => { if (done()) end(); };
+    const timer = setTimeout(end, ms);
+    waiting.add(check);
+    check();
+  });
   const stream: Stream = {
     messages: [], comments: [], startIds: [], status: res.status,
-    async waitFor(n, ms = 5000) {
-      const until = Date.now() + ms;
-      while (stream.messages.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    async waitFor(n, ms = STREAM_WAIT_MS) {
+      await until(() => stream.messages.length >= n, ms);
       return stream.messages;
+    },
+    async waitForStart(ms = STREAM_WAIT_MS) {
+      await until(() => stream.startIds.length > 0, ms);
+      return stream.startIds;
     },
     close() { controller.abort(); },
   };
@@ -53,6 +75,7 @@ async function open(base: string, headers: Headers, query = ''): Promise<Stream>
           const data = fields.get('data');
           if (id !== undefined && data !== undefined) stream.messages.push({ id, event: fields.get('event') ?? '', data: JSON.parse(data) as Message['data'] });
           else if (id !== undefined) stream.startIds.push(id);
+          for (const check of [...waiting]) check();
         }
       }
     } catch { /* aborted */ }
@@ -74,9 +97,29 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     return st;
   };
   const sale = async (h: Headers, pan?: string): Promise<string> => (await pay.cardCreate(h, 'sale', cardBody(pan))).transactionId;
+  /** The streams' responses on the server, until each closes (the server has seen its client go). */
+  const serverSide = {
+    open: new Set<ServerResponse>(),
+    closed: new Set<() => void>(),
+    track: (req: IncomingMessage, res: ServerResponse): void => {
+      if (!req.url?.startsWith('/sandbox/v1/events/stream')) return;
+      serverSide.open.add(res);
+      res.once('close', () => {
+        serverSide.open.delete(res);
+        if (serverSide.open.size === 0) for (const done of [...serverSide.closed]) done();
+      });
+    },
+    /** Resolves once every stream's response has closed on the server. */
+    allClosed: (): Promise<void> => new Promise((resolve) => {
+      if (serverSide.open.size === 0) { resolve(); return; }
+      const done = (): void => { serverSide.closed.delete(done); resolve(); };
+      serverSide.closed.add(done);
+    }),
+  };
   beforeAll(async () => {
     s = await startServer(engine);
     server = s.app.listen(0, '127.0.0.1');
+    server.on('request', serverSide.track);
     await new Promise((r) => server.once('listening', r));
     base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
     h0 = await s.as(0);
@@ -84,7 +127,7 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
   });
   afterAll(async () => {
     for (const st of streams) st.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await serverSide.allClosed();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
     await s.close();
@@ -188,8 +231,7 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     await sale(h0);
     const [latest] = await s.db('outbox_events').where({ merchant_id: s.merchantId(0) }).orderBy('stream_seq', 'desc').limit(1).select<{ id: string }[]>('id');
     const st = await openStream(h0);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(st.startIds).toEqual([latest?.id]);
+    expect(await st.waitForStart()).toEqual([latest?.id]);
     st.close();
     const missed = await sale(h0);
     const again = await openStream({ ...h0, 'last-event-id': latest?.id ?? '' });
@@ -204,15 +246,28 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     const data = { clientId: 'pgw_ck_other', name: 'other tenant', isActive: true, lastUsedAt: null, createdOn: new Date().toISOString() } as never;
     const other = await s.db.transaction();
     try {
+      // It takes its transaction id first (as a request whose first write precedes its event does): until it ends,
+      // events committed after that id are not settled. (Its event alone is held until its commit, db/pg-session.ts.)
+      await other.raw('select pg_current_xact_id()');
       await recordEvent(other, { merchantId: s.merchantId(1), type: 'api_key.created', data, occurredOn: new Date().toISOString() });
       const newest = await sale(h0);
       const [latest] = await s.db('outbox_events').where({ merchant_id: s.merchantId(0) }).orderBy('stream_seq', 'desc').limit(1).select<{ id: string; payload: string }[]>('id', 'payload');
       expect(JSON.parse(latest?.payload ?? '{}')).toMatchObject({ transactionId: newest });
-      setTimeout(() => { void other.commit(); }, 300);
-      const st = await openStream(h0);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(st.startIds).toEqual([latest?.id]);
-      st.close();
+      // The other transaction commits once the opening has asked for its start a second time: the first answer
+      // found the newest event unsettled, and the opening waits.
+      let asked = 0;
+      const commitOnSecondAsk = (q: { sql: string }): void => {
+        if (q.sql.includes('pg_current_snapshot()::text as opened_in') && ++asked === 2) void other.commit();
+      };
+      s.db.on('query', commitOnSecondAsk);
+      try {
+        const st = await openStream(h0);
+        expect(await st.waitForStart()).toEqual([latest?.id]);
+        st.close();
+      } finally {
+        s.db.off('query', commitOnSecondAsk);
+      }
+      expect(asked).toBeGreaterThanOrEqual(2);
     } finally {
       if (!other.isCompleted()) await other.rollback();
     }
@@ -237,19 +292,22 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
   });
 
   it('stops polling the database when the client disconnects', async () => {
-    let reads = 0;
-    const count = (q: { sql: string }): void => { if (q.sql.includes('stream_seq')) reads++; };
+    // The streams of the tests before: closed, and seen closed by the server, so that no poll of theirs is counted.
     for (const st of streams) st.close();
-    await new Promise((r) => setTimeout(r, 300));
+    await serverSide.allClosed();
+    let reads = 0;
+    let polled = (): void => undefined;
+    const polling = new Promise<void>((resolve) => { polled = resolve; });
+    // Its start, its first poll, and a poll again after a pause.
+    const count = (q: { sql: string }): void => { if (q.sql.includes('stream_seq') && ++reads >= 3) polled(); };
     s.db.on('query', count);
     try {
       const st = await openStream(h0);
-      await new Promise((r) => setTimeout(r, 1500));
-      const whileOpen = reads;
-      expect(whileOpen).toBeGreaterThan(1);
+      await polling;
       st.close();
-      await new Promise((r) => setTimeout(r, 300));
+      await serverSide.allClosed();
       const atClose = reads;
+      // Twice its longest pause between polls (1 s when nothing comes): nothing more is read.
       await new Promise((r) => setTimeout(r, 2000));
       expect(reads).toBe(atClose);
     } finally {
