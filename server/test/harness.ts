@@ -149,14 +149,40 @@ export interface ErrorBody {
 /** The field names of a validation error body's `errors`, sorted. */
 export const fieldsOf = (body: unknown): string[] => Object.keys((body as ErrorBody).errors ?? {}).sort();
 
+export interface SecondInstance {
+  app: App;
+  db: Database;
+  /** Every statement it sent, as SQL text. */
+  queries: string[];
+  /** Its warnings and errors, as text lines. */
+  logLines: string[];
+  /** Resolves once a line of logLines from index `from` on matches `pattern`. */
+  logged(pattern: RegExp, from?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** A second server instance on the PostgreSQL schema of `a`, on a's clock (its own pool and key-state listener); `queries` records its SQL. */
-export async function secondInstance(a: TestServer): Promise<{ app: App; db: Database; queries: string[]; close(): Promise<void> }> {
+export async function secondInstance(a: TestServer): Promise<SecondInstance> {
   if (!postgresUrl) throw new Error('a second instance needs PostgreSQL (PGW_TEST_DATABASE_URL)');
   const schema = (await a.db.raw<{ rows: { s: string }[] }>('select current_schema() as s')).rows[0]?.s ?? '';
   const db = createDatabase(postgresUrl, { schema });
   const queries: string[] = [];
   db.on('query', (q: { sql: string }) => { queries.push(q.sql); });
-  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl, PORT: '0', LOG_LEVEL: 'silent' });
-  const app = await createApp({ config, db, log: createLogger('silent'), clock: a.clock });
-  return { app, db, queries, async close() { await app.close(); await db.destroy(); } };
+  const logLines: string[] = [];
+  const waiting = new Set<() => void>();
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString('utf8'));
+      for (const check of [...waiting]) check();
+      done();
+    },
+  });
+  const config = loadConfig({ PGW_ENV: 'sandbox', DATABASE_URL: postgresUrl, PORT: '0', LOG_LEVEL: 'warn' });
+  const app = await createApp({ config, db, log: createLogger('warn', sink), clock: a.clock });
+  const logged = (pattern: RegExp, from = 0): Promise<void> => new Promise((resolve) => {
+    const check = (): void => { if (logLines.slice(from).some((line) => pattern.test(line))) { waiting.delete(check); resolve(); } };
+    waiting.add(check);
+    check();
+  });
+  return { app, db, queries, logLines, logged, async close() { await app.close(); await db.destroy(); } };
 }

@@ -202,9 +202,13 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
         const left = await merchantRowCounts(s.db, a.merchantId);
         expect(left).toEqual(keptBefore);
         expect((await snapshotOthers(s.db, a.merchantId)).changedSince(others)).toEqual([]);
+        const asked = s.clock.now().getTime();
         const clock = await request(s.app).get('/sandbox/v1/clock').set(h);
+        const answered = s.clock.now().getTime();
         expect((clock.body as { offsetSeconds: number }).offsetSeconds).toBe(0);
-        expect(Math.abs(Date.parse((clock.body as { now: string }).now) - s.clock.now().getTime())).toBeLessThan(5_000);
+        // Real time again: the server's while it answered.
+        expect(Date.parse((clock.body as { now: string }).now)).toBeGreaterThanOrEqual(asked);
+        expect(Date.parse((clock.body as { now: string }).now)).toBeLessThanOrEqual(answered);
         // Its credentials still work, for a token already issued and for a new one.
         expect((await request(s.app).get('/pay-api/v1/customers').set(h)).status).toBe(200);
         expect((await request(s.app).get('/pay-api/v1/customers').set(bearer(await s.token(0)))).status).toBe(200);
@@ -303,9 +307,9 @@ describe.skipIf(!postgresUrl)('sandbox deletion across instances (postgres)', ()
   it("refuses a deleted sandbox's token on the other instance, which kept its state, as soon as the delete is answered", async () => {
     for (let round = 0; round < 3; round++) {
       const sb = await createSandbox(a, await a.as('partner'), { name: `across ${String(round)}` });
-      // Instance B keeps the key state: a second request reads no api_keys row.
+      // Instance B keeps the key state: a second request reads no api_keys row (at once, but for a reconnection).
       let kept = false;
-      for (let i = 0; i < 50 && !kept; i++) {
+      for (let i = 0; i < 600 && !kept; i++) {
         await request(b).get('/pay-api/v1/customers').set(sb.h);
         bQueries.splice(0);
         expect((await request(b).get('/pay-api/v1/customers').set(sb.h)).status).toBe(200);
