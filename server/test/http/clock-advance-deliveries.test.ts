@@ -1,8 +1,8 @@
 // The sandbox clock advance does not wait on webhook receivers, on both engines: with a receiver that never
-// answers (it accepts the connection and holds the request) and one that answers after 10 s, a 7-day advance
-// over several endpoints and events makes no HTTP call itself (it queues the attempts that fell due) and
-// returns while a receiver still holds an unanswered request of the delivery pump; the pump makes the queued
-// attempts afterwards. Ordering is asserted, never timings.
+// answers (it accepts the connection and holds the request) and one that answers only once the advance has
+// returned, a 7-day advance over several endpoints and events makes no HTTP call itself (it queues the attempts
+// that fell due) and returns while a receiver still holds an unanswered request of the delivery pump; the pump
+// makes the queued attempts afterwards. Ordering is asserted, never timings.
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import request from 'supertest';
@@ -38,33 +38,34 @@ async function hangingReceiver(log: Happening[]): Promise<{ url: string; request
   };
 }
 
-/** A receiver that answers 200 ten seconds after each request. */
-async function slowReceiver(log: Happening[]): Promise<{ url: string; requests: () => number; answered: () => number; close: () => Promise<void> }> {
+/** A receiver that holds each request until released, then answers 200 (and at once from then on). */
+async function slowReceiver(log: Happening[]): Promise<{ url: string; requests: () => number; answered: () => number; release: () => void; close: () => Promise<void> }> {
   let requests = 0;
   let answered = 0;
-  const timers = new Set<NodeJS.Timeout>();
+  let held: (() => void)[] | undefined = [];
   const server: HttpServer = createHttpServer((req, res) => {
     req.resume();
     requests += 1;
     log.push('slow:request');
-    const timer = setTimeout(() => {
-      timers.delete(timer);
+    const answer = (): void => {
       answered += 1;
       log.push('slow:answered');
       res.writeHead(200).end('late');
-    }, 10_000);
-    timers.add(timer);
+    };
+    if (held) held.push(answer); else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/slow`,
     requests: () => requests,
     answered: () => answered,
-    close: () => new Promise((resolve) => { for (const t of timers) clearTimeout(t); server.closeAllConnections(); server.close(() => { resolve(); }); }),
+    release: () => { const answers = held ?? []; held = undefined; for (const answer of answers) answer(); },
+    close: () => new Promise((resolve) => { held = undefined; server.closeAllConnections(); server.close(() => { resolve(); }); }),
   };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 25_000): Promise<void> {
+/** Polls `check` (in-memory counts, or a delivery log read through the API) until it holds. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
@@ -153,7 +154,7 @@ describe.each(engines())('the clock advance queues webhook deliveries (%s)', (en
     const fastLog = await request(s.app).get(`/v2/webhooks/delivery-logs/${hooks[2] ?? ''}`).set(h).query({ pageSize: 100 });
     expect((fastLog.body as { items: { status: string }[] }).items.every((e) => e.status === 'Succeeded')).toBe(true);
     expect(log.indexOf('advance:returned')).toBe(0);
-  }, 60_000);
+  });
 
   it('returns while a receiver holds an unanswered request of the delivery pump, and the pump attempts what the advance queued', async () => {
     const hooks = await setUp(1);
@@ -163,9 +164,12 @@ describe.each(engines())('the clock advance queues webhook deliveries (%s)', (en
     const run = await pay.advance(h, 7 * 86_400);
     log.push('advance:returned');
     expect(run.ran.webhookAttempts).toBeGreaterThan(0);
-    // The advance returned before the slow receiver's first answer, while the hanging one still holds its request.
+    // The advance returned with the slow receiver's requests unanswered, while the hanging one still holds its
+    // request (an advance that waited for the pump's attempts would have met their time-out: the hanging socket
+    // closed). Now the slow one answers.
     expect(hang.open()).toBeGreaterThan(0);
     expect(log.slice(0, log.indexOf('advance:returned'))).not.toContain('slow:answered');
+    slow.release();
     // Afterwards the pump attempts what the advance queued: the events of the advance reach the fast receiver.
     const typesOf = (): string[] => fast.received.map((r) => (JSON.parse(r.body) as { type: string }).type);
     await until('the events of the advance at the fast receiver', () => ['payment.ach.cleared', 'settlement.batch.completed'].every((t) => typesOf().includes(t)));
@@ -175,5 +179,5 @@ describe.each(engines())('the clock advance queues webhook deliveries (%s)', (en
       return (res.body as { items: { status: string }[] }).items.some((e) => e.status === 'Succeeded');
     });
     expect(log.indexOf('slow:answered')).toBeGreaterThan(log.indexOf('advance:returned'));
-  }, 60_000);
+  });
 });
