@@ -88,13 +88,22 @@ describe.each(engines())('concurrent payment commands (%s)', (engine) => {
     // Another transaction (a command in flight) holds the debit's row while the clock moves past its submission.
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => { release = resolve; });
+    let locked: (pid: number) => void = () => undefined;
+    const holding = new Promise<number>((resolve) => { locked = resolve; });
     const holder = s.db.transaction(async (tx) => {
       await tx('transactions').where({ id: transactionId }).forUpdate().first();
+      locked((await tx.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0);
       await held;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    const holderPid = await holding;
     const advancing = pay.advance(h, 3 * 86_400);
-    await new Promise((r) => setTimeout(r, 200));
+    const advance = { ended: false };
+    void advancing.finally(() => { advance.ended = true; }).catch(() => undefined);
+    // Released once the advance waits for the row (a backend is blocked by the holder's), or has ended without
+    // waiting (then the assertions below say what it skipped).
+    const blocked = async (): Promise<boolean> =>
+      (await s.db.raw<{ rows: unknown[] }>('select 1 from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [holderPid])).rows.length > 0;
+    while (!advance.ended && !(await blocked())) await new Promise((r) => setTimeout(r, 10));
     release();
     await holder;
     const run = await advancing;

@@ -23,12 +23,21 @@ interface GateReceiver { url: string; status: number; hold: boolean; received: {
 async function startGateReceiver(): Promise<GateReceiver> {
   let waiting: (() => void)[] = [];
   let inFlight = 0;
+  // Who waits for requests to arrive: told at each one.
+  const arrivals = new Set<() => void>();
   const r: GateReceiver = {
     url: '', status: 200, hold: false, received: [], maxInFlight: 0,
     release() { r.hold = false; for (const go of waiting) go(); waiting = []; },
     close: () => new Promise((resolve) => { r.release(); server.closeAllConnections(); server.close(() => { resolve(); }); }),
+    // Once `count` requests have come, or a minute without them (then the count says what came).
     async arrived(count) {
-      for (let i = 0; i < 500 && r.received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise<void>((resolve) => {
+        const done = (): void => { clearTimeout(timer); arrivals.delete(check); resolve(); };
+        const check = (): void => { if (r.received.length >= count) done(); };
+        const timer = setTimeout(done, 60_000);
+        arrivals.add(check);
+        check();
+      });
       expect(r.received.length).toBe(count);
     },
   };
@@ -38,6 +47,7 @@ async function startGateReceiver(): Promise<GateReceiver> {
       inFlight += 1;
       r.maxInFlight = Math.max(r.maxInFlight, inFlight);
       r.received.push({ path: req.url ?? '', id: String(req.headers['webhook-id']) });
+      for (const check of [...arrivals]) check();
       const answer = (): void => { inFlight -= 1; res.writeHead(r.status).end(); };
       if (r.hold) waiting.push(answer); else answer();
     });
