@@ -6,6 +6,7 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { ServerConfig } from './config.ts';
 import type { Logger } from './platform/log.ts';
 import { announce, baseUrlOf, prepareDatabase } from './startup.ts';
+import { stopWhenOrphaned } from './platform/parent-watch.ts';
 
 /** How long a stopping primary waits for its instances to drain before it ends them. */
 const STOP_WAIT_MS = 15_000;
@@ -58,4 +59,5 @@ export async function runPrimary(config: ServerConfig, log: Logger): Promise<voi
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  stopWhenOrphaned(stop);
 }

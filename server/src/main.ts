@@ -14,6 +14,7 @@ import { createLogger, prettyDestination } from './platform/log.ts';
 import { systemClock } from './platform/time.ts';
 import { announce, baseUrlOf, prepareDatabase } from './startup.ts';
 import { Worker } from './worker/worker.ts';
+import { stopWhenOrphaned } from './platform/parent-watch.ts';
 
 /** How long a stopping server still reads its open connections (requests sent before SIGTERM). */
 const DRAIN_GRACE_MS = 1000;
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  stopWhenOrphaned(stop);
 }
 
 main().catch((error: unknown) => {
