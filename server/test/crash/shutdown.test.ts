@@ -15,7 +15,7 @@ describe('SIGTERM', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-shutdown-'));
   afterAll(() => { rmSync(dir, { recursive: true, force: true }); });
 
-  it('drains the requests in flight and the worker, then exits 0', { timeout: 60_000 }, async () => {
+  it('drains the requests in flight and the worker, then exits 0', async () => {
     const credentialsFile = path.join(dir, 'credentials.json');
     const file = path.join(dir, 'db.sqlite');
     const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
