@@ -52,6 +52,10 @@ async function main(): Promise<number> {
     console.error(`${usage}\n\npgw-generate: name the document and the folder (--input, --output) or a --config that does`);
     return 2;
   }
+  if (!existsSync(input)) {
+    console.error(`pgw-generate: no document at ${input}`);
+    return 2;
+  }
   const started = performance.now();
   const inputs = inputsFingerprint(input);
   const elapsed = (): string => ((performance.now() - started) / 1000).toFixed(2);
@@ -80,13 +84,10 @@ async function main(): Promise<number> {
   const { startTypes } = await import('./transform/types.ts');
   const types = startTypes();
   const { generate } = await import('./generate.ts');
-  let document;
-  try {
-    document = await loadDocument(input);
-  } catch (error) {
-    types.cancel();
-    throw error;
-  }
+  // Compiled (pgw-generate), the document is read and bundled in the worker with load.js beside this module;
+  // run from its TypeScript (tsx), here: a worker thread does not inherit tsx's loader.
+  const compiled = import.meta.url.endsWith('.js');
+  const document = compiled ? await types.load(input, new URL('./load.js', import.meta.url).href) : await loadOrCancel(input, types);
   const { model, files: generated } = await generate(document, types);
   const files = [...generated, { path: FINGERPRINT_FILE, content: fingerprintText(inputs, generated) }];
   const report = emit(output, files, values.check);
@@ -124,6 +125,16 @@ async function main(): Promise<number> {
     await runScaffold(model, { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
   }
   return 0;
+}
+
+/** The document read here; the worker ended if it cannot be. */
+async function loadOrCancel(input: string, types: { cancel(): void }): Promise<Awaited<ReturnType<typeof loadDocument>>> {
+  try {
+    return await loadDocument(input);
+  } catch (error) {
+    types.cancel();
+    throw error;
+  }
 }
 
 /** Writes the bundled document where the tools read it (Prism, the docs), when it differs. */

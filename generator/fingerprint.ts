@@ -34,14 +34,36 @@ export function inputsFingerprint(input: string): string {
   const hash = createHash('sha256');
   // The sources (templates included), the same whether the generator runs from them or from dist/.
   const generatorFiles = walk(generatorRoot, (f) => /\.(ts|mjs)$/.test(f) && !f.endsWith('.test.ts'), (name) => ['test', 'dist', 'node_modules'].includes(name));
-  const documentFiles = input.endsWith('.json') && !readFileSync(input, 'utf8').includes('"$ref": ".')
-    ? [input]
-    : walk(path.dirname(input), (f) => /\.(ya?ml|json|md)$/.test(f), (name) => ['dist', 'node_modules', 'test'].includes(name));
+  const documentFiles = referencedFiles(input);
   for (const file of [...generatorFiles, ...documentFiles]) {
     hash.update(path.relative(toolkitRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   }
   for (const tool of ['openapi-typescript', 'ts-morph', '@redocly/openapi-core']) hash.update(`${tool}@${toolVersion(tool)}\0`);
   return hash.digest('hex');
+}
+
+/** A `$ref` to another file, in YAML or JSON: the file part of its value. */
+const FILE_REF = /["']?\$ref["']?\s*:\s*["']?([^#"'\s][^#"'\s]*)/g;
+
+/**
+ * The document's file and every file its `$ref`s reach, transitively (read as text: a scan, not a parse), in a
+ * stable order. Not the document's whole folder: a user's document may sit at the top of a large project.
+ */
+export function referencedFiles(input: string): string[] {
+  const found = new Set<string>();
+  const visit = (file: string): void => {
+    if (found.has(file)) return;
+    found.add(file);
+    for (const match of readFileSync(file, 'utf8').matchAll(FILE_REF)) {
+      const target = match[1] ?? '';
+      // A URL is not a file here (Redocly fetches it): the generation is not skipped on its account.
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) continue;
+      const next = path.resolve(path.dirname(file), decodeURIComponent(target));
+      if (existsSync(next)) visit(next);
+    }
+  };
+  visit(path.resolve(input));
+  return [...found].sort();
 }
 
 export interface Fingerprint {
