@@ -91,13 +91,16 @@ export async function send(request: TransportRequest): Promise<TransportResponse
     // What fetch refuses, refused alike: no such request is sent.
     throw new TypeError('Request with GET/HEAD method cannot have body.');
   }
-  try {
-    return await once(request, url);
-  } catch (error) {
-    // A kept-alive connection the server closed as it was reused: the request never reached it, and is sent
-    // again once (what Node's documentation advises; fetch does the same).
-    if (error instanceof StaleConnection) return once(request, url);
-    throw error;
+  // A kept-alive connection the server closed as it was reused: the request never reached it, and is sent again
+  // (what Node's documentation advises; fetch does the same). Again and again: a suite busy for longer than the
+  // server keeps idle connections (a long-lived run's snapshots) finds every one in the pool closed, not only the
+  // first. Each that failed is gone from the pool, so the tries end, on a new connection at the latest.
+  for (;;) {
+    try {
+      return await once(request, url);
+    } catch (error) {
+      if (!(error instanceof StaleConnection)) throw error;
+    }
   }
 }
 

@@ -136,6 +136,15 @@ describe('transport', () => {
     // would have failed), and was sent again on a new one.
     expect(hasty.connections() - before).toBeGreaterThanOrEqual(20);
   });
+  it('a request after a pause in which the server closed several kept-alive connections succeeds', async () => {
+    // Several connections kept from requests at once (the suite's phases send some together), all closed by the
+    // server while the suite was busy (a long-lived run's snapshots of 10,000 customers): a request then meets one
+    // closed connection after another in the pool, and goes out on a new one in the end.
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => send({ method: 'POST', url: `${hasty.base}/echo`, headers: {}, body: String(i), timeoutMs: 5000 })));
+    expect(answers.map((a) => a.text)).toEqual(['POST 0', 'POST 1', 'POST 2', 'POST 3', 'POST 4']);
+    busyUntilClosed();
+    expect((await send({ method: 'GET', url: `${hasty.base}/echo`, headers: {}, timeoutMs: 5000 })).text).toBe('GET ');
+  });
 });
 
 describe("the suite's other requests go through the transport", () => {
