@@ -20,7 +20,7 @@ function run(baseUrl: string, ids: readonly string[] | undefined): Promise<Check
   return runChecks(spec, server.credentialsFile, baseUrl, checks.filter((c) => ids === undefined || ids.includes(c.id)));
 }
 
-beforeAll(async () => { server = await startBundledServer(); }, 60_000);
+beforeAll(async () => { server = await startBundledServer(); });
 afterAll(async () => { await server.stop(); });
 
 const json = (body: string): Record<string, unknown> => {

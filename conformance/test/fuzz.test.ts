@@ -17,7 +17,7 @@ describe.each(engines)('fuzz phase against the bundled server (%s)', (_engine, u
   beforeAll(async () => {
     schema = url === undefined ? undefined : await freshSchema(url);
     server = await startBundledServer(schema ? { databaseUrl: schema.url } : {});
-  }, 60_000);
+  });
   afterAll(async () => {
     await server.stop();
     await schema?.drop();

@@ -27,7 +27,7 @@ function throttledSpec(): Spec {
 }
 
 let server: BundledServer;
-beforeAll(async () => { server = await startBundledServer(); }, 60_000);
+beforeAll(async () => { server = await startBundledServer(); });
 afterAll(async () => { await server.stop(); });
 
 function run(baseUrl: string, checks: readonly Check[], ids: readonly string[], withSpec = spec): Promise<CheckResult[]> {

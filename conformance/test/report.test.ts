@@ -121,7 +121,7 @@ describe('coverage with --only', () => {
 
 describe('a run with --only against the bundled server', () => {
   let server: BundledServer;
-  beforeAll(async () => { server = await startBundledServer(); }, 60_000);
+  beforeAll(async () => { server = await startBundledServer(); });
   afterAll(async () => { await server.stop(); });
 
   it('says "1 check", groups by prefix in the summary and JUnit, and covers only what the selection could call', async () => {
