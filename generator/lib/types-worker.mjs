@@ -1,6 +1,6 @@
 // A worker thread that turns a document into types.ts text with openapi-typescript (plain JavaScript, so that
 // it starts the same under tsx, vitest and the compiled generator). It loads openapi-typescript, and the
-// TypeScript it prints with, as soon as it starts, and may read and bundle the document first.
+// TypeScript it prints with, as soon as it starts: while the main thread reads and bundles the document.
 import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 
@@ -82,19 +82,9 @@ async function callbackTypes(doc) {
 /** types.ts's text: the document's types, then its callbacks'. */
 const typesOf = async (doc) => astToString(await openapiTS(doc, OPTIONS)) + await callbackTypes(doc);
 
-/**
- * `{ doc }`: its types. `{ load: { file, module } }`: the document read (and bundled) here with the generator's
- * own loadDocument (`module`), posted back at once, then its types: Redocly's bundler is loaded once, here,
- * where openapi-typescript needs it anyway, and the types are made while the main thread transforms.
- */
-parentPort.once('message', async (message) => {
+/** `{ doc }`: its types.ts text (`{ text }`), or `{ error }`. */
+parentPort.once('message', async ({ doc }) => {
   try {
-    let doc = message.doc;
-    if (message.load !== undefined) {
-      const { loadDocument } = await import(message.load.module);
-      doc = await loadDocument(message.load.file);
-      parentPort.postMessage({ doc });
-    }
     parentPort.postMessage({ text: await typesOf(doc) });
   } catch (error) {
     parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
