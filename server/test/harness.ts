@@ -28,14 +28,28 @@ export function engines(): Engine[] {
   return ['sqlite'];
 }
 
-/** A clock the tests can move. */
+/** A clock the tests can move: real time runs in it, but while stopped (then only advance() moves it). */
 export class TestClock implements Clock {
   private offset = 0;
+  private stoppedAt: number | undefined;
   now(): Date {
-    return new Date(Date.now() + this.offset);
+    return new Date((this.stoppedAt ?? Date.now()) + this.offset);
   }
   advance(seconds: number): void {
     this.offset += seconds * 1000;
+  }
+  /**
+   * Runs `steps` with real time stopped in this clock, so that only advance() (and a merchant's clock advance, on
+   * top of it) moves it: steps about a due time to the second then hold however long each takes. Real time runs
+   * again afterwards: the clock moves on by what passed meanwhile, never back.
+   */
+  async stopped<T>(steps: () => Promise<T>): Promise<T> {
+    this.stoppedAt = Date.now();
+    try {
+      return await steps();
+    } finally {
+      this.stoppedAt = undefined;
+    }
   }
 }
 
