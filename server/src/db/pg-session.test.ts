@@ -194,12 +194,18 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
     const other = await db.transaction();
     await other('parent').where({ id: 'anchor' }).forUpdate().first();
     await other('parent').where({ id: 'gone' }).delete();
+    const otherPid = (await other.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]?.pid;
     const mine = transaction(db, async (tx) => {
       await insertLater(tx, tx('item').insert({ id: 'child', parent_id: 'anchor' }));
       // As the fan-out does: the rows to insert are read by the insert itself.
       await insertLater(tx, tx.raw("insert into item (id, parent_id) select 'of-' || id, id from parent where id = 'gone'"));
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const settled = { yet: false };
+    void mine.finally(() => { settled.yet = true; }).catch(() => undefined);
+    // The other commits once the held inserts wait for its lock (a backend blocked by it), or once they are done.
+    const blocked = async (): Promise<boolean> =>
+      (await db.raw<{ rows: unknown[] }>('select 1 from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [otherPid])).rows.length > 0;
+    while (!settled.yet && !(await blocked())) await new Promise((resolve) => setTimeout(resolve, 10));
     await other.commit();
     await mine;
     expect(await db('item').pluck('id')).toEqual(['child']);
