@@ -194,7 +194,7 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
     const other = await db.transaction();
     await other('parent').where({ id: 'anchor' }).forUpdate().first();
     await other('parent').where({ id: 'gone' }).delete();
-    const otherPid = (await other.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]?.pid;
+    const otherPid = (await other.raw<{ rows: { pid: number }[] }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? 0;
     const mine = transaction(db, async (tx) => {
       await insertLater(tx, tx('item').insert({ id: 'child', parent_id: 'anchor' }));
       // As the fan-out does: the rows to insert are read by the insert itself.
