@@ -8,17 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCAFFOLD_GAP, scaffoldedFiles, watched } from './dev.ts';
-import { root } from './lib/run.ts';
-
-/** Whether a process is still there (signal 0 only asks). */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive, root } from './lib/run.ts';
 
 describe('the watch\'s helpers', () => {
   it('acts on sources, not on the bundle it writes or an editor\'s swap files', () => {

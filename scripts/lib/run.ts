@@ -17,3 +17,13 @@ export function runBin(bin: string, args: readonly string[]): void {
     throw new Error(`${bin} ${args.join(' ')} exited with ${String(result.status)}`);
   }
 }
+
+/** Whether a process is still there (signal 0 only asks). */
+export const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive } from '../../../scripts/lib/run.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -20,15 +21,6 @@ function descendants(pid: number): number[] {
   });
   return children.flatMap((child) => [child, ...descendants(child)]);
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('SIGTERM to the pid of npm start', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pgw-npm-start-'));
