@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'generated/**', 'generator/test/golden/**', 'generator/test/.typecheck-*/**', 'generator/test/.corpus-*/**', 'generator/test/.client-standalone-*/**', 'generator/dist/**', 'spec/dist/**', 'docs/**', 'data/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'generated/**', 'generator/test/golden/**', 'generator/test/.typecheck-*/**', 'generator/test/.corpus-*/**', 'generator/test/.client-standalone-*/**', '*/dist/**', 'dist/**', 'server/docs/**', 'spec/dist/**', 'docs/index.html', 'data/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -15,9 +15,19 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+// The workspace packages resolve to their TypeScript sources here (the `pgw-source` export condition), to their
+// built dist/ in a tarball. Vitest's resolver takes the condition from the config; the servers, CLIs and scripts the
+// tests spawn, from NODE_OPTIONS, which they inherit.
+const SOURCE = '--conditions=pgw-source';
+if (!(process.env.NODE_OPTIONS ?? '').includes(SOURCE)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${SOURCE}`.trim();
+// Vite's own server conditions, after ours.
+const conditions = ['pgw-source', 'module', 'node', 'development|production'];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['pgw-source'] } },
   test: {
-    include: ['{spec,scripts,generator,server,conformance,cli}/**/*.test.ts'],
+    include: ['{spec,scripts,generator,runtime,server,conformance,cli}/**/*.test.ts'],
     globalSetup: ['scripts/test-global-setup.ts'],
     // Vitest's default is one worker fewer than the CPUs: one worker on this project's 2-core machines, which left
     // the second core to PostgreSQL and the spawned servers alone. Most files wait on sockets, PostgreSQL and

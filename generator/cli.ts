@@ -12,7 +12,7 @@ import type { ScaffoldOptions, ScaffoldReport } from './scaffold.ts';
 interface Config {
   input?: string;
   output?: string;
-  scaffold?: { dir: string; context?: { name: string; from: string } };
+  scaffold?: { dir: string; context?: { name: string; from: string }; import?: string };
   /** Where the project's own generation also writes the bundled document (spec/dist/openapi.json). */
   bundle?: string;
 }
@@ -64,6 +64,7 @@ async function main(): Promise<number> {
   // The configured context type applies to the configured folder, however the folder is named on the command line.
   const sameDir = config.scaffold !== undefined && scaffoldDir !== undefined && path.resolve(scaffoldDir) === path.resolve(config.scaffold.dir);
   const scaffoldContext = sameDir ? config.scaffold?.context : undefined;
+  const generatedPackage = sameDir ? config.scaffold?.import : undefined;
   // The project's own generation (not one into another folder or from another document) keeps the bundled
   // document in step with generated/ and says what the edit changes for clients.
   const ownGeneration = config.input !== undefined && config.output !== undefined &&
@@ -75,7 +76,7 @@ async function main(): Promise<number> {
     console.log(`${output}/ is up to date with ${input} (nothing changed, ${elapsed()}s)`);
     if (bundleCopy !== undefined) refreshBundle(bundleCopy, readFileSync(path.join(output, 'openapi.json'), 'utf8'));
     if (scaffoldDir !== undefined) {
-      await runScaffold(readModel(await loadDocument(input)), { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
+      await runScaffold(readModel(await loadDocument(input)), { dir: scaffoldDir, generatedDir: output, generatedPackage, context: scaffoldContext });
     }
     return 0;
   }
@@ -122,7 +123,7 @@ async function main(): Promise<number> {
   const projectSpec = path.resolve(input) === path.resolve('spec', 'openapi.yaml');
   if (ownGeneration && projectSpec && bundled !== undefined) await printContractChanges(JSON.parse(bundled) as Record<string, unknown>);
   if (scaffoldDir !== undefined) {
-    await runScaffold(model, { dir: scaffoldDir, generatedDir: output, context: scaffoldContext });
+    await runScaffold(model, { dir: scaffoldDir, generatedDir: output, generatedPackage, context: scaffoldContext });
   }
   return 0;
 }

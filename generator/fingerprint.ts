@@ -32,7 +32,7 @@ function walk(dir: string, keep: (file: string) => boolean, skip: (name: string)
 /** Every file the output depends on: the generator's own sources and tool versions, and the document's files. */
 export function inputsFingerprint(input: string): string {
   const hash = createHash('sha256');
-  // The sources (templates included), the same whether the generator runs from them or from dist/.
+  // The sources, the same whether the generator runs from them or from dist/.
   const generatorFiles = walk(generatorRoot, (f) => /\.(ts|mjs)$/.test(f) && !f.endsWith('.test.ts'), (name) => ['test', 'dist', 'node_modules'].includes(name));
   const documentFiles = referencedFiles(input);
   for (const file of [...generatorFiles, ...documentFiles]) {

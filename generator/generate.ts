@@ -1,9 +1,6 @@
 // The generator: a pure function from an OpenAPI document to the files of generated/.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Printer, textFile, type GeneratedFile } from './lib/ts.ts';
 import { readModel, type ApiModel, type JsonObject } from './model.ts';
-import { generatorRoot } from './root.ts';
 import { transformClient } from './transform/client.ts';
 import { transformEnums } from './transform/enums.ts';
 import { transformErrorCodes } from './transform/error-codes.ts';
@@ -13,15 +10,14 @@ import { transformRouter } from './transform/router.ts';
 import { transformStateMachines } from './transform/state-machines.ts';
 import { transformTags } from './transform/tag-object.ts';
 import { startTypes, type TypesJob } from './transform/types.ts';
+import { runtimeModule } from './transform/runtime-module.ts';
 import { transformWebhooks } from './transform/webhooks-object.ts';
 
-const templates = path.join(generatorRoot, 'templates');
-const RUNTIME = ['router-runtime.ts', 'router-types.ts', 'route-match.ts', 'request-body.ts', 'operation-checks.ts', 'response-writer.ts', 'router-problems.ts', 'http-io.ts', 'openapi-validation.ts', 'media-types.ts', 'client-runtime.ts', 'webhook-signature.ts', 'number-texts.ts'] as const;
 
 function specModule(printer: Printer): GeneratedFile {
   return printer.file('spec.ts', 'The bundled document, as the router validates against it.', [
     `import { readFileSync } from 'node:fs';`,
-    `/** The bundled OpenAPI document (generated/openapi.json), read once. */
+    `/** The bundled OpenAPI document (openapi.json beside this module), read once. */
 export const apiSpec: Record<string, unknown> = JSON.parse(readFileSync(new URL('./openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;`,
   ]);
 }
@@ -30,20 +26,26 @@ export const apiSpec: Record<string, unknown> = JSON.parse(readFileSync(new URL(
 interface Optional { enums: boolean; stateMachines: boolean; magicValues: boolean; errorCodes: boolean }
 
 function indexModule(printer: Printer, has: Optional): GeneratedFile {
-  return printer.file('index.ts', 'Everything generated, from one module.', [
+  // The client's entry: nothing here loads the router (express, ajv), so a client install needs only openapi-fetch.
+  return printer.file('index.ts', 'The typed client, the types, the webhook events and the contract\'s tables: everything a client uses.', [
     `export type * from './types.ts';`,
     `export * from './operations.ts';`,
-    `export type * from './handlers.ts';`,
-    `export * from './router.ts';`,
     `export * from './client.ts';`,
     `export * from './webhooks.ts';`,
     ...(has.enums ? [`export * from './enums.ts';`] : []),
     ...(has.stateMachines ? [`export * from './state-machines.ts';`] : []),
     ...(has.magicValues ? [`export * from './magic-values.ts';`] : []),
     ...(has.errorCodes ? [`export * from './error-codes.ts';`] : []),
+  ]);
+}
+
+function serverModule(printer: Printer): GeneratedFile {
+  return printer.file('server.ts', 'Everything generated: what a client uses, and the handler interfaces, the router and the document a server uses.', [
+    `export * from './index.ts';`,
+    `export type * from './handlers.ts';`,
+    `export * from './router.ts';`,
     `export { apiSpec } from './spec.ts';`,
-    `export { routerProblem, webhookEventProblems, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from './runtime/router-runtime.ts';`,
-    `export { requestPath, requestQuery } from './runtime/http-io.ts';`,
+    `export { routerProblem, webhookEventProblems, matchedRoute, respondJson, isUnknownPath, MissingHandlersError, missingHandlers, requestPath, requestQuery, type ApiRouter, type NextFunction, type RouterProblem, type RequestContext, type RouteDefinition, type OperationInput, type OperationResult } from '${runtimeModule.router}';`,
   ]);
 }
 
@@ -88,14 +90,14 @@ async function withTypes(doc: JsonObject, model: ApiModel, typesFile: Promise<Ge
     transformTags(model, printer),
     transformRouter(model, printer),
     transformClient(model, printer),
-    transformWebhooks(model, printer),
+    transformWebhooks(model, doc, printer),
     ...(enums ? [enums] : []),
     ...(stateMachines ? [stateMachines] : []),
     ...(magicValues ? [magicValues] : []),
     ...(errorCodes ? [errorCodes] : []),
     specModule(printer),
     indexModule(printer, { enums: enums !== undefined, stateMachines: stateMachines !== undefined, magicValues: magicValues !== undefined, errorCodes: errorCodes !== undefined }),
-    ...RUNTIME.map((name) => textFile(`runtime/${name}`, readFileSync(path.join(templates, name), 'utf8'))),
+    serverModule(printer),
   ];
   files.push(await typesFile);
   files.sort((a, b) => a.path.localeCompare(b.path));

@@ -65,6 +65,8 @@ export interface WebhookModel {
   readonly mediaTypes: readonly string[];
   /** Extensions that describe the event, such as `x-event-id`, kept as written. */
   readonly extensions: Readonly<Record<string, unknown>>;
+  /** The schema of the JSON body, as written (a `$ref` unresolved); undefined without a JSON body. */
+  readonly schema: unknown;
 }
 
 export interface ApiModel {
@@ -79,7 +81,16 @@ export interface ApiModel {
 
 export class ModelError extends Error {}
 
-function deref(doc: JsonObject, node: unknown): unknown {
+/** The schema of a request body's JSON media type (`application/json` or `+json`), if it has one. */
+function jsonSchemaOf(doc: JsonObject, body: unknown): unknown {
+  if (!isObject(body) || !isObject(body.content)) return undefined;
+  const media = Object.keys(body.content).find((m) => /^application\/(?:[\w.-]+\+)?json\b/i.test(m));
+  const entry = media === undefined ? undefined : deref(doc, body.content[media]);
+  return isObject(entry) ? entry.schema : undefined;
+}
+
+/** The node a local `$ref` chain ends at (the node itself when it is no reference). */
+export function deref(doc: JsonObject, node: unknown): unknown {
   let current = node;
   for (let depth = 0; isObject(current) && typeof current.$ref === 'string'; depth++) {
     if (depth > 32) throw new ModelError(`reference cycle at ${current.$ref}`);
@@ -274,6 +285,7 @@ export function readModel(doc: JsonObject): ApiModel {
         summary: typeof op.summary === 'string' ? op.summary : undefined,
         mediaTypes: isObject(body) ? mediaTypesOf(body.content) : [],
         extensions: Object.fromEntries(Object.entries(op).filter(([key]) => key.startsWith('x-'))),
+        schema: jsonSchemaOf(doc, body),
       });
     }
   }

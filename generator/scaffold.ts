@@ -12,6 +12,9 @@ export interface ScaffoldOptions {
   readonly dir: string;
   /** The generated folder, to import the handler types from. */
   readonly generatedDir: string;
+  /** The package name the generated folder is imported by, when it is a package (`@pgw/client`): then the
+   * modules import `<name>/handlers`, not a relative path. */
+  readonly generatedPackage?: string | undefined;
   /** The handler context type and the module that exports it; default the router's RequestContext. */
   readonly context?: { readonly name: string; readonly from: string } | undefined;
 }
@@ -39,14 +42,15 @@ function stubs(operations: readonly OperationModel[], contextName: string): stri
 }
 
 function moduleText(tag: TagModel, options: ScaffoldOptions): string {
-  const generated = importPath(options.dir, options.generatedDir);
+  const generated = options.generatedPackage ?? importPath(options.dir, options.generatedDir);
+  const ext = options.generatedPackage === undefined ? '.ts' : '';
   const context = options.context;
   const contextImport = context ? `import type { ${context.name} } from '${importPath(options.dir, context.from)}';\n` : '';
   const satisfies = context ? `${tag.interfaceName}<${context.name}>` : tag.interfaceName;
   return `// Handlers of the "${tag.name}" operations. Written once by \`npm run generate\` as a starting point; yours to edit.
 // (The generator never overwrites this file. Remove this note once the handlers are written.)
-import type { ${tag.interfaceName} } from '${generated}/handlers.ts';
-import type * as op from '${generated}/operations.ts';
+import type { ${tag.interfaceName} } from '${generated}/handlers${ext}';
+import type * as op from '${generated}/operations${ext}';
 ${contextImport}
 export const ${tag.group}Handlers = {
 ${stubs(tag.operations, context?.name ?? 'RequestContext')}

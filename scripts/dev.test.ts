@@ -3,7 +3,7 @@
 // there); a broken spec prints the error and keeps it;
 // a spec change regenerates, rebuilds the docs and restarts; Ctrl-C stops everything it started.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,13 @@ describe('npm run dev', () => {
     for (const entry of ['package.json', 'tsconfig.json', 'generator.config.json', 'redocly.yaml', 'scripts', 'spec', 'generator', 'generated', path.join('server', 'src'), 'docs']) {
       if (existsSync(path.join(root, entry))) cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true, filter: (from) => !skip.has(from) });
     }
-    symlinkSync(realpathSync(path.join(root, 'node_modules')), path.join(copy, 'node_modules'));
+    // node_modules shared, but for @pgw/client: the copy's own generated/ (the workspace link of the repository's
+    // would serve the repository's generated code, not the copy's).
+    const modules = realpathSync(path.join(root, 'node_modules'));
+    mkdirSync(path.join(copy, 'node_modules', '@pgw'), { recursive: true });
+    for (const entry of readdirSync(modules)) if (entry !== '@pgw') symlinkSync(path.join(modules, entry), path.join(copy, 'node_modules', entry));
+    symlinkSync(path.join(copy, 'generated'), path.join(copy, 'node_modules', '@pgw', 'client'));
+    symlinkSync(path.join(root, 'runtime'), path.join(copy, 'node_modules', '@pgw', 'runtime'));
 
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
       cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'],

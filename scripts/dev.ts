@@ -20,7 +20,7 @@ const relative = (file: string): string => path.relative(root, file) || '.';
 
 /** The generated folder's fingerprint (generator/fingerprint.ts writes it): what the server was started from. */
 const generatedStamp = (): string => {
-  const file = path.join(root, 'generated', '.fingerprint.json');
+  const file = path.join(root, 'generated', 'src', '.fingerprint.json');
   return existsSync(file) ? readFileSync(file, 'utf8') : '';
 };
 

@@ -103,7 +103,7 @@ export function withLocalImages(page: string): string {
 /**
  * Redocly CLI's notices that say nothing about this build: on Node.js 20 (which these machines run, and which
  * the installed CLI supports: its engines accept >=20.19.0) a box says future releases will need Node.js 22, and
- * `build-docs` announces it renders with Redoc 3 (the page is built for Redoc 3). The README explains both.
+ * `build-docs` announces it renders with Redoc 3 (the page is built for Redoc 3). docs/guides/development.md explains both.
  */
 const QUIET_NOTICES = [/Node\.js 20 support is ending/, /build-docs now renders docs with Redoc 3/];
 

@@ -34,9 +34,11 @@ function satisfies(version: string, range: string): boolean {
   }));
 }
 
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-  engines: { node: string }; dependencies: Record<string, string>; devDependencies: Record<string, string>;
-};
+interface Manifest { name: string; engines?: { node?: string }; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; workspaces?: string[] }
+const read = (file: string): Manifest => JSON.parse(readFileSync(file, 'utf8')) as Manifest;
+const pkg = read(path.join(root, 'package.json'));
+/** The packages of the workspaces: each installs on its own, so each must say the same. */
+const workspaces = (pkg.workspaces ?? []).map((dir) => read(path.join(root, dir, 'package.json')));
 
 describe('engines', () => {
   it('reads ranges as npm does', () => {
@@ -50,11 +52,14 @@ describe('engines', () => {
   });
 
   it('allows no Node.js older than the running one can be, and one every installed tool supports', () => {
-    const lowest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(pkg.engines.node)?.[1];
-    expect(lowest, `engines.node is ${pkg.engines.node}`).toBeDefined();
-    expect(satisfies(process.version, pkg.engines.node)).toBe(true);
+    const range = pkg.engines?.node ?? '';
+    const lowest = /^>=\s*(\d+\.\d+\.\d+)$/.exec(range)?.[1];
+    expect(lowest, `engines.node is ${range}`).toBeDefined();
+    expect(satisfies(process.version, range)).toBe(true);
+    expect(workspaces.map((w) => `${w.name} ${w.engines?.node ?? '(none)'}`)).toEqual(workspaces.map((w) => `${w.name} ${range}`));
     const refused: string[] = [];
-    for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]) {
+    const names = new Set([pkg, ...workspaces].flatMap((m) => [...Object.keys(m.dependencies ?? {}), ...Object.keys(m.devDependencies ?? {})]));
+    for (const name of [...names].filter((n) => !n.startsWith('@pgw/'))) {
       const engines = (JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { engines?: { node?: string } }).engines?.node;
       if (engines !== undefined && !satisfies(lowest ?? '0.0.0', engines)) refused.push(`${name} (${engines})`);
     }

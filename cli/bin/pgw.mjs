@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `pgw` command: loads tsx in this process and runs the TypeScript CLI (in-process, so Ctrl-C reaches it directly).
-import { register } from 'tsx/esm/api';
+// The `pgw` command: the built CLI (dist/) from a tarball; in a checkout of the toolkit, its sources (in-process, so Ctrl-C reaches it directly).
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/main.ts');
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(source)) await (await import('../../scripts/lib/source-entry.mjs')).runSource(source);
+else await import('../dist/main.js');

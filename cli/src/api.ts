@@ -1,6 +1,6 @@
 // The typed client of the API (generated), and what its failures mean to the CLI: the API's error answer
 // (exit 1), refused credentials (exit 3), a server that cannot be reached (exit 4).
-import { createApiClient, TokenError, type ApiClient } from '../../generated/client.ts';
+import { createApiClient, TokenError, type ApiClient } from '@pgw/client/client';
 import type { Config } from './config.ts';
 import { ApiError, ConfigError, UnreachableError } from './errors.ts';
 

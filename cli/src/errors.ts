@@ -1,4 +1,4 @@
-// The CLI's failures, each with its exit code (documented in `pgw --help` and the README).
+// The CLI's failures, each with its exit code (documented in `pgw --help` and cli/README.md).
 export const EXIT = { ok: 0, api: 1, usage: 2, config: 3, unreachable: 4 } as const;
 
 /** Exit 2: the command line is wrong (the message says how to fix it). */

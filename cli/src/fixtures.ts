@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import * as enums from '../../generated/enums.ts';
-import { sandboxCardFor } from '../../generated/magic-values.ts';
-import { routes } from '../../generated/operations.ts';
+import * as enums from '@pgw/client/enums';
+import { sandboxCardFor } from '@pgw/client/magic-values';
+import { routes } from '@pgw/client/operations';
 import { parseDuration } from './duration.ts';
 import { UsageError } from './errors.ts';
 
@@ -19,7 +19,7 @@ export type Step = OperationStep | ClockStep;
 /** `key`: whose key the steps run with: the merchant's (the default) or the partner's (a sandbox merchant made). */
 export interface Fixture { description: string; key?: 'merchant' | 'partner'; args?: JsonObject; steps: Step[] }
 
-/** The format, as a JSON Schema (README: "Trigger fixtures"). */
+/** The format, as a JSON Schema (cli/README.md: "Trigger fixtures"). */
 export const fixtureSchema = {
   type: 'object', additionalProperties: false, required: ['description', 'steps'],
   properties: {

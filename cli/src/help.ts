@@ -68,7 +68,7 @@ what it does, and the ones it cannot, with the reason.
 
 Each event type is a fixture, cli/fixtures/<event-type>.json: steps, each an operationId of the spec with
 its path, query and body (or a sandbox clock advance), whose values may name earlier steps' answers
-(\${sale.transactionId}) and arguments (\${args.customer}). README: "Trigger fixtures".
+(\${sale.transactionId}) and arguments (\${args.customer}). The format: cli/README.md, "Trigger fixtures".
 
 Options:
   --fixture FILE                your own fixture (JSON); with an event type, used in place of the built-in one

@@ -1,5 +1,5 @@
 // The table `pgw logs` prints: one line a delivery under a header, each column as wide as its widest cell.
-import type { components } from '../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 
 type Entry = Pick<components['schemas']['WebhookDeliveryLogEntry'], 'createdOn' | 'eventType' | 'status' | 'attemptNumber' | 'responseStatusCode' | 'id' | 'eventId'>;
 

@@ -1,7 +1,7 @@
 // `pgw <command>`: parses the command line, runs the command, and exits with the documented code
 // (errors.ts; `pgw --help`). Messages go to stderr, results and listen's lines to stdout.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { WebhookEventName } from '../../generated/webhooks.ts';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import type { Session } from './api.ts';
 import { commandFirst } from './argv.ts';
 import { loadConfig, loadPartnerConfig, type GlobalOptions } from './config.ts';

@@ -3,7 +3,7 @@
 // produce are listed with the reason.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { WebhookEventName } from '../../generated/webhooks.ts';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import { describeError, guard, type Session } from './api.ts';
 import { ApiError, UsageError } from './errors.ts';
 import { eventTypes } from './event-types.ts';

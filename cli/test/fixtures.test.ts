@@ -72,11 +72,11 @@ describe('the fixture loader', () => {
     expect(() => parseEdit('add', 'sale.amount=1')).toThrow(/write step:field.path=value/);
   });
 
-  it('accepts the README\'s example fixture (the documentation does not drift from the loader)', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const example = /#### Trigger fixtures[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+  it('accepts the example fixture of cli/README.md (the documentation does not drift from the loader)', () => {
+    const readme = readFileSync(path.join(ROOT, 'cli', 'README.md'), 'utf8');
+    const example = /\n## Trigger fixtures\n[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
-    expect(checkFixture(JSON.parse(example ?? ''), 'README.md').steps.map((s) => s.name)).toEqual(['sale', 'void', 'later']);
+    expect(checkFixture(JSON.parse(example ?? ''), 'cli/README.md').steps.map((s) => s.name)).toEqual(['sale', 'void', 'later']);
   });
 
   it('loads every built-in fixture, one per triggerable event type', () => {

@@ -1,20 +1,21 @@
-// The README's delivery-log example (Webhooks) lists what `pgw logs` lists: the same deliveries in the same order,
-// newest first. Its query is read from the README and sent as written.
+// The delivery-log example of server/README.md (Webhooks) lists what `pgw logs` lists: the same deliveries in the
+// same order, newest first. Its query is read from that README and sent as written.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, pgw, startGateway, type Gateway } from './helpers.ts';
 
-/** The path and query of the README's `curl … "$B/v2/webhooks/delivery-logs?…"` line (not the export). */
+/** The path and query of the `curl … "$B/v2/webhooks/delivery-logs?…"` line (not the export) of server/README.md's Webhooks section. */
 function readmeQuery(): string {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const query = /curl -s "\$B(\/v2\/webhooks\/delivery-logs\?[^"]*)"/.exec(readme)?.[1];
-  if (query === undefined) throw new Error('README: no curl of $B/v2/webhooks/delivery-logs?… in the Webhooks section');
+  const readme = readFileSync(path.join(ROOT, 'server', 'README.md'), 'utf8');
+  const section = readme.split('\n## Webhooks\n')[1]?.split('\n## ')[0] ?? '';
+  const query = /curl -s "\$B(\/v2\/webhooks\/delivery-logs\?[^"]*)"/.exec(section)?.[1];
+  if (query === undefined) throw new Error('server/README.md: no curl of $B/v2/webhooks/delivery-logs?… in the Webhooks section');
   return query;
 }
 
-describe('the README\'s delivery-log example', () => {
+describe('the delivery-log example of server/README.md', () => {
   let g: Gateway;
   beforeAll(async () => { g = await startGateway(); });
   afterAll(async () => { await g.close(); });

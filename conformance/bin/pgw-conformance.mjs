@@ -1,8 +1,7 @@
 #!/usr/bin/env node
-// The `pgw-conformance` command: runs the TypeScript CLI with tsx, passing the arguments and the exit code on.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// The `pgw-conformance` command: the built suite (dist/) from a tarball; in a checkout of the toolkit, its sources.
+import { existsSync } from 'node:fs';
 
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const result = spawnSync(process.execPath, ['--import', 'tsx', main, ...process.argv.slice(2)], { stdio: 'inherit' });
-process.exit(result.status ?? 2);
+const source = new URL('../src/main.ts', import.meta.url);
+if (existsSync(source)) await (await import('../../scripts/lib/source-entry.mjs')).runSource(source);
+else await import('../dist/main.js');

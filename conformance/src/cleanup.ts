@@ -2,7 +2,7 @@
 // it at the end. Created records are recorded from the 2xx answers of create operations; the matching delete
 // operation is derived from the spec (the DELETE at the create's path, or its parent's, plus `/{id}`), so a new
 // family of records is cleaned up without a line here. What cannot be undone is said, not hidden.
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import type { CallOptions, Exchange, Operation } from './http.ts';
 import type { Spec } from './spec.ts';
 

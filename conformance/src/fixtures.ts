@@ -1,9 +1,9 @@
 // Real records for the path parameters of the negative cases: rules the server checks after finding the
 // record (a card number's Luhn check on a customer's card) need a record that exists, and "changes nothing"
 // can only be seen on one. Made once per target and identity, by the operations the spec names.
-import { OperationId } from '../../generated/operations.ts';
-import { PaymentProcessorType } from '../../generated/enums.ts';
-import { sandboxCardFor } from '../../generated/magic-values.ts';
+import { OperationId } from '@pgw/client/operations';
+import { PaymentProcessorType } from '@pgw/client/enums';
+import { sandboxCardFor } from '@pgw/client/magic-values';
 import { bodyOf, type CheckContext } from './check.ts';
 
 /**

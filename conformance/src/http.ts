@@ -1,6 +1,6 @@
 // HTTP for the checks: calls by operationId, each exchange recorded, checked against the spec, and
 // reproducible as a `curl` line that pastes into a shell, the run's real secrets replaced by variables.
-import type { OperationId } from '../../generated/operations.ts';
+import type { OperationId } from '@pgw/client/operations';
 import { contractProblems } from './contract-problems.ts';
 import { describeNetworkError } from './network-errors.ts';
 import { registerHandedOut } from './reproduce.ts';

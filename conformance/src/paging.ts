@@ -1,6 +1,6 @@
 // Finding a record in a list without assuming where it sits: a target that keeps data (a staging gateway, the
 // hundredth run against one server) holds more than a page of anything, so a check pages through to its own.
-import type { OperationId } from '../../generated/operations.ts';
+import type { OperationId } from '@pgw/client/operations';
 import { bodyOf, type CheckContext } from './check.ts';
 import type { CallOptions, Exchange } from './http.ts';
 

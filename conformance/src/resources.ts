@@ -1,7 +1,7 @@
 // The records the checks create, per resource family of the spec: which operations create, read, update,
 // delete and list them, how to make a valid body (with a marker the checks can search for), and which
 // field is required and which is a number (for the error checks).
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import type { CheckContext } from './check.ts';
 
 export interface Resource {

@@ -1,6 +1,6 @@
 // Runs the selected checks against a target, one after another, recording every exchange.
 import { createHash, randomBytes } from 'node:crypto';
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, CheckSkipped, type Check, type CheckContext } from './check.ts';
 import { authChecks } from './checks/auth.ts';
 import { resourceChecks } from './checks/resources.ts';

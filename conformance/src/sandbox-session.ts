@@ -1,7 +1,7 @@
 // Sandbox mode: the run creates its own two merchants (A and B) as the partner, runs every check inside them and
 // deletes them at the end, so a merchant the suite was given is never touched. The sandboxes also expire on
 // their own (an hour), so a run killed outright (SIGKILL) leaves nothing behind for long.
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { describeNetworkError } from './network-errors.ts';
 import type { Target } from './runner.ts';
 import type { Spec } from './spec.ts';

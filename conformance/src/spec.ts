@@ -1,7 +1,6 @@
 // The suite's knowledge of the API: the bundled spec, its operations by operationId, and a validator of
 // responses against the documented statuses, media types and schemas (JSON Schema 2020-12, ajv).
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as formats from 'ajv-formats';
@@ -25,7 +24,8 @@ export interface OperationInfo {
   secured: boolean;
 }
 
-export const defaultSpecPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'generated', 'openapi.json');
+// The contract the suite checks travels with it: @pgw/client's bundled document (its sources in this repository).
+export const defaultSpecPath = fileURLToPath(import.meta.resolve('@pgw/client/openapi.json'));
 
 /** Specs loaded by file, with the text they were made from (a changed file is loaded anew). */
 const loaded = new Map<string, { text: string; spec: Spec }>();

@@ -3,7 +3,7 @@
 // (GET on the create's path), the record a change rewrites (GET on the change's path), and the events the
 // merchant's changes emit (every payment, invoice or key change records one: the outbox), counted as the
 // deliveries of a webhook endpoint the witness subscribes to every event type for the check's duration.
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { bodyOf, type CheckContext } from './check.ts';
 import { listOf, readOf } from './checks/negative.ts';
 import type { CallOptions, Operation } from './http.ts';

@@ -10,7 +10,7 @@ import { main } from '../src/cli.ts';
 import { startBundledServer, type BundledServer } from './target.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const spec = path.join(root, 'generated', 'openapi.json');
+const spec = path.join(root, 'generated', 'src', 'openapi.json');
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

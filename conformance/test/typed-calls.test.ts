@@ -1,7 +1,7 @@
 // The checks call operations through the generated operationIds: every operation of the spec has one, and a
 // misspelt one does not compile (`npm run typecheck` holds the @ts-expect-error below to it).
 import { describe, expect, it } from 'vitest';
-import { OperationId } from '../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import type { CheckContext } from '../src/check.ts';
 import { operationIdOf } from '../src/http.ts';
 import { Spec } from '../src/spec.ts';

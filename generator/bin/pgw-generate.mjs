@@ -15,14 +15,14 @@ const stamp = path.join(dist, '.built');
 const config = path.join(root, 'tsconfig.build.json');
 
 /**
- * The SHA-256 of the compiled sources (templates are read as text at run time, not compiled): by content, not
+ * The SHA-256 of the compiled sources: by content, not
  * modification time, which a checkout, a stash or a copy can leave older than the last build.
  */
 function sourcesDigest() {
   const hash = createHash('sha256');
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (['dist', 'test', 'templates', 'bin', 'node_modules'].includes(entry.name)) continue;
+      if (['dist', 'test', 'bin', 'node_modules'].includes(entry.name)) continue;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if ((entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.json')) {

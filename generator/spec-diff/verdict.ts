@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { bumpOf, RULES, type Bump, type Change } from './rules.ts';
 import { isObject, type JsonObject } from './schema.ts';
 
-/** The file of breaking changes accepted without a major version; at the root, outside spec/ (see the README). */
+/** The file of breaking changes accepted without a major version; at the root, outside spec/ (see docs/guides/contract-changes.md). */
 export const ACCEPT_FILE = 'accepted-changes.yaml';
 
 export interface Acceptance {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = { [key: string]: Json };
-const doc = JSON.parse(readFileSync(path.join(root, 'generated', 'openapi.json'), 'utf8')) as Schema;
+const doc = JSON.parse(readFileSync(path.join(root, 'generated', 'src', 'openapi.json'), 'utf8')) as Schema;
 
 function isSchema(value: Json | undefined): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,8 +97,8 @@ let problems: string[] = [];
 beforeAll(() => {
   dir = mkdtempSync(path.join(root, 'generator', 'test', '.client-requests-'));
   const lines = [
-    "import type { operations } from '../../../generated/types.ts';",
-    "import { createApiClient } from '../../../generated/client.ts';",
+    "import type { operations } from '@pgw/client/types';",
+    "import { createApiClient } from '@pgw/client/client';",
     'type Body<K extends keyof operations> = operations[K] extends { requestBody?: infer B } ? NonNullable<B> extends { content: { "application/json": infer J } } ? J : never : never;',
     ...all.map((c) => `export const ${c.operationId}: Body<'${c.operationId}'> = ${JSON.stringify(c.body)};`),
     // The case an integrator met first: a customer with a name and an e-mail address.

@@ -70,8 +70,8 @@ describe('small documents: the OAI learning examples and the stress documents', 
       "// @ts-expect-error a callback the document does not declare",
       "export type Missing = callbacks['/streams']['post']['onNothing'];",
     ].join('\n'));
-    // One program for all of them: each folder's index.ts reaches every module it generated.
-    diagnostics = typeCheck([...[...dirs.values()].map((dir) => path.join(dir, 'index.ts')), path.join(out, 'callback-use.ts')]);
+    // One program for all of them: each folder's server.ts reaches every module it generated.
+    diagnostics = typeCheck([...[...dirs.values()].map((dir) => path.join(dir, 'server.ts')), path.join(out, 'callback-use.ts')]);
   }, 300_000);
 
   it.each(small.map(([name]) => name))('%s generates and type-checks', (name) => {
@@ -101,8 +101,8 @@ describe('small documents: the OAI learning examples and the stress documents', 
   async function serve(name: string): Promise<{ app: express.Express; calls: string[] }> {
     const dir = dirs.get(name);
     if (dir === undefined) throw new Error(`${name} was not generated`);
-    type Index = typeof import('./golden/small/index.ts');
-    const generated = (await import(pathToFileURL(path.join(dir, 'index.ts')).href)) as Index;
+    type Index = typeof import('./golden/small/server.ts');
+    const generated = (await import(pathToFileURL(path.join(dir, 'server.ts')).href)) as Index;
     const calls: string[] = [];
     // Every group answers every name: the router checks that each operation has a function.
     const group = new Proxy({}, { get: (_target, key) => (key === 'then' ? undefined : () => { calls.push(String(key)); return Promise.resolve({ status: 204 }); }) });
@@ -156,7 +156,7 @@ describe.each([
   let diagnostics: string[] = [];
   beforeAll(async () => {
     dir = await generateInto(name, file);
-    diagnostics = typeCheck([path.join(dir, 'index.ts')]);
+    diagnostics = typeCheck([path.join(dir, 'server.ts')]);
   }, 600_000);
 
   it('generates and type-checks', () => {

@@ -56,7 +56,7 @@ function cli(args: string[]): { status: number | null; out: string } {
 describe('the project\'s generated/ folder', () => {
   it('matches the spec (--check exits 0)', () => {
     const { status, out } = cli(['--check']);
-    expect(out).toContain('generated/ matches spec/openapi.yaml');
+    expect(out).toContain('generated/src/ matches spec/openapi.yaml');
     expect(status).toBe(0);
   });
 
@@ -70,15 +70,15 @@ describe('the project\'s generated/ folder', () => {
 
     const stale = cli(['--check', '--input', edited]);
     expect(stale.status).toBe(1);
-    expect(stale.out).toContain('generated/ is stale');
-    expect(stale.out).toMatch(/changed\s+generated\/types\.ts/);
-    expect(stale.out).toMatch(/changed\s+generated\/openapi\.json/);
+    expect(stale.out).toContain('generated/src/ is stale');
+    expect(stale.out).toMatch(/changed\s+generated\/src\/types\.ts/);
+    expect(stale.out).toMatch(/changed\s+generated\/src\/openapi\.json/);
     // What changed, not only where: the line counts and the new line itself.
-    expect(stale.out).toMatch(/changed\s+generated\/types\.ts\s+\+1 -0 lines\s+\+ loyaltyTier\?: string \| null;/);
+    expect(stale.out).toMatch(/changed\s+generated\/src\/types\.ts\s+\+1 -0 lines\s+\+ loyaltyTier\?: string \| null;/);
 
     // Regenerated (into a copy, to leave the project's folder alone), --check passes again.
     const copy = tempDir();
-    cpSync(path.join(root, 'generated'), copy, { recursive: true });
+    cpSync(path.join(root, 'generated', 'src'), copy, { recursive: true });
     expect(cli(['--input', edited, '--output', copy]).status).toBe(0);
     expect(readFileSync(path.join(copy, 'types.ts'), 'utf8')).toContain('loyaltyTier?: string | null;');
     const fresh = cli(['--check', '--input', edited, '--output', copy]);
@@ -88,7 +88,7 @@ describe('the project\'s generated/ folder', () => {
 
   it('skips an unchanged regeneration, but not one whose output was edited by hand', () => {
     const copy = tempDir();
-    cpSync(path.join(root, 'generated'), copy, { recursive: true });
+    cpSync(path.join(root, 'generated', 'src'), copy, { recursive: true });
     expect(cli(['--output', copy]).out).toContain('is up to date');
     const types = path.join(copy, 'types.ts');
     const original = readFileSync(types, 'utf8');
@@ -100,7 +100,7 @@ describe('the project\'s generated/ folder', () => {
 
   it('names a file that is not generated as extra', () => {
     const copy = tempDir();
-    cpSync(path.join(root, 'generated'), copy, { recursive: true });
+    cpSync(path.join(root, 'generated', 'src'), copy, { recursive: true });
     writeFileSync(path.join(copy, 'stray.ts'), 'export {};\n');
     const { status, out } = cli(['--check', '--output', copy]);
     expect(status).toBe(1);

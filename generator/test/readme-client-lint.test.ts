@@ -1,6 +1,6 @@
-// The README's typed-client example, saved where the README says (the repository folder), passes what `npm test`
-// runs over the repository: the project's ESLint configuration (type-aware, so the file must be in tsconfig.json)
-// and the project's type check. Before, a saved example broke `npm test`'s lint.
+// The client package's README examples (generated/README.md: a payment, a webhook receiver), saved in the
+// repository folder, pass what `npm test` runs over the repository: the project's ESLint configuration (type-aware,
+// so the file must be in tsconfig.json) and the project's strict type check, importing @pgw/client by its name.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,19 +10,20 @@ import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The section's TypeScript block and the file name the README tells the reader to save it as. */
-function readmeExample(): { name: string; code: string } {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.split('\n### The typed client\n')[1]?.split('\n### ')[0] ?? '';
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  const name = /save this as `([^`]+)` in the repository folder/.exec(section.replace(/\s+/g, ' '))?.[1];
-  if (code === undefined || name === undefined) throw new Error('README: "### The typed client" has no TypeScript example, or does not say where to save it');
-  return { name, code };
+/** Every TypeScript block of the README, named by the file its first line names (`// pay.ts: ...`). */
+function readmeExamples(): { name: string; code: string }[] {
+  const readme = readFileSync(path.join(root, 'generated', 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  if (blocks.length < 2) throw new Error('generated/README.md: expected the payment and the receiver examples');
+  return blocks.map((code) => {
+    const name = /^\/\/ ([\w-]+\.ts):/.exec(code)?.[1];
+    if (name === undefined) throw new Error(`generated/README.md: an example does not name its file on its first line:\n${code}`);
+    return { name: `readme-${name}`, code };
+  });
 }
 
-describe('the README\'s typed-client example saved in the repository', () => {
-  it('is linted and type-checked as the project\'s own code, without a problem', async () => {
-    const { name, code } = readmeExample();
+describe('the client README\'s examples saved in the repository', () => {
+  it.each(readmeExamples())('$name is linted and type-checked as the project\'s own code, without a problem', async ({ name, code }) => {
     const file = path.join(root, name);
     // A reader's saved copy stays; otherwise the example is saved for the checks and removed after them.
     const saved = !existsSync(file);

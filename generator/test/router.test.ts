@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { MissingHandlersError, createApiRouter, isUnknownPath, respondJson, routerProblem, type ApiRouter } from './golden/small/index.ts';
+import { MissingHandlersError, createApiRouter, isUnknownPath, respondJson, routerProblem, type ApiRouter } from './golden/small/server.ts';
 import type { Handlers } from './golden/small/handlers.ts';
 import type * as op from './golden/small/operations.ts';
 

@@ -71,9 +71,9 @@ describe('the scaffold step', () => {
 
   it('on this server as it is laid out: writes nothing, and names a new operation of an existing group', async () => {
     const root = path.resolve(here, '..', '..');
-    const served = readModel(await loadDocument(path.join(root, 'generated', 'openapi.json')));
+    const served = readModel(await loadDocument(path.join(root, 'generated', 'src', 'openapi.json')));
     const serverDir = path.join(root, 'server', 'src', 'handlers');
-    const serverOptions = { dir: serverDir, generatedDir: path.join(root, 'generated') };
+    const serverOptions = { dir: serverDir, generatedDir: path.join(root, 'generated', 'src') };
     expect(scaffold(served, serverOptions)).toEqual({ written: [], missing: [] });
     // The spec gains an operation in a group the server serves from payments.ts (a module of another name).
     const card = served.tags.find((t) => t.group === 'cardPayments');

@@ -10,7 +10,7 @@ import { ERROR_CODES, readErrorCodes } from '../transform/error-codes.ts';
 import { MAGIC_VALUES, readMagicValues, transformMagicValues } from '../transform/magic-values.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const bundled = JSON.parse(readFileSync(path.join(here, '..', '..', 'generated', 'openapi.json'), 'utf8')) as JsonObject;
+const bundled = JSON.parse(readFileSync(path.join(here, '..', '..', 'generated', 'src', 'openapi.json'), 'utf8')) as JsonObject;
 /** The project's document with its magic values changed by `edit`. */
 function edited(edit: (data: Record<string, Record<string, unknown>>) => void): JsonObject {
   const doc = structuredClone(bundled);

@@ -1,6 +1,7 @@
 // Types of the contract made by openapi-typescript's own command line, as a third party would make them: with the
-// flag the README gives, minimal request bodies (a customer, a card sale, an ACH debit) compile; in the tool's
-// default mode the fields with a `default` are required and they do not (why the README names the flag).
+// flag docs/guides/third-party-tools.md gives, minimal request bodies (a customer, a card sale, an ACH debit)
+// compile; in the tool's default mode the fields with a `default` are required and they do not (why the guide
+// names the flag).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 
-/** The README's command: `npx openapi-typescript <spec> -o <file> <flags>` (the spec path and the flags). */
-function readmeCommand(): { spec: string; flags: string[] } {
-  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-  const found = /^npx openapi-typescript (\S+) -o \S+((?: \S+)*)$/m.exec(readme);
-  if (!found) throw new Error('README: no `npx openapi-typescript <spec> -o <file> …` command');
+/** The guide's command: `npx openapi-typescript <spec> -o <file> <flags>` (the spec path and the flags). */
+function guideCommand(): { spec: string; flags: string[] } {
+  const guide = readFileSync(path.join(root, 'docs', 'guides', 'third-party-tools.md'), 'utf8');
+  const found = /^npx openapi-typescript (\S+) -o \S+((?: \S+)*)$/m.exec(guide);
+  if (!found) throw new Error('docs/guides/third-party-tools.md: no `npx openapi-typescript <spec> -o <file> …` command');
   return { spec: found[1] ?? '', flags: (found[2] ?? '').trim().split(' ').filter((f) => f !== '') };
 }
 
@@ -48,13 +49,13 @@ async function problemsWith(spec: string, flags: string[], name: string): Promis
 }
 
 describe('types made by openapi-typescript\'s command line', () => {
-  it('take minimal request bodies with the README\'s flags', async () => {
-    const { spec, flags } = readmeCommand();
-    expect(await problemsWith(spec, flags, 'readme')).toEqual([]);
+  it('take minimal request bodies with the flags of docs/guides/third-party-tools.md', async () => {
+    const { spec, flags } = guideCommand();
+    expect(await problemsWith(spec, flags, 'guide')).toEqual([]);
   }, 120_000);
 
   it('refuse them in the tool\'s default mode, naming the fields that have a default', async () => {
-    const problems = (await problemsWith(readmeCommand().spec, [], 'default')).join('\n');
+    const problems = (await problemsWith(guideCommand().spec, [], 'default')).join('\n');
     for (const field of ['isMobileNumberSmsNotificationsEnabled', 'tipAmount', 'savePaymentMethod', 'isFasterProcessing']) expect(problems).toContain(field);
   }, 120_000);
 });

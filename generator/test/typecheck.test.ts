@@ -13,8 +13,8 @@ const diagnostics = new Map<string, string[]>();
 // Each source is a module that implements (part of) the project's Customers handlers.
 const sources: Record<string, string> = {
   faithful: `
-    import type { CustomersHandlers } from '../../../generated/handlers.ts';
-    import type * as op from '../../../generated/operations.ts';
+    import type { CustomersHandlers } from '@pgw/client/handlers';
+    import type * as op from '@pgw/client/operations';
     const notFound = { details: 'gone', statusCode: 404, source: 'test', exceptionType: 'NotFoundException',
       correlationId: '6f1c2a4e-9b7d-4c1e-8f3a-2d5e7b9c0a14', entityId: null, errorCode: 'not_found' };
     export const handlers = {
@@ -30,8 +30,8 @@ const sources: Record<string, string> = {
     } satisfies CustomersHandlers;
   `,
   missingMethod: `
-    import type { CustomersHandlers } from '../../../generated/handlers.ts';
-    import type * as op from '../../../generated/operations.ts';
+    import type { CustomersHandlers } from '@pgw/client/handlers';
+    import type * as op from '@pgw/client/operations';
     export const handlers = {
       async createCustomer(): Promise<op.CreateCustomerResult> { return { status: 200, body: { id: 'x' } }; },
       async searchCustomers(): Promise<op.SearchCustomersResult> { return { status: 200, body: { items: [], total: 0 } }; },
@@ -40,31 +40,31 @@ const sources: Record<string, string> = {
     } satisfies CustomersHandlers;
   `,
   undocumentedStatus: `
-    import type * as op from '../../../generated/operations.ts';
+    import type * as op from '@pgw/client/operations';
     export const result: op.CreateCustomerResult = { status: 201, body: { id: 'x' } };
   `,
   wrongBody: `
-    import type * as op from '../../../generated/operations.ts';
+    import type * as op from '@pgw/client/operations';
     export const result: op.CreateCustomerResult = { status: 200, body: { customerId: 'x' } };
   `,
   wrongInputUse: `
-    import type * as op from '../../../generated/operations.ts';
+    import type * as op from '@pgw/client/operations';
     export const page = (input: op.SearchCustomersInput): string => input.query.page;
   `,
   stateMachineUse: `
-    import { achStateMachine, type AchTransition, type AchTrigger, type StateMachine, type StateTransition } from '../../../generated/state-machines.ts';
+    import { achStateMachine, type AchTransition, type AchTrigger, type StateMachine, type StateTransition } from '@pgw/client/state-machines';
     const trigger: AchTrigger = 'holdAchTransaction';
     export const holds: readonly AchTransition[] = achStateMachine.transitions.filter((row) => row.trigger === trigger && row.from === 21);
     export const anyRow: StateTransition | undefined = achStateMachine.transitions[0];
     export const anyMachine: StateMachine = achStateMachine;
   `,
   stateMachineTypo: `
-    import { achStateMachine } from '../../../generated/state-machines.ts';
+    import { achStateMachine } from '@pgw/client/state-machines';
     export const rows = achStateMachine.transitions.filter((row) => row.trigger === 'holdAchTransacton');
   `,
   stateMachineBadRow: `
-    import type { AchStatus, AchTrigger, StateMachine, TransactionResponseCode } from '../../../generated/state-machines.ts';
-    import type { WebhookEventName } from '../../../generated/webhooks.ts';
+    import type { AchStatus, AchTrigger, StateMachine, TransactionResponseCode } from '@pgw/client/state-machines';
+    import type { WebhookEventName } from '@pgw/client/webhooks';
     type Ach = StateMachine<AchStatus, AchTrigger, TransactionResponseCode, WebhookEventName>;
     const machine = { name: 'ach', schema: 'AchTransactionStatus', statuses: {}, refusal: { kind: 'responseCode', responseCode: '101' }, triggers: {} } as const;
     const row = { from: 21, trigger: 'holdAchTransaction', to: 26, responseCodes: ['000'], event: 'payment.ach.held', types: null, provenance: 'seed', note: null } as const;

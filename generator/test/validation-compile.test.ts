@@ -3,9 +3,9 @@
 // schema it referred to again: the gateway's responses made 818 functions for 88 distinct schemas, and a process
 // spent 4.4 s compiling them at its first requests.
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../generated/operations.ts';
-import { DocumentValidators } from '../../generated/runtime/openapi-validation.ts';
-import { apiSpec } from '../../generated/spec.ts';
+import { routes } from '@pgw/client/operations';
+import { DocumentValidators } from '@pgw/runtime/validation';
+import { apiSpec } from '@pgw/client/spec';
 import { functionsMadeBy, resolveIn, schemaBound } from '../../scripts/lib/schema-compiles.ts';
 
 type Json = Record<string, unknown>;

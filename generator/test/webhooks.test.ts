@@ -16,7 +16,7 @@ import {
   webhookHeaders,
   type PaymentAchChargedBackEvent,
   type WebhookEvent,
-} from '../../generated/webhooks.ts';
+} from '@pgw/client/webhooks';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const vectorsFile = path.resolve(root, 'generator', 'test', 'fixtures', 'standard-webhooks-vectors.json');
@@ -90,7 +90,7 @@ describe('signing against the Standard Webhooks vectors', () => {
 describe('interoperability with the standardwebhooks package', () => {
   const secret = generateWebhookSecret();
   // The example event the spec gives for a charge-back.
-  const spec = JSON.parse(readFileSync(path.join(root, 'generated', 'openapi.json'), 'utf8')) as {
+  const spec = JSON.parse(readFileSync(path.join(root, 'generated', 'src', 'openapi.json'), 'utf8')) as {
     webhooks: Record<string, { post: { requestBody: { content: Record<string, { example: unknown }> } } }>;
   };
   const event = spec.webhooks['payment.ach.charged_back']?.post.requestBody.content['application/json']?.example as PaymentAchChargedBackEvent;

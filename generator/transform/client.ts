@@ -1,14 +1,15 @@
 // The typed client -> client.ts: openapi-fetch bound to the document's paths, with token handling.
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
+import { runtimeModule } from './runtime-module.ts';
 
 export function transformClient(model: ApiModel, printer: Printer): GeneratedFile {
   return printer.file('client.ts', `The typed client of ${model.title} ${model.version}.`, [
     // The client is its own entry point, free of server code; \`.js\` specifiers let any TypeScript project
     // (NodeNext or bundler resolution) compile it without allowImportingTsExtensions.
     `import type { paths } from './types.js';`,
-    `import { createAuthenticatedClient, type AuthenticatedClient } from './runtime/client-runtime.js';`,
-    `export { ClientCredentialsTokenProvider, TokenError, idempotencyKey } from './runtime/client-runtime.js';`,
+    `import { createAuthenticatedClient, type AuthenticatedClient } from '${runtimeModule.client}';`,
+    `export { ClientCredentialsTokenProvider, TokenError, idempotencyKey } from '${runtimeModule.client}';`,
     `export type { paths, components, operations } from './types.js';`,
     `export interface ApiClientOptions {
   /** The API base URL. */

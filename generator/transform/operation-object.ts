@@ -5,6 +5,7 @@ import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { StructureKind, VariableDeclarationKind, typeImport } from '../lib/ts.ts';
 import type { ApiModel, OperationModel, ResponseModel } from '../model.ts';
 import { docText, expressParamName, literal, propertyKey } from '../names.ts';
+import { runtimeModule } from './runtime-module.ts';
 
 const EMPTY = 'Record<string, never>';
 
@@ -127,7 +128,7 @@ function operationIndex(model: ApiModel): StatementStructures[] {
 export function transformOperations(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: (StatementStructures | string)[] = [
     typeImport('./types.ts', ['paths']),
-    typeImport('./runtime/router-runtime.ts', [...(model.operations.some((op) => op.responses.length === 0) ? ['OperationResult'] : []), 'RouteDefinition']),
+    typeImport(runtimeModule.routerTypes, [...(model.operations.some((op) => op.responses.length === 0) ? ['OperationResult'] : []), 'RouteDefinition']),
   ];
   for (const op of model.operations) {
     statements.push({

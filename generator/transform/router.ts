@@ -5,12 +5,13 @@ import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { StructureKind, typeImport, valueImport } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
 import { propertyKey } from '../names.ts';
+import { runtimeModule } from './runtime-module.ts';
 
 export function transformRouter(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: (StatementStructures | string)[] = [
     typeImport('node:http', ['IncomingMessage', 'ServerResponse']),
-    valueImport('./runtime/router-runtime.ts', ['createRouterFromRoutes']),
-    typeImport('./runtime/router-runtime.ts', ['ApiRouter', 'Dispatch', 'RequestContext', 'RouteDefinition']),
+    valueImport(runtimeModule.router, ['createRouterFromRoutes']),
+    typeImport(runtimeModule.router, ['ApiRouter', 'Dispatch', 'RequestContext', 'RouteDefinition']),
     typeImport('./operations.ts', ['HandlerTypes', 'OperationId']),
     valueImport('./operations.ts', ['routes']),
     typeImport('./handlers.ts', ['Handlers']),

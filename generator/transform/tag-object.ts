@@ -4,11 +4,12 @@ import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { StructureKind, typeImport } from '../lib/ts.ts';
 import type { ApiModel } from '../model.ts';
 import { docText, literal } from '../names.ts';
+import { runtimeModule } from './runtime-module.ts';
 import { operationDoc } from './operation-object.ts';
 
 export function transformTags(model: ApiModel, printer: Printer): GeneratedFile {
   const statements: StatementStructures[] = [
-    typeImport('./runtime/router-runtime.ts', ['RequestContext']),
+    typeImport(runtimeModule.routerTypes, ['RequestContext']),
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './operations.ts', namespaceImport: 'op' },
   ];
   for (const tag of model.tags) {

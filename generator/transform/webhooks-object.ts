@@ -1,10 +1,12 @@
-// Webhooks object -> webhooks.ts: one type per event, their discriminated union, the event table,
-// and Standard Webhooks signing and verification (from the runtime).
+// Webhooks object -> webhooks.ts: one type per event, their discriminated union, the event table, each event's
+// shape, and Standard Webhooks signing and verification (from @pgw/runtime/webhooks).
 import type { StatementStructures } from 'ts-morph';
 import type { GeneratedFile, Printer } from '../lib/ts.ts';
 import { StructureKind, VariableDeclarationKind, typeImport } from '../lib/ts.ts';
-import type { ApiModel, WebhookModel } from '../model.ts';
+import type { ApiModel, JsonObject, WebhookModel } from '../model.ts';
 import { docText, literal } from '../names.ts';
+import { shapeOf } from './event-shapes.ts';
+import { runtimeModule } from './runtime-module.ts';
 
 const eventTypeName = (hook: WebhookModel): string => hook.typeName;
 
@@ -20,11 +22,11 @@ const extension = (hook: WebhookModel, key: string): string => {
   return typeof value === 'string' ? literal(value) : 'null';
 };
 
-export function transformWebhooks(model: ApiModel, printer: Printer): GeneratedFile {
+export function transformWebhooks(model: ApiModel, doc: JsonObject, printer: Printer): GeneratedFile {
   const hooks = model.webhooks;
   const statements: (StatementStructures | string)[] = [
     typeImport('./types.ts', ['webhooks']),
-    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './runtime/webhook-signature.ts', namespaceImport: 'signature' },
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: runtimeModule.webhooks, namespaceImport: 'signature' },
     `export {
   DEFAULT_TOLERANCE_SECONDS,
   WebhookVerificationError,
@@ -32,7 +34,9 @@ export function transformWebhooks(model: ApiModel, printer: Printer): GeneratedF
   signWebhook,
   verifyWebhook,
   webhookHeaders,
-} from './runtime/webhook-signature.ts';`,
+  type EventShape,
+  type VerifyOptions,
+} from '${runtimeModule.webhooks}';`,
   ];
   for (const hook of hooks) {
     statements.push({
@@ -88,22 +92,41 @@ export function transformWebhooks(model: ApiModel, printer: Printer): GeneratedF
       },
     }],
   });
+  // Events without a JSON body have no shape: only a payload that fits one with a shape is one of the contract's.
+  const shaped = hooks.filter((hook) => hook.schema !== undefined);
+  statements.push({
+    kind: StructureKind.VariableStatement,
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ['What each event body must look like (types, constants, required properties, a few levels deep), read from its schema.'],
+    declarations: [{
+      name: 'webhookEventShapes',
+      type: 'Readonly<Record<string, signature.EventShape>>',
+      initializer: (writer) => {
+        writer.write('{').indent(() => {
+          for (const hook of shaped) writer.writeLine(`${literal(hook.method === 'post' ? hook.name : `${hook.name} ${hook.method}`)}: ${JSON.stringify(shapeOf(doc, hook.schema) ?? {})},`);
+        });
+        writer.write('}');
+      },
+    }],
+  });
   statements.push({
     kind: StructureKind.Function,
     name: 'verifyWebhookEvent',
     isExported: true,
     docs: [
-      'Verifies a delivery (Standard Webhooks v1) against its raw body and returns the event. The signature proves the\n' +
-        'sender; the body is not schema-validated here.',
+      'Verifies a delivery (Standard Webhooks v1) against its raw body, as received, and returns the typed event.\n' +
+        'Throws WebhookVerificationError for a missing header, a timestamp outside the tolerance (5 minutes), a\n' +
+        'signature that does not match, or a body that is not one of the document\'s events (its shape checked).',
     ],
     parameters: [
       { name: 'secret', type: 'string' },
       { name: 'headers', type: 'Parameters<typeof signature.verifyWebhook>[1]' },
-      { name: 'rawBody', type: 'string' },
+      { name: 'rawBody', type: 'string | Uint8Array' },
       { name: 'options', type: 'signature.VerifyOptions', initializer: '{}' },
     ],
     returnType: 'WebhookEvent',
-    statements: ['return signature.verifyWebhook(secret, headers, rawBody, options) as WebhookEvent;'],
+    statements: ['return signature.contractEvent(signature.verifyWebhook(secret, headers, rawBody, options), webhookEventShapes) as WebhookEvent;'],
   });
   return printer.file('webhooks.ts', 'Webhook event types, the event table, and Standard Webhooks signing and verification.', statements);
 }

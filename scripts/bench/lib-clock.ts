@@ -2,7 +2,7 @@
 // sandbox merchant of its own, so that only those debits fall due (the demo merchant holds every earlier phase's).
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { webhookEvents } from '../../generated/webhooks.ts';
+import { webhookEvents } from '@pgw/client/webhooks';
 import { fetchToken, type Gateway, type Merchant } from './lib-servers.ts';
 
 /** A fresh sandbox merchant of the gateway's partner (POST /sandbox/v1/merchants): its key and ACH processor. */

@@ -103,7 +103,7 @@ export async function startHello(repoRoot: string, dir: string): Promise<Server>
 /** Prism's mock of this repository's generated/openapi.json; it answers from the spec's examples. */
 export async function startPrism(repoRoot: string, dir: string): Promise<Server> {
   const port = await freePort();
-  const proc = spawnLogged('Prism', path.join(repoRoot, 'node_modules', '.bin', 'prism'), ['mock', 'generated/openapi.json', '-h', '127.0.0.1', '-p', String(port)], {
+  const proc = spawnLogged('Prism', path.join(repoRoot, 'node_modules', '.bin', 'prism'), ['mock', 'generated/src/openapi.json', '-h', '127.0.0.1', '-p', String(port)], {
     cwd: repoRoot, env: { ...process.env }, log: path.join(dir, 'prism.log'),
   });
   await waitForLog('Prism is listening', proc);

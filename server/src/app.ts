@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
-import { apiSpec, createApiRouter, isUnknownPath, requestPath } from '../../generated/index.ts';
+import { apiSpec, createApiRouter, isUnknownPath, requestPath } from '@pgw/client/server';
 import type { ServerConfig } from './config.ts';
 import { isPostgres, type Database } from './db/knex.ts';
 import { createInstances, type Instances } from './instances.ts';
@@ -15,7 +15,7 @@ import { invoicePages } from './handlers/invoice-pages.ts';
 import { quickPaymentPages } from './handlers/quick-payment-pages.ts';
 import { dashboardPages } from './handlers/dashboard.ts';
 import { contextFactory, raceLost, type Services } from './platform/context.ts';
-import { DocsPage, rebuildWithScript } from './platform/docs-page.ts';
+import { DocsPage, docsLocation } from './platform/docs-page.ts';
 import { ApiError } from './platform/errors.ts';
 import { errorHandler } from './platform/error-handler.ts';
 import { refuseFraming } from './platform/framing.ts';
@@ -30,7 +30,8 @@ import { systemClock, type Clock } from './platform/time.ts';
 import { TokenService } from './platform/tokens.ts';
 import { signingKey } from './services/signing-keys.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The server package's folder: the parent of src/ in a checkout, of dist/ when installed.
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface AppOptions {
   config: ServerConfig;
@@ -113,7 +114,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     res.json(served);
   });
   // The documentation page, rebuilt when it was built from another spec than the one served, naming this server's address.
-  const docs = new DocsPage({ file: path.join(root, 'docs', 'index.html'), spec: apiSpec, rebuild: rebuildWithScript(root), log: options.log, baseUrl: options.config.baseUrl });
+  const docs = new DocsPage({ ...docsLocation(packageRoot), spec: apiSpec, log: options.log, baseUrl: options.config.baseUrl });
   app.get('/docs', (_req, res) => {
     const answer = docs.answer();
     if (answer.kind === 'missing') res.status(404).type('text/plain').send(answer.text);

@@ -97,7 +97,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (environment !== 'sandbox' && environment !== 'production') {
     throw new ConfigError(`PGW_ENV must be sandbox or production, not ${environment}`);
   }
-  const databaseUrl = env.DATABASE_URL ?? `sqlite:${path.join(cwd, 'data', 'sandbox.sqlite')}`;
+  // The sandbox's own files (the SQLite database, the credentials file) go to PGW_DATA_DIR, `data/` of the working folder by default.
+  const dataDir = path.resolve(cwd, env.PGW_DATA_DIR ?? 'data');
+  const databaseUrl = env.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'sandbox.sqlite')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be sqlite:<path>, sqlite::memory: or postgres://…');
   }
@@ -124,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     host,
     databaseUrl,
     environment,
-    credentialsFile: path.resolve(cwd, env.PGW_CREDENTIALS_FILE ?? path.join('data', 'sandbox-credentials.json')),
+    credentialsFile: path.resolve(cwd, env.PGW_CREDENTIALS_FILE ?? path.join(dataDir, 'sandbox-credentials.json')),
     baseUrl: (env.PGW_BASE_URL ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${String(port)}`).replace(/\/$/, ''),
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat,

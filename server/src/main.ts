@@ -1,9 +1,9 @@
-// `npm start`: the sandbox server. Migrates the database, creates the demo data on first start, writes the
-// credentials file, and listens.
+// `npm start` and `pgw-sandbox`: the sandbox server. Migrates the database, creates the demo data on first start,
+// writes the credentials file, and listens.
 import cluster from 'node:cluster';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MissingHandlersError } from '../../generated/index.ts';
+import { MissingHandlersError } from '@pgw/client/server';
 import { createApp } from './app.ts';
 import { runPrimary } from './cluster.ts';
 import { createInstances } from './instances.ts';
@@ -15,11 +15,24 @@ import { systemClock } from './platform/time.ts';
 import { announce, baseUrlOf, prepareDatabase } from './startup.ts';
 import { Worker } from './worker/worker.ts';
 import { stopWhenOrphaned } from './platform/parent-watch.ts';
+import { USAGE, readCommandLine } from './command-line.ts';
 
 /** How long a stopping server still reads its open connections (requests sent before SIGTERM). */
 const DRAIN_GRACE_MS = 1000;
 
 async function main(): Promise<void> {
+  const commandLine = readCommandLine(process.argv.slice(2));
+  if (commandLine.kind === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (commandLine.kind === 'usage-error') {
+    console.error(`pgw-sandbox: ${commandLine.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  // The primary takes the options as the environment variables they stand for; its instances inherit them (and the
+  // port the first one bound, which the primary sets), so they do not read the arguments again.
+  if (cluster.isPrimary) Object.assign(process.env, commandLine.env);
   let config;
   try {
     config = loadConfig();

@@ -2,9 +2,9 @@
 // below the limit, and every documented amount field of a partial approval: the state-machine walk only ever
 // sends an amount of 1, so a gateway accepting more than the transaction allows passed it unnoticed. A refund
 // after a partial one is held to what remains (processed less refunded), not to the processed amount.
-import { OperationId } from '../../../generated/operations.ts';
-import { AccountHolderType, AccountType, CardTransactionStatus, SecCode } from '../../../generated/enums.ts';
-import { sandboxCardFor, sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { OperationId } from '@pgw/client/operations';
+import { AccountHolderType, AccountType, CardTransactionStatus, SecCode } from '@pgw/client/enums';
+import { sandboxCardFor, sandboxMagicValues } from '@pgw/client/magic-values';
 import { CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';

@@ -1,7 +1,7 @@
 // Arithmetic and documents: an invoice's amounts recomputed from its lines by the rules the spec states
 // (InvoicePaymentTypeCalculation: cents, half away from zero at each step), the calculations endpoint equal to
 // the record, and the PDF a PDF. Seeded invoices, so each run tries other numbers and can be repeated.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 /** A decimal number as exact digits and scale: 12.345 -> 12345n, 3 (from its shortest text). */

@@ -1,7 +1,7 @@
 // Authentication checks: the token service's grants and errors, refresh, and every API operation refusing a
 // request without a valid token.
 import { createHmac, randomBytes } from 'node:crypto';
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { bodyOf, CheckFailure, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 const uuid = '7c9e6679-7425-40de-944b-e07fc1f90ae7';

@@ -2,8 +2,8 @@
 // leaves them out of that answer's schema), the API key list (no secrets, no other merchant's keys, found by
 // paging through, never by position), and `Cache-Control: no-store` on every answer the spec says carries it.
 import { randomBytes } from 'node:crypto';
-import { OperationId } from '../../../generated/operations.ts';
-import { AccountHolderType, AccountType, SecCode } from '../../../generated/enums.ts';
+import { OperationId } from '@pgw/client/operations';
+import { AccountHolderType, AccountType, SecCode } from '@pgw/client/enums';
 import { CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import { undocumentedFields } from '../documented-fields.ts';
 import type { Exchange } from '../http.ts';

@@ -1,7 +1,7 @@
 // Events over time: the sandbox event stream message after message (its `event:` line is its payload's type,
 // its `id:` the event id), the retry schedule row after row (nextRetryAt = lastAttemptAt + the table's delay),
 // and one merchant's sandbox clock moving no other merchant's.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, CheckSkipped, bodyOf, createdId, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';

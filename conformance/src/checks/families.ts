@@ -2,8 +2,8 @@
 // made by a side effect, or credentials): what was written reads back field by field, an update reads back
 // changed, the caller's list holds it and another merchant's does not, a delete is gone.
 import { randomUUID } from 'node:crypto';
-import { OperationId } from '../../../generated/operations.ts';
-import { TapToPayStatus, TransactionCreatorType } from '../../../generated/enums.ts';
+import { OperationId } from '@pgw/client/operations';
+import { TapToPayStatus, TransactionCreatorType } from '@pgw/client/enums';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { testCard } from '../fixtures.ts';

@@ -1,6 +1,6 @@
 // Identities: the partner acting for its merchants through x-merchant-id (and refused for another), a refresh
 // token that is not an access token, and Idempotency-Keys that belong to one tenant.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckSkipped, bodyOf, createdId, expectStatus, expectThat, type Check } from '../check.ts';
 
 const UNKNOWN_MERCHANT = '5f0e2c3d-4b1a-4c9e-8d7f-6a5b4c3d2e1f';

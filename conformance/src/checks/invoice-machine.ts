@@ -3,7 +3,7 @@
 // there, and a payment by ACH returned through the sandbox's simulation (Paid to Due again). A permitted one
 // succeeds, reaches its status (`same`: unchanged; `removed`: gone) and emits its event; a forbidden one answers
 // 400 with the errorCode the table names for it, changes nothing and emits nothing.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, createdId, expectStatus, type Check, type CheckContext } from '../check.ts';
 import { approvingCard } from '../fixtures.ts';
 import type { CallOptions, Exchange } from '../http.ts';

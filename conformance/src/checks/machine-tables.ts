@@ -1,8 +1,8 @@
 // The transaction state machines as the spec declares them (`x-state-machine` on the status schemas), and
 // how the walk reaches each status: the approving rows, the declining first rows (a magic card from the spec's
 // table, or an amount over maxTransactionAmount), the sandbox's network simulation and its clock.
-import { OperationId } from '../../../generated/operations.ts';
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { OperationId } from '@pgw/client/operations';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
 import type { Spec } from '../spec.ts';
 
 type JsonObject = Record<string, unknown>;

@@ -5,7 +5,7 @@
 // refusal, changes nothing and emits nothing. Where a command has several rows from a status, picked by its
 // amount (a partial refund, or one of all that remains), each row is tried with its amount on a record of its
 // own. A new row or status in the spec is a new case without new code.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, failWithAll, CheckSkipped, bodyOf, expectStatus, type Check, type CheckContext } from '../check.ts';
 import type { CallOptions, Exchange } from '../http.ts';
 import { approvingCard, paymentProcessors, testCard } from '../fixtures.ts';

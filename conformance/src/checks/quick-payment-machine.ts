@@ -4,7 +4,7 @@
 // payment). A permitted command answers 200, leaves the row's status and emits the row's event exactly once; a
 // forbidden one answers 400 with the errorCode the table names, changes nothing and emits nothing. A new row or
 // status in the spec is a new case without new code.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import type { Spec } from '../spec.ts';

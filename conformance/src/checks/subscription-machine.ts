@@ -3,8 +3,8 @@
 // payment, retry, return or period end), leaving the row's status with its event exactly once; from every status
 // each command the table does not permit answers 400 with the table's errorCode, changes nothing and emits nothing.
 // A row the walk has no way to fire fails the check, so a new row in the spec asks for its scenario here.
-import { OperationId } from '../../../generated/operations.ts';
-import { sandboxCardFor, sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { OperationId } from '@pgw/client/operations';
+import { sandboxCardFor, sandboxMagicValues } from '@pgw/client/magic-values';
 import { CheckFailure, CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import type { Spec } from '../spec.ts';

@@ -3,8 +3,8 @@
 // subscriptions), and A's
 // records are unchanged afterwards.
 import { randomUUID } from 'node:crypto';
-import { OperationId } from '../../../generated/operations.ts';
-import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
+import { OperationId } from '@pgw/client/operations';
+import { AccountHolderType, AccountType } from '@pgw/client/enums';
 import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 import { approvingCard } from '../fixtures.ts';
 import type { CallOptions } from '../http.ts';

@@ -8,7 +8,7 @@
 // address: a gateway whose limit locks every client of an address out (a denial of service anyone behind the
 // same NAT could cause) fails here. The check exists only when the spec documents 429 on a token service; a
 // user who does not want a gateway throttled skips it with `--skip auth/token_throttling`.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { bodyOf, CheckFailure, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import { SpecReader } from '../negative-cases.ts';

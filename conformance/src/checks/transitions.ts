@@ -1,7 +1,7 @@
 // State machines: every permitted transition reaches its state; every forbidden one answers 400 with the
 // standard body and an errorCode, and changes nothing (read back). Invoices now; payments and webhooks when
 // their operations exist.
-import { OperationId } from '../../../generated/operations.ts';
+import { OperationId } from '@pgw/client/operations';
 import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
 
 /** InvoiceStatus of the spec (designed numbering): 1 Draft, 2 Due, 3 PastDue, 4 Paid, 5 Cancelled. */

@@ -2,8 +2,8 @@
 // operation's own example with the ids of records the walk created, in an order that gives each operation the
 // state it needs. Operations the order does not name are called last the same way, so a new operation of the
 // spec is exercised without new code. Every response is checked against the spec by the runner.
-import { OperationId } from '../../../generated/operations.ts';
-import { AccountHolderType, AccountType, PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
+import { OperationId } from '@pgw/client/operations';
+import { AccountHolderType, AccountType, PaymentMethodType, PaymentProcessorType } from '@pgw/client/enums';
 import { failWithAll, CheckSkipped, bodyOf, type Check, type CheckContext } from '../check.ts';
 import { operationIdOf, type CallOptions, type Exchange, type Operation } from '../http.ts';
 import { testCard } from '../fixtures.ts';

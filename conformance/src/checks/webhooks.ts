@@ -4,8 +4,8 @@
 // sandbox clock where served); the delivery log and its export; the ping.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as formats from 'ajv-formats';
-import { verifyWebhook } from '../../../generated/webhooks.ts';
-import { OperationId } from '../../../generated/operations.ts';
+import { verifyWebhook } from '@pgw/client/webhooks';
+import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, bodyOf, createdId, expectStatus, expectThat, type Check } from '../check.ts';
 import { paymentProcessors, testCard } from '../fixtures.ts';
 import { Receiver, type Delivery, type ReceiverOptions } from '../receiver.ts';

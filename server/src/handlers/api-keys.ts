@@ -1,6 +1,6 @@
 // HTTP of the merchant's API keys.
-import type { ApiKeysHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { ApiKeysHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { createKey, deleteKey, listKeys } from '../services/api-keys.ts';
 

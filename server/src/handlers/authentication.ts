@@ -1,8 +1,8 @@
 // The two token services: client credentials and refresh for the API; password and refresh for the
 // management API. Errors are RFC 6749's (OAuthError), rendered by the error handler; a check refused by the
 // throttle is the standard body's 429 `rate_limited` with Retry-After (RFC 6749 has no error for it).
-import type { AuthenticationHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { AuthenticationHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import { OAuthError } from '../platform/oauth-errors.ts';

@@ -1,6 +1,6 @@
 // HTTP of the catalogue's categories.
-import type { CategoriesHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { CategoriesHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as catalogue from '../services/catalogue.ts';
 

@@ -1,6 +1,6 @@
 // HTTP of the read-only merchant configuration: payment configuration and contact addresses.
-import type { ConfigurationHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { ConfigurationHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { contactInfos, paymentConfiguration } from '../services/merchants.ts';
 

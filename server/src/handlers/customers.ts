@@ -1,7 +1,7 @@
 // HTTP of the customers: create (with cards and bank accounts), search, read, update, delete.
-import type { CustomersHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
-import type { components } from '../../../generated/types.ts';
+import type { CustomersHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
+import type { components } from '@pgw/client/types';
 import type { ServerContext } from '../platform/context.ts';
 import { fromCents } from '../platform/money.ts';
 import type { AddressValue, CustomerRecord } from '../repositories/customers.ts';

@@ -1,7 +1,7 @@
 // HTTP of the tap-to-pay devices: token, activation, read and list.
-import type { DevicesHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
-import type { components } from '../../../generated/types.ts';
+import type { DevicesHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
+import type { components } from '@pgw/client/types';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { DeviceRecord } from '../repositories/devices.ts';

@@ -1,5 +1,5 @@
 // Every handler group of the spec, as the generated router takes them.
-import type { Handlers } from '../../../generated/handlers.ts';
+import type { Handlers } from '@pgw/client/handlers';
 import type { ServerContext } from '../platform/context.ts';
 import { withIdempotency } from '../platform/idempotency.ts';
 import { apiKeysHandlers } from './api-keys.ts';

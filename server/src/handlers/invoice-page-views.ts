@@ -1,8 +1,8 @@
 // The HTML of the invoice page: the invoice (the view model the PDF renders too, invoice-document.ts), the
 // amount to pay per payment type, and while it is open the card and bank-account forms (payment-page-views.ts,
 // shared with the payment link's page). Every text is escaped.
-import { InvoiceStatus, PaymentMethodType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { InvoiceStatus, PaymentMethodType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { toCents } from '../platform/money.ts';
 import { invoiceDocument } from '../services/invoice-document.ts';
 import { escapeHtml } from '../views/html.ts';

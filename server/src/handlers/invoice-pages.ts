@@ -3,7 +3,7 @@
 // (POST …/ach) with the API's own rules (payment-pages.ts: the form token, the Origin check); and GET /i/:code,
 // the short address, which redirects (302) to it.
 import express, { type Router } from 'express';
-import { InvoiceStatus } from '../../../generated/enums.ts';
+import { InvoiceStatus } from '@pgw/client/enums';
 import type { Services } from '../platform/context.ts';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import { payFromPage } from '../services/invoice-page-payments.ts';

@@ -1,8 +1,8 @@
 // HTTP of the merchant's invoice settings: two operations of the Invoices group, spread into its handlers.
 // The path names the merchant: it must be one the request may act on (a merchant's own id; any of a
 // partner's merchants, or with x-merchant-id that one), else 404.
-import type { InvoicesHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { InvoicesHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';

@@ -1,7 +1,7 @@
 // HTTP of the invoices: lifecycle, list, calculations, notifications, PDF and payment by card or ACH (the
 // settings operations come from invoice-settings.ts).
-import type { InvoicesHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { InvoicesHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as notifications from '../services/invoice-notifications.ts';
 import * as payments from '../services/invoice-payments.ts';

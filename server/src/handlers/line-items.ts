@@ -1,7 +1,7 @@
 // HTTP of the catalogue's line items and unit types.
-import type { LineItemsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
-import type { components } from '../../../generated/types.ts';
+import type { LineItemsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
+import type { components } from '@pgw/client/types';
 import type { ServerContext } from '../platform/context.ts';
 import { fromCents } from '../platform/money.ts';
 import type { LineItemRecord } from '../repositories/catalogue.ts';

@@ -1,6 +1,6 @@
 // HTTP of the lookups: countries, US states and enumerations, served from the spec's own data.
-import type { LookupsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { LookupsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { responseExample } from '../platform/spec-data.ts';
 

@@ -1,8 +1,8 @@
 // HTTP of a customer's stored payment methods: add a card or a bank account, list, update, delete, and
 // make one the default of its kind.
-import type { PaymentMethodsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
-import type { components } from '../../../generated/types.ts';
+import type { PaymentMethodsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
+import type { components } from '@pgw/client/types';
 import type { ServerContext } from '../platform/context.ts';
 import type { StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import { BANK_ACCOUNT, CARD } from '../services/payment-methods.ts';

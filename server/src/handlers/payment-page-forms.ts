@@ -2,9 +2,9 @@
 // InvoiceCardPaymentRequest or an InvoiceAchPaymentRequest, checked against the same schema the API router
 // checks (the generated validators), and any refusal becomes the message the page shows. Nothing here restates
 // a payment rule.
-import { apiSpec, routerProblem, routes, type RouteDefinition } from '../../../generated/index.ts';
-import { DocumentValidators, ValidationError } from '../../../generated/runtime/openapi-validation.ts';
-import type { components } from '../../../generated/types.ts';
+import { apiSpec, routerProblem, routes, type RouteDefinition } from '@pgw/client/server';
+import { DocumentValidators, ValidationError } from '@pgw/runtime/validation';
+import type { components } from '@pgw/client/types';
 import { problemToError } from '../platform/error-handler.ts';
 import { ApiError } from '../platform/errors.ts';
 import { creditDebitTypeOf } from '../services/cards.ts';

@@ -1,7 +1,7 @@
 // The HTML the public payment pages share (an invoice's, a payment link's): the card form, the bank-account
 // form with its ACH authorization text and box, the message above them, the one script and style, and the
 // document around a page's own content. Every text is escaped; the script and style carry the response's CSP nonce.
-import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
+import { AccountHolderType, AccountType } from '@pgw/client/enums';
 import { enumerationItems, responseExample } from '../platform/spec-data.ts';
 import { type Cents, formatUsd, wireText } from '../platform/money.ts';
 import { escapeHtml } from '../views/html.ts';

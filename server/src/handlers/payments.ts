@@ -1,6 +1,6 @@
 // HTTP of the payments: the status check of any transaction, the ACH and card operations.
-import type { AchPaymentsHandlers, CardPaymentsHandlers, TransactionsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { AchPaymentsHandlers, CardPaymentsHandlers, TransactionsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as ach from '../services/ach.ts';
 import * as card from '../services/card.ts';

@@ -1,7 +1,7 @@
 // The HTML of a payment link's page: who asks, for what and how much; while the link is Active the card and
 // bank-account forms (payment-page-views.ts, shared with the invoice page); a receipt once Paid; and what an
 // Expired or Cancelled link says. Every text is escaped.
-import { PaymentMethodType } from '../../../generated/enums.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
 import { formatUsd } from '../platform/money.ts';
 import type { PublicLink } from '../services/quick-payments.ts';
 import { escapeHtml, formatTime } from '../views/html.ts';

@@ -1,7 +1,7 @@
 // HTTP of the payment links: create, list, read and cancel (the sandbox's payment is in sandbox.ts, the
 // hosted page in quick-payment-pages.ts).
-import type { QuickPaymentsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { QuickPaymentsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as links from '../services/quick-payments.ts';
 

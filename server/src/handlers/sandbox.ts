@@ -1,8 +1,8 @@
 // HTTP of the sandbox controls: the merchant's clock, its advance, forced network outcomes, the event stream
 // (server-sent events), disposable sandbox merchants, the reset, a terminal's paper report and a payment link paid
 // as a customer would. A production server never routes here (app.ts answers 404 first).
-import type { SandboxHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { SandboxHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';

@@ -1,6 +1,6 @@
 // HTTP of the subscriptions: create, list, read, change and cancel (the payments are the worker's).
-import type { SubscriptionsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { SubscriptionsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as subscriptions from '../services/subscriptions.ts';
 

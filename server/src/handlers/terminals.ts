@@ -1,6 +1,6 @@
 // HTTP of the payment terminals: register, list and read (the sandbox's paper report is in sandbox.ts).
-import type { TerminalsHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { TerminalsHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as terminals from '../services/terminals.ts';
 

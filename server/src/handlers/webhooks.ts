@@ -1,6 +1,6 @@
 // HTTP of the webhooks: event types, endpoints, the test ping, the delivery logs, their export and manual retry.
-import type { WebhooksHandlers } from '../../../generated/handlers.ts';
-import type * as op from '../../../generated/operations.ts';
+import type { WebhooksHandlers } from '@pgw/client/handlers';
+import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as endpoints from '../services/webhook-endpoints.ts';
 import * as logs from '../services/webhook-logs.ts';

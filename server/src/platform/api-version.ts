@@ -1,7 +1,7 @@
 // Which `x-api-version` values the /pay-int-api family accepts: `1` and every version of the contract's major up
 // to the contract's own (info.version), so that a minor release keeps every older client's header valid and a
 // client of the newest one is not refused.
-import { apiSpec } from '../../../generated/index.ts';
+import { apiSpec } from '@pgw/client/server';
 
 const VERSION = /^(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?)?$/;
 

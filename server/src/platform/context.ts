@@ -1,7 +1,7 @@
 // The handler context: who calls (from the bearer token), on which merchant, and the server's services.
 // Built by the generated router before the request is parsed or validated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RouteDefinition } from '../../../generated/index.ts';
+import type { RouteDefinition } from '@pgw/client/server';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import { acceptedVersions, acceptsApiVersion, CONTRACT_VERSION } from './api-version.ts';

@@ -86,6 +86,17 @@ export class DocsPage {
   }
 }
 
+/**
+ * Where the page is, for the server package at packageRoot: in a checkout of the toolkit, the repository's docs/,
+ * rebuilt by its script when the spec changed; installed from a tarball, the docs/ packed with it (built from the
+ * same document), which nothing here can rebuild.
+ */
+export function docsLocation(packageRoot: string): { file: string; rebuild: () => Promise<void> } {
+  const repository = path.dirname(packageRoot);
+  if (existsSync(path.join(repository, 'scripts', 'docs.ts'))) return { file: path.join(repository, 'docs', 'index.html'), rebuild: rebuildWithScript(repository) };
+  return { file: path.join(packageRoot, 'docs', 'index.html'), rebuild: () => Promise.reject(new Error('the installed package carries its documentation page built')) };
+}
+
 /** The rebuild of the repository's page: `scripts/docs.ts --if-stale` in a child process. */
 export function rebuildWithScript(root: string): () => Promise<void> {
   return () => new Promise((resolve, reject) => {

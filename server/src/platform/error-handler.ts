@@ -1,7 +1,7 @@
 // The one mapping from anything thrown to a response: API errors, router problems (validation, malformed
 // JSON, unknown route, wrong method, media type), OAuth errors on the token routes, and faults.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestPath, respondJson, routerProblem, type RouterProblem } from '../../../generated/index.ts';
+import { requestPath, respondJson, routerProblem, type RouterProblem } from '@pgw/client/server';
 import { ApiError, WrongJsonTypeError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { isWrongJsonType, requestBodySchema } from './json-types.ts';

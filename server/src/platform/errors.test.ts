@@ -1,7 +1,7 @@
 // The error registry and the spec's error codes (generated/error-codes.ts, from spec/data/error-codes.yaml) list
 // the same codes, but for the codes of operations this server does not serve yet.
 import { describe, expect, it } from 'vitest';
-import { errorCodeTable } from '../../../generated/error-codes.ts';
+import { errorCodeTable } from '@pgw/client/error-codes';
 import { ApiError, errorCodes } from './errors.ts';
 
 /** Codes the spec documents for operations this server does not serve yet (none today). */

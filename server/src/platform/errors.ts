@@ -1,5 +1,5 @@
 // One error registry (code -> status, category, message) and one class that renders every error body.
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 
 export type ErrorBody = components['schemas']['ErrorResponse'];
 export type AlternativeErrorBody = components['schemas']['ValidationProblemDetails'];

@@ -9,8 +9,8 @@
 // claimed with half the work done. An error rolls everything back, the key included.
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
-import { routes, type OperationInput, type OperationResult } from '../../../generated/index.ts';
-import type { Handlers } from '../../../generated/handlers.ts';
+import { routes, type OperationInput, type OperationResult } from '@pgw/client/server';
+import type { Handlers } from '@pgw/client/handlers';
 import type { ServerContext } from './context.ts';
 import { ApiError } from './errors.ts';
 import { claimKey, deleteExpiredKey, findKey, storeResponse, type KeyRow } from '../repositories/idempotency.ts';

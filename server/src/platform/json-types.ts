@@ -1,7 +1,7 @@
 // Which JSON types a request body's schema accepts at a field path: a value is of the "wrong JSON type"
 // (the interface's alternative 400 body) only when no alternative of the schema accepts its type.
 import type { IncomingMessage } from 'node:http';
-import { apiSpec, matchedRoute } from '../../../generated/index.ts';
+import { apiSpec, matchedRoute } from '@pgw/client/server';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 // OAuth 2.0 errors of the token services (RFC 6749 section 5.2), with their statuses and challenges.
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 
 type OAuthErrorCode = components['schemas']['OAuthError']['error'];
 

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { findEventRows, insertEvent, insertEvents } from '../repositories/outbox.ts';
-import { apiSpec, webhookEventProblems } from '../../../generated/index.ts';
-import type { WebhookEvent, WebhookEventName } from '../../../generated/webhooks.ts';
+import { apiSpec, webhookEventProblems } from '@pgw/client/server';
+import type { WebhookEvent, WebhookEventName } from '@pgw/client/webhooks';
 import { insertFanOut } from '../repositories/webhook-deliveries.ts';
 import { groupBy } from './group.ts';
 

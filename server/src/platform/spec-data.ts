@@ -1,7 +1,7 @@
 // Data that lives in the spec (enumeration names, lookup lists), read from the bundled document, so the
 // server never restates what the contract says.
-import type { enumerations } from '../../../generated/enums.ts';
-import { apiSpec } from '../../../generated/index.ts';
+import type { enumerations } from '@pgw/client/enums';
+import { apiSpec } from '@pgw/client/server';
 
 /** The name of an integer enumeration of the spec (generated/enums.ts): a misspelt one does not compile. */
 export type EnumerationName = keyof typeof enumerations;

@@ -1,7 +1,7 @@
 // The invoice list (Knex only): the status filter (PastDue derived from the due date and the clock), the
 // issue, due and payment date ranges, search, paging and the orders of listInvoices.
 import type { Knex } from 'knex';
-import { InvoiceStatus } from '../../../generated/enums.ts';
+import { InvoiceStatus } from '@pgw/client/enums';
 import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import type { StoredStatus } from './invoices.ts';

@@ -1,6 +1,6 @@
 // The merchants' invoice settings (Knex only). Booleans read from SQLite as 0/1 and bigints read from
 // PostgreSQL as strings become booleans and numbers here; the shipping fee stays in cents.
-import { PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
+import { PaymentMethodType, PaymentProcessorType } from '@pgw/client/enums';
 import type { Knex } from 'knex';
 import { type Cents, centsOrNullOfColumn } from '../platform/money.ts';
 

@@ -3,7 +3,7 @@
 // addresses. Amounts stay in integer cents here (`…Cents`): the calculations work in cents, and the
 // responses convert them to USD.
 import type { Knex } from 'knex';
-import { type InvoiceNotificationTemplateType, type InvoiceNotificationType, InvoiceStatus, PaymentMethodType, type ZeroCostProcessingOption } from '../../../generated/enums.ts';
+import { type InvoiceNotificationTemplateType, type InvoiceNotificationType, InvoiceStatus, PaymentMethodType, type ZeroCostProcessingOption } from '@pgw/client/enums';
 import { lockRow } from '../platform/transaction.ts';
 import { type Cents, centsOfColumn } from '../platform/money.ts';
 

@@ -3,7 +3,7 @@
 // build their merchants here, so a sandbox merchant is exactly what a demo merchant is.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AffiliateBusinessModelType, AffiliateStatus, BusinessCategory, PaymentProcessorType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
+import { AffiliateBusinessModelType, AffiliateStatus, BusinessCategory, PaymentProcessorType, ZeroCostProcessingOption } from '@pgw/client/enums';
 import type { Environment } from '../config.ts';
 import { hashSecret, newApiKey } from '../platform/tokens.ts';
 

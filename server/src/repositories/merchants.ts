@@ -1,7 +1,7 @@
 // Merchants, their payment processors and contact addresses (Knex only). Amounts stay in integer cents
 // (`…Cents`); the responses convert them to USD.
 import type { Knex } from 'knex';
-import { PaymentProcessorType } from '../../../generated/enums.ts';
+import { PaymentProcessorType } from '@pgw/client/enums';
 import { compiledSelect } from './compiled.ts';
 import { centsOrNullOfColumn } from '../platform/money.ts';
 

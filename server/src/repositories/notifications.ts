@@ -1,6 +1,6 @@
 // The notifications table (Knex only): the outbox of messages to customers that the sandbox notifier
 // records (services/notifier.ts).
-import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
+import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '@pgw/client/enums';
 import type { Knex } from 'knex';
 
 export interface NotificationValue {

@@ -1,7 +1,7 @@
 // The payment_methods table (a customer's stored cards and bank accounts): rows in, records out.
 import type { Knex } from 'knex';
 import { pageOf, type ListQuery, type ListSpec } from './paging.ts';
-import { AccountHolderType, AccountType, CardType as CardTypes, CardTokenType, CreditDebitType, PaymentMethodType } from '../../../generated/enums.ts';
+import { AccountHolderType, AccountType, CardType as CardTypes, CardTokenType, CreditDebitType, PaymentMethodType } from '@pgw/client/enums';
 
 /** CardType ids of the spec that a card may have: 1 Visa, 2 Mastercard, 3 American Express, 4 Diners Club, 5 Discover, 6 JCB. */
 export type CardType = Exclude<CardTypes, typeof CardTypes.Unknown>;

@@ -1,7 +1,7 @@
 // Disposable sandbox merchants (Knex only): a merchant with `sandbox_expires_at` set; `deleting_on` marks one
 // whose deletion has begun (it is then invisible to authentication, tenancy and these lists).
 import type { Knex } from 'knex';
-import { PaymentProcessorType } from '../../../generated/enums.ts';
+import { PaymentProcessorType } from '@pgw/client/enums';
 import { locked } from '../platform/transaction.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 

@@ -1,7 +1,7 @@
 // Card and ACH transactions, their status history and card settlement batches (Knex only). Amounts are
 // integer cents; date-times fixed-width ISO text.
 import type { Knex } from 'knex';
-import type { PaymentMethodType } from '../../../generated/enums.ts';
+import type { PaymentMethodType } from '@pgw/client/enums';
 import { isPostgres } from '../db/knex.ts';
 import { insertRow, insertRows } from './compiled.ts';
 import { locked, lockRow, updateLater } from '../platform/transaction.ts';

@@ -3,7 +3,7 @@
 // for the sandbox's magic accounts), and forced returns and failures. Each is a row of the ACH state
 // machine; the caller holds the record's lock and the transaction.
 import type { Knex } from 'knex';
-import { AchTransactionStatus, TransactionType } from '../../../generated/enums.ts';
+import { AchTransactionStatus, TransactionType } from '@pgw/client/enums';
 import { iso } from '../platform/time.ts';
 import type { Tx } from '../platform/scope.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';

@@ -3,9 +3,9 @@
 // side (submission at the processor's batch time slot, clearing, returns) is in ach-network.ts.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
-import type { components } from '../../../generated/types.ts';
+import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
+import type { components } from '@pgw/client/types';
 import { ApiError } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';

@@ -1,7 +1,7 @@
 // Bank account rules: the ABA routing number check digit, the account number's form, and what is kept of
 // an account number (its last four digits, and the sandbox outcome of a magic test number).
-import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { AccountHolderType, AccountType } from '@pgw/client/enums';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
 import type { BankAccountToKeep } from '../repositories/payment-methods.ts';
 
 export type { BankAccountToKeep };

@@ -3,7 +3,7 @@
 // and the expiry of authorizations not captured within 7 days. Rows of the card state machine; the caller
 // holds the records' locks and the transaction.
 import { randomUUID } from 'node:crypto';
-import { CardTransactionStatus, PaymentProcessorType, TransactionType } from '../../../generated/enums.ts';
+import { CardTransactionStatus, PaymentProcessorType, TransactionType } from '@pgw/client/enums';
 import { fromCents, minusCents, sumCents, ZERO_CENTS } from '../platform/money.ts';
 import type { Tx } from '../platform/scope.ts';
 import { recordEvent } from '../platform/outbox.ts';

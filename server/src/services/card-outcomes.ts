@@ -1,7 +1,7 @@
 // What the card network answers, in the sandbox: the magic card numbers and amounts of the contract
 // (generated/magic-values.ts, from spec/data/magic-values.yaml), address verification from the billing postal
 // code, and the security code result. Pure functions: the card engine applies them.
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
 import { panMask } from './cards.ts';
 import { type Cents, percentOf } from '../platform/money.ts';
 

@@ -3,8 +3,8 @@
 // batches and the 7-day expiry are in card-network.ts.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { CardTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { CardTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { type Cents, sumCents, toCents, wireText, ZERO_CENTS } from '../platform/money.ts';

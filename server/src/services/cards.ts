@@ -1,7 +1,7 @@
 // Card rules: Luhn, the network by prefix and length, expiry, security code, and what may be kept of a
 // card (the panMask and a token). The whole number and the security code never leave this request.
 import { randomBytes } from 'node:crypto';
-import { CardType as CardTypes, CreditDebitType } from '../../../generated/enums.ts';
+import { CardType as CardTypes, CreditDebitType } from '@pgw/client/enums';
 import type { CardToKeep, CardType } from '../repositories/payment-methods.ts';
 
 export type { CardToKeep, CardType };

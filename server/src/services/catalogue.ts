@@ -2,9 +2,9 @@
 // line items that name a known unit type and one of the merchant's own categories, prices in cents.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { apiSpec } from '../../../generated/index.ts';
+import { apiSpec } from '@pgw/client/server';
 import { responseExample } from '../platform/spec-data.ts';
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { toCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';

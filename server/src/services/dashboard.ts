@@ -2,7 +2,7 @@
 // status history; its events (newest first, paged) with their webhook deliveries attempt by attempt. Amounts
 // stay integer cents here; the views format them. The clock, the retry and the invoices are the services the
 // API calls (sandbox.ts, webhook-logs.ts, invoices.ts).
-import { PaymentMethodType } from '../../../generated/enums.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
 import * as events from '../repositories/event-log.ts';
 import { listTransactions } from '../repositories/transaction-list.ts';

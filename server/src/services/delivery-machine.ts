@@ -2,7 +2,7 @@
 // WebhookDeliveryStatus) over webhook_deliveries. A change is what an attempt leaves (the attempt number and
 // the next due time) and the attempt itself, which is the delivery's history (webhook_attempts). No row of
 // the machine emits an event: a delivery is how events leave, not an event of its own.
-import { webhookDeliveryStateMachine, type WebhookDeliveryTransition } from '../../../generated/state-machines.ts';
+import { webhookDeliveryStateMachine, type WebhookDeliveryTransition } from '@pgw/client/state-machines';
 import { ApiError } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
 import * as repo from '../repositories/webhook-deliveries.ts';

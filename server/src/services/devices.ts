@@ -3,9 +3,9 @@
 // environment's signing key (so it can never pass as an access token, nor the reverse).
 import { hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
-import { apiSpec } from '../../../generated/index.ts';
+import { apiSpec } from '@pgw/client/server';
 import { enumeration } from '../platform/spec-data.ts';
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import type { Environment } from '../config.ts';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, notFound } from '../platform/errors.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Knex } from 'knex';
 import type { Tx } from '../platform/scope.ts';
-import { achStateMachine, cardStateMachine, invoiceStateMachine } from '../../../generated/state-machines.ts';
+import { achStateMachine, cardStateMachine, invoiceStateMachine } from '@pgw/client/state-machines';
 import type { InvoiceRecord } from '../repositories/invoices.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import * as engine from './engine.ts';

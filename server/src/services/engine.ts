@@ -6,8 +6,8 @@
 // family is a table in the spec and an adapter. A trigger with no row is forbidden: nothing changes and the
 // caller answers the machine's refusal.
 import type { Knex } from 'knex';
-import type { StateTransition } from '../../../generated/state-machines.ts';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
+import type { StateTransition } from '@pgw/client/state-machines';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import { ApiError } from '../platform/errors.ts';
 import { recordEvents, type EventData, type OutboxEvent } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';

@@ -2,7 +2,7 @@
 // any instance serves any client, and an event recorded by another instance arrives too), oldest first, each
 // once, from now or after a given event (Last-Event-ID).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { webhookEvents } from '../../../generated/webhooks.ts';
+import { webhookEvents } from '@pgw/client/webhooks';
 import { invalid } from '../platform/errors.ts';
 import type { StoredEvent } from '../platform/outbox.ts';
 import { eventsAfter, positionOf, streamStart, type StreamCursor, type StreamOwner, type StreamStart } from '../repositories/event-stream.ts';

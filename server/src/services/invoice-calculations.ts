@@ -2,7 +2,7 @@
 // (debit card, credit card, ACH) surcharge or cash discount. Integer cents inside; every step rounds to
 // the cent, half away from zero, as the spec states (exact decimal products, platform/decimal.ts). A pure module:
 // no database, no HTTP.
-import { ZeroCostProcessingOption } from '../../../generated/enums.ts';
+import { ZeroCostProcessingOption } from '@pgw/client/enums';
 import { product } from '../platform/decimal.ts';
 import { centsOfExact, type Cents } from '../platform/money.ts';
 

@@ -2,7 +2,7 @@
 // settings, lines from the catalogue or entered by hand (as the settings allow), the ids the body names
 // (customer, contact address, processors) checked against the merchant's records, amounts in cents.
 import type { Knex } from 'knex';
-import { PaymentProcessorType } from '../../../generated/enums.ts';
+import { PaymentProcessorType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import { type Cents, fromCents, minusCents, sumCents, toCents, ZERO_CENTS } from '../platform/money.ts';

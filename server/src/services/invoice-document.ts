@@ -1,8 +1,8 @@
 // The invoice as a document: one view model, every text formatted once, that the PDF and the invoice page
 // both render, so the two cannot disagree (the bill-to and ship-to addresses with their state, the lines
 // with their descriptions, discounts as "0%", the same totals).
-import { InvoiceStatus as InvoiceStatuses } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { InvoiceStatus as InvoiceStatuses } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { formatUsd, toCents } from '../platform/money.ts';
 import { countryRef, stateRef } from './customers.ts';
 

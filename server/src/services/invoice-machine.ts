@@ -4,8 +4,8 @@
 // row; the events' payload is the invoice as getInvoice shows it.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { invoiceStateMachine, type InvoiceTransition, type InvoiceTrigger } from '../../../generated/state-machines.ts';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
+import { invoiceStateMachine, type InvoiceTransition, type InvoiceTrigger } from '@pgw/client/state-machines';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import type { InTx, Scope } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { EventData } from '../platform/outbox.ts';

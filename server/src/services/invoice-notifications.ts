@@ -2,7 +2,7 @@
 // them, the operation whose path says e-mail takes a phone number and sends an SMS; the one whose path says
 // SMS takes an e-mail address and sends an e-mail: the channel follows the body. Each send is recorded in
 // the invoice's history, in the transaction that records the message.
-import { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
+import { InvoiceNotificationTemplateType, InvoiceNotificationType } from '@pgw/client/enums';
 import { type Scope, within } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { formatUsd } from '../platform/money.ts';

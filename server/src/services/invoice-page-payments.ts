@@ -1,7 +1,7 @@
 // Paying an invoice from its public page: the API's own card and ACH payments of an invoice
 // (invoice-payments.ts, so every rule of submit and ach/submit holds here too), run once per form token
 // (page-payments.ts), and what the page shows afterwards (paid, or the processor's decline).
-import { InvoiceHistoryType } from '../../../generated/enums.ts';
+import { InvoiceHistoryType } from '@pgw/client/enums';
 import type { Deps } from '../platform/deps.ts';
 import { within, type Scope } from '../platform/scope.ts';
 import { historyOf, type InvoiceRecord } from '../repositories/invoices.ts';

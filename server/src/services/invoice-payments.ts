@@ -5,8 +5,8 @@
 // A returned or failed ACH payment makes the invoice Due again (invoicePaymentFailed).
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { type InTx, type Scope, within } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { type Cents, formatUsd, fromCents, toCents, wireText } from '../platform/money.ts';

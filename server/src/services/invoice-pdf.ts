@@ -2,7 +2,7 @@
 // too. Written uncompressed in the standard Helvetica font, so the text of the document can be found in its bytes.
 import { createHash } from 'node:crypto';
 import PDFDocument from 'pdfkit';
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { invoiceDocument } from './invoice-document.ts';
 
 type Invoice = components['schemas']['Invoice'];

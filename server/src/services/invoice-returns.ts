@@ -2,7 +2,7 @@
 // invoice is Due again (PastDue when its due date has passed: the spec's payment.returned row) with a
 // PaymentFailed entry holding the return code. Runs in the transaction of the transaction's change.
 import type { Knex } from 'knex';
-import { PaymentMethodType } from '../../../generated/enums.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import * as engine from './engine.ts';
 import { invoiceFamily, Status } from './invoice-machine.ts';

@@ -2,8 +2,8 @@
 // read or updated; updates change only the fields given (null clears a nullable setting); the processors
 // must be the merchant's, of the right kind. Also the defaults a new invoice takes from the settings.
 import type { Knex } from 'knex';
-import { PaymentMethodType, PaymentProcessorType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { PaymentMethodType, PaymentProcessorType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { type Scope, within } from '../platform/scope.ts';
 import { ApiError } from '../platform/errors.ts';
 import { type Cents, toCents, ZERO_CENTS } from '../platform/money.ts';

@@ -2,8 +2,8 @@
 // with its lines, history, merchant contact address, customer and the calculations of each payment type.
 // Everything it shows is read first (invoiceViewData); the view is then made from that data alone.
 import { createHash } from 'node:crypto';
-import { InvoiceHistoryType, InvoiceStatus as InvoiceStatuses, ZeroCostProcessingOption } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { InvoiceHistoryType, InvoiceStatus as InvoiceStatuses, ZeroCostProcessingOption } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { fromCents } from '../platform/money.ts';
 import { enumeration, type EnumerationName } from '../platform/spec-data.ts';
 import { findCustomer, type AddressValue, type CustomerRecord } from '../repositories/customers.ts';

@@ -2,8 +2,8 @@
 // through the spec's invoice machine run by the engine (invoice-machine.ts), and the reads: one invoice, the
 // list, calculations, the PDF and the public page.
 import { randomInt, randomUUID } from 'node:crypto';
-import { PaymentMethodType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { PaymentMethodType, ZeroCostProcessingOption } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { type Scope, within } from '../platform/scope.ts';
 import { invalid, notFound } from '../platform/errors.ts';

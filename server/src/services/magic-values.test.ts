@@ -1,8 +1,8 @@
 // The sandbox's magic values as the server applies them equal the contract's tables (generated/magic-values.ts,
 // from spec/data/magic-values.yaml): every card number, amount, postal code and ACH account number listed there.
 import { describe, expect, it } from 'vitest';
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
-import { achStateMachine } from '../../../generated/state-machines.ts';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
+import { achStateMachine } from '@pgw/client/state-machines';
 import { sandboxOutcomeOf } from './ach.ts';
 import type { Cents } from '../platform/money.ts';
 import { magicAccountCode } from './bank-accounts.ts';

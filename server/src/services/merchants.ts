@@ -1,8 +1,8 @@
 // The merchant's own records as the API and the pages show them: its payment configuration, contact
 // addresses, name and sandbox clock offset (read-only).
-import { type CardType, Currency, PaymentProcessorType, type TransactionType, ZeroCostProcessingOption } from '../../../generated/enums.ts';
-import type * as op from '../../../generated/operations.ts';
-import type { components } from '../../../generated/types.ts';
+import { type CardType, Currency, PaymentProcessorType, type TransactionType, ZeroCostProcessingOption } from '@pgw/client/enums';
+import type * as op from '@pgw/client/operations';
+import type { components } from '@pgw/client/types';
 import { notFound } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import { enumeration, enumerationItems } from '../platform/spec-data.ts';

@@ -3,7 +3,7 @@
 // same send() and is plugged in at start (instances.ts: the server's `notifierFor`).
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '../../../generated/enums.ts';
+import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '@pgw/client/enums';
 import { insertNotification } from '../repositories/notifications.ts';
 
 /** The channel of a message (InvoiceNotificationType). */

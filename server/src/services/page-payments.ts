@@ -2,7 +2,7 @@
 // API's card or ACH request of an invoice payment, checked against its schema), the checks made before anything
 // is locked, and the form run once per form token (its nonce is the idempotency key: a double submit pays once
 // and answers as the first did).
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { once, requestHash } from '../platform/idempotency.ts';

@@ -1,7 +1,7 @@
 // Stored payment methods of a customer: add a card or a bank account (the first of its kind becomes the
 // default), list, update, delete (a deleted default leaves none), and make one the default of its kind.
 import { randomUUID } from 'node:crypto';
-import { AccountHolderType, AccountType } from '../../../generated/enums.ts';
+import { AccountHolderType, AccountType } from '@pgw/client/enums';
 import type { Deps } from '../platform/deps.ts';
 import { type Scope, type Tx, within } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';

@@ -3,7 +3,7 @@
 // changes).
 import { randomInt } from 'node:crypto';
 import type { Knex } from 'knex';
-import { PaymentMethodType } from '../../../generated/enums.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { type Cents, minusCents, toCents } from '../platform/money.ts';

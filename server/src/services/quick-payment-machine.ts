@@ -1,9 +1,9 @@
 // The payment-link family of the engine: the spec's link machine (x-state-machine on QuickPaymentStatus) over
 // the quick_payments table. Creation is the creation row (quick_payment.created); a payment's move carries the
 // transaction that paid the link. No history table: a link moves at most once, and its payment is a transaction.
-import { quickPaymentStateMachine, type QuickPaymentTransition } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
+import { quickPaymentStateMachine, type QuickPaymentTransition } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import { ApiError } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import type { EventData } from '../platform/outbox.ts';

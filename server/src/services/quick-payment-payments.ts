@@ -3,7 +3,7 @@
 // transaction with the link's move to Paid and quick_payment.paid, the link locked through the engine first so
 // that two payers never both pay. A decline leaves the link Active (the declined transaction is kept). The
 // sandbox's paySandboxQuickPayment pays through the same function with the approving test card.
-import { PaymentMethodType, SecCode, TransactionCreatorType as Creator, TransactionType as Type } from '../../../generated/enums.ts';
+import { PaymentMethodType, SecCode, TransactionCreatorType as Creator, TransactionType as Type } from '@pgw/client/enums';
 import { fromCents } from '../platform/money.ts';
 import { within, type Scope } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';

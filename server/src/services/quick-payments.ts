@@ -3,8 +3,8 @@
 // engine in one transaction with its event. The payment itself is in quick-payment-payments.ts.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { quickPaymentStateMachine } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
+import { quickPaymentStateMachine } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { amountCents } from './payments.ts';

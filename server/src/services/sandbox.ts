@@ -1,7 +1,7 @@
 // The sandbox controls: each merchant's clock (real time plus an offset that only grows) and its advance,
 // which runs everything that falls due up to the new time, and the forced network outcomes of simulate.
-import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { iso } from '../platform/time.ts';
 import { businessTimeAt, within, type Scope, type Tx } from '../platform/scope.ts';

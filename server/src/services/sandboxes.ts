@@ -4,7 +4,7 @@
 // delete resumes from the mark). Sandbox lifetimes are wall-clock time: a sandbox's own business clock,
 // which it may move, never decides when it expires.
 import type { Knex } from 'knex';
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { recordEvent } from '../platform/outbox.ts';

@@ -2,9 +2,9 @@
 // subscriptions table. A move carries the fields it sets (schedule, attempt, counters); the adapter writes them
 // with the row's status and keeps the customer's live subscription count and amount true in the same
 // transaction. No history table: the payments are transactions of their own, and the moves that matter emit events.
-import { subscriptionStateMachine, type SubscriptionTransition } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
+import { subscriptionStateMachine, type SubscriptionTransition } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import { ApiError } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import type { EventData } from '../platform/outbox.ts';

@@ -2,7 +2,7 @@
 // sandbox clock advance among it): a card sale of the stored card or an ACH debit of the stored bank account
 // through the payment services, creator type Subscription, and the subscription's move with its event, in one
 // transaction with the subscription row locked. Also the ACH machine's return of a subscription's debit.
-import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType, SecCode, TransactionCreatorType, TransactionType } from '../../../generated/enums.ts';
+import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType, SecCode, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import type { InTx, Scope, Tx } from '../platform/scope.ts';

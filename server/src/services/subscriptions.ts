@@ -2,9 +2,9 @@
 // method or amount, and cancel (at once or at period end), each change through the one engine in one
 // transaction with its event and the customer's counts. The payments themselves are subscription-payments.ts.
 import { randomUUID } from 'node:crypto';
-import { PaymentMethodType } from '../../../generated/enums.ts';
-import { subscriptionStateMachine } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
+import { subscriptionStateMachine } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
 import { type Cents, sumCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';

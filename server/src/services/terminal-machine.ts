@@ -1,9 +1,9 @@
 // The terminal family of the engine: the spec's paper machine (x-state-machine on TerminalPaperStatus) over the
 // terminals table. Registration is the creation row (terminal.added); a paper report is a move that also
 // records when the terminal was last seen. No history table: the moves that matter are the rows' events.
-import { terminalPaperStateMachine, type TerminalPaperTransition } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
+import { terminalPaperStateMachine, type TerminalPaperTransition } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
+import type { WebhookEventName } from '@pgw/client/webhooks';
 import { ApiError } from '../platform/errors.ts';
 import type { EventData } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';

@@ -2,7 +2,7 @@
 // and the paper status a terminal reports (the sandbox control makes it report), each change through the one
 // engine in one transaction with its event.
 import { randomUUID } from 'node:crypto';
-import { terminalPaperStateMachine } from '../../../generated/state-machines.ts';
+import { terminalPaperStateMachine } from '@pgw/client/state-machines';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope } from '../platform/scope.ts';

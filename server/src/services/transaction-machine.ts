@@ -3,8 +3,8 @@
 // history is transaction_history; every event's payload is the record's TransactionDetails.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { WebhookEventName } from '../../../generated/webhooks.ts';
-import { achStateMachine, cardStateMachine, type AchTransition, type CardTransition } from '../../../generated/state-machines.ts';
+import type { WebhookEventName } from '@pgw/client/webhooks';
+import { achStateMachine, cardStateMachine, type AchTransition, type CardTransition } from '@pgw/client/state-machines';
 import { ApiError } from '../platform/errors.ts';
 import type { EventData } from '../platform/outbox.ts';
 import { iso } from '../platform/time.ts';

@@ -1,7 +1,7 @@
 // Transactions as the wire shows them: the record of the status check and of the payment events
 // (TransactionDetails), and the results of card and ACH commands. Money leaves integer cents here.
-import { PaymentMethodType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { type Cents, fromCents } from '../platform/money.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';

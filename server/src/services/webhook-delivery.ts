@@ -3,8 +3,8 @@
 // webhook-timestamp, on the wall clock, and signature per attempt), records every attempt, and schedules the
 // next on the merchant's business clock (1 min, 5 min, 30 min, 2 h, 8 h, 24 h; Failed after the 7th).
 // Attempts run concurrently, so a slow receiver holds up only its own deliveries.
-import type { WebhookDeliveryTrigger } from '../../../generated/state-machines.ts';
-import { signWebhook } from '../../../generated/webhooks.ts';
+import type { WebhookDeliveryTrigger } from '@pgw/client/state-machines';
+import { signWebhook } from '@pgw/client/webhooks';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError } from '../platform/errors.ts';
 import { groupBy } from '../platform/group.ts';

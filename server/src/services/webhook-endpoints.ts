@@ -2,8 +2,8 @@
 // delete (irreversible: the endpoint is gone, its delivery log stays and its pending deliveries fail), with
 // the URL rules of the environment and the Webhooks permission of the account.
 import { randomUUID } from 'node:crypto';
-import type { components } from '../../../generated/types.ts';
-import { generateWebhookSecret } from '../../../generated/webhooks.ts';
+import type { components } from '@pgw/client/types';
+import { generateWebhookSecret } from '@pgw/client/webhooks';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';

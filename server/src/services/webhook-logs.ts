@@ -3,8 +3,8 @@
 // not succeeded, or of a Succeeded one with force (one attempt now, same webhook-id and body); and the test ping
 // (signed, not logged).
 import { randomUUID } from 'node:crypto';
-import { webhookDeliveryStateMachine } from '../../../generated/state-machines.ts';
-import type { components } from '../../../generated/types.ts';
+import { webhookDeliveryStateMachine } from '@pgw/client/state-machines';
+import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import { iso } from '../platform/time.ts';

@@ -1,6 +1,6 @@
 // The dashboard's payment links page: the merchant's links with their status, amount, description, expiry and
 // page address (a link to open it), and per Active link a Cancel button that runs cancelQuickPayment's machine row.
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { formatUsd, toCents } from '../platform/money.ts';
 import { formatTime, html } from './html.ts';
 import { notice, page, pager, postForm, type Frame } from './dashboard-layout.ts';

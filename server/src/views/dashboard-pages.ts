@@ -1,6 +1,6 @@
 // The dashboard's pages outside payments and webhooks: sign-in, overview, the clock with its advance form,
 // the invoices, and the error pages. Every value goes through the html tag (escaped).
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { formatUsd, toCents } from '../platform/money.ts';
 import { enumeration } from '../platform/spec-data.ts';
 import { formatTime, html } from './html.ts';

@@ -1,6 +1,6 @@
 // The dashboard's subscriptions page: the merchant's subscriptions with their status, customer, amount,
 // frequency and next payment date (read only: the payments are made by the business clock).
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { formatUsd, toCents } from '../platform/money.ts';
 import { formatTime, html } from './html.ts';
 import { page, pager, type Frame } from './dashboard-layout.ts';

@@ -1,6 +1,6 @@
 // The dashboard's terminals page: the merchant's terminals with their paper status, and per terminal the
 // sandbox's paper report (Ok, Low, Empty), which runs the paper machine as the API's sandbox control does.
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { formatTime, html } from './html.ts';
 import { notice, page, pager, postForm, type Frame } from './dashboard-layout.ts';
 

@@ -3,8 +3,8 @@
 // one merchant up to a business time (the sandbox clock advance calls it); `runDue` runs every merchant up to the wall
 // clock plus its own sandbox offset (the worker's timer calls it). Work due at one instant runs in one transaction with its rows locked
 // (PostgreSQL skips rows another instance holds), so each change and its event commit together, once.
-import { PaymentMethodType } from '../../../generated/enums.ts';
-import type { components } from '../../../generated/types.ts';
+import { PaymentMethodType } from '@pgw/client/enums';
+import type { components } from '@pgw/client/types';
 import { iso } from '../platform/time.ts';
 import { groupBy } from '../platform/group.ts';
 import { atDueTime, businessTimeAt, openScope, type Platform, type Scope, type Tx } from '../platform/scope.ts';

@@ -1,7 +1,7 @@
 // Token services (client credentials, refresh, password) and every way a token can fail on the API.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../../generated/index.ts';
+import { routes } from '@pgw/client/server';
 import { TokenService } from '../../src/platform/tokens.ts';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 

@@ -3,8 +3,8 @@
 // answered 413 in the standard error body and changing nothing; a form at the limit is read whole, not cut.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../../generated/index.ts';
-import { FORM_PARAMETER_LIMIT } from '../../../generated/runtime/router-runtime.ts';
+import { routes } from '@pgw/client/server';
+import { FORM_PARAMETER_LIMIT } from '@pgw/runtime/router';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 
 const MB = 1024 * 1024;

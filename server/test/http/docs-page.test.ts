@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocsPage, sandboxServerUrl, servedAt } from '../../src/platform/docs-page.ts';
-import { apiSpec } from '../../../generated/index.ts';
+import { apiSpec } from '@pgw/client/server';
 import { plainHeadings, specHash } from '../../../scripts/docs.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pgw-docs-page-'));

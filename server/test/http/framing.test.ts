@@ -5,7 +5,7 @@
 import request from 'supertest';
 import type express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../../generated/index.ts';
+import { routes } from '@pgw/client/server';
 import { withFrameAncestors } from '../../src/platform/framing.ts';
 import { startServer, type TestServer } from '../harness.ts';
 import { signIn, type Dash } from './dashboard-helpers.ts';

@@ -4,7 +4,7 @@
 // what is wrong (the standard body, or the OAuth error on the token services), and changes no row of any table.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiSpec } from '../../../generated/spec.ts';
+import { apiSpec } from '@pgw/client/spec';
 import { engines, startServer, type TestServer } from '../harness.ts';
 import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
 import { rawRequest } from './raw-request.ts';

@@ -2,7 +2,7 @@
 // ship-to, line descriptions, "0%" discounts, totals, amounts to pay, notes) appears in both renderings.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { components } from '../../../generated/types.ts';
+import type { components } from '@pgw/client/types';
 import { documentTexts, invoiceDocument } from '../../src/services/invoice-document.ts';
 import { startServer, type TestServer } from '../harness.ts';
 import { INVOICES, daysFrom, invoiceCalls, manualLine, pdfText } from './invoice-helpers.ts';

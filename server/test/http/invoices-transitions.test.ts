@@ -3,8 +3,8 @@
 // its errorCode and nothing changed), and tenancy, on both engines.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvoiceStatus } from '../../../generated/enums.ts';
-import { invoiceStateMachine } from '../../../generated/state-machines.ts';
+import { InvoiceStatus } from '@pgw/client/enums';
+import { invoiceStateMachine } from '@pgw/client/state-machines';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { INVOICES, daysFrom, invoiceBody, invoiceCalls, eventsOf, errorOf } from './invoice-helpers.ts';
 

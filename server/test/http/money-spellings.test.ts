@@ -3,7 +3,7 @@
 // any table; one inside it is accepted and kept exactly (never rounded, never read through a lossy double).
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiSpec } from '../../../generated/spec.ts';
+import { apiSpec } from '@pgw/client/spec';
 import { engines, startServer, type TestServer } from '../harness.ts';
 import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
 import { INVOICES, invoiceBody, manualLine } from './invoice-helpers.ts';

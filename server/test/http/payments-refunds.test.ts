@@ -4,7 +4,7 @@
 // amount refunds the rest; another merchant gets 404; the customer's payment counters do not move.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '../../../generated/enums.ts';
+import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '@pgw/client/enums';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { ACH, CARD, achDebitBody, cardBody, paymentCalls, transactionEvents, type Details, type Headers, type Result } from './payment-helpers.ts';
 

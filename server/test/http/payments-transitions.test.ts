@@ -6,8 +6,8 @@
 // `partial` or `remainder`) is driven with that amount, a remainder both as the amount and as none.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '../../../generated/enums.ts';
-import { achStateMachine, cardStateMachine, type StateTransition } from '../../../generated/state-machines.ts';
+import { AchTransactionStatus, CardTransactionStatus, TransactionType } from '@pgw/client/enums';
+import { achStateMachine, cardStateMachine, type StateTransition } from '@pgw/client/state-machines';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { achCreditBody, achDebitBody, cardBody, paymentCalls, transactionEvents, type Details, type Headers } from './payment-helpers.ts';
 

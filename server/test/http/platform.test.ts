@@ -2,7 +2,7 @@
 import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiSpec } from '../../../generated/index.ts';
+import { apiSpec } from '@pgw/client/server';
 import { errorHandler } from '../../src/platform/error-handler.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { correlation } from '../../src/platform/request-context.ts';

@@ -6,7 +6,7 @@
 // card and account numbers never echoed into a page or a log.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransactionCreatorType } from '../../../generated/enums.ts';
+import { TransactionCreatorType } from '@pgw/client/enums';
 import { engines, startServer, type TestServer } from '../harness.ts';
 import { achFields, alertOf, cardFields, linkPagePath, openPage, postForm } from './page-helpers.ts';
 import { LINKS, businessNow, createLink, type Link } from './quick-payment-helpers.ts';

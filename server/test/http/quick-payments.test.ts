@@ -6,8 +6,8 @@
 // hosted page: quick-payment-pages.test.ts.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransactionCreatorType } from '../../../generated/enums.ts';
-import { quickPaymentStateMachine } from '../../../generated/state-machines.ts';
+import { TransactionCreatorType } from '@pgw/client/enums';
+import { quickPaymentStateMachine } from '@pgw/client/state-machines';
 import { runDue } from '../../src/worker/run-due.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { LINKS, businessNow, createLink, type Link } from './quick-payment-helpers.ts';

@@ -2,7 +2,7 @@
 // and every problem of a refused request reported at once, keyed by field.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../generated/client.ts';
+import { createApiClient } from '@pgw/client/client';
 import { fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 
 const CUSTOMERS = '/pay-api/v1/customers';

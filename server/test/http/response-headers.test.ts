@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiSpec, routes } from '../../../generated/index.ts';
+import { apiSpec, routes } from '@pgw/client/server';
 import { answerClientErrors } from '../../src/platform/client-errors.ts';
 import { startServer, type ErrorBody, type TestServer } from '../harness.ts';
 

@@ -3,7 +3,7 @@
 // the customer's counts).
 import request from 'supertest';
 import { expect } from 'vitest';
-import { sandboxMagicValues } from '../../../generated/magic-values.ts';
+import { sandboxMagicValues } from '@pgw/client/magic-values';
 import type { TestServer } from '../harness.ts';
 
 export const SUBSCRIPTIONS = '/pay-api/v1/subscriptions';

@@ -4,7 +4,7 @@
 // nextPaymentDate and the customer's counts at each step. Then a returned ACH debit (the magic account) failing
 // a subscription payment after it was collected, and two instances running the same due payments once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AchTransactionStatus, CardTransactionStatus, TransactionCreatorType } from '../../../generated/enums.ts';
+import { AchTransactionStatus, CardTransactionStatus, TransactionCreatorType } from '@pgw/client/enums';
 import { runDue } from '../../src/worker/run-due.ts';
 import { engines, secondInstance, startServer, type TestServer } from '../harness.ts';
 import { DECLINING_CARD, monthsAfter, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, type Subscription } from './subscription-helpers.ts';

@@ -6,7 +6,7 @@
 // refused with the table's errorCode).
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionStateMachine } from '../../../generated/state-machines.ts';
+import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { CUSTOMERS, DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN, type Subscription } from './subscription-helpers.ts';
 

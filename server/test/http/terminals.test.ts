@@ -4,7 +4,7 @@
 // control's 404 on a production server.
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { terminalPaperStateMachine } from '../../../generated/state-machines.ts';
+import { terminalPaperStateMachine } from '@pgw/client/state-machines';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 
 const TERMINALS = '/pay-api/v1/terminals';
