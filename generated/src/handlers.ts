@@ -1009,7 +1009,10 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    *
    * With `Last-Event-ID` (as an EventSource sends it when it reconnects), the stream first sends every
    * event of the merchant recorded after that one, then goes on live: a client that reconnects loses
-   * nothing. A `Last-Event-ID` that names no event of the merchant answers 400 before the stream starts.
+   * nothing. Positions are never handed out twice, and one outlives its event: after a sandbox reset (or
+   * a partner's sandbox deleted), a `Last-Event-ID` of a deleted event resumes after it, the deleted
+   * events skipped. A `Last-Event-ID` that names no event the merchant ever had answers 400 before the
+   * stream starts.
    *
    * `pgw listen` (the toolkit's CLI) forwards this stream to a local URL, signed as webhooks are.
    *

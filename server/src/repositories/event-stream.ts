@@ -78,12 +78,19 @@ export async function streamStart(db: Knex, owner: StreamOwner): Promise<StreamS
     : { cursor: { xid: '0', seq: 0, openedIn }, afterId: undefined, allSettled };
 }
 
-/** The position of one of the owner's events (for Last-Event-ID); undefined when it has no such event. */
+/**
+ * The position of one of the owner's events (for Last-Event-ID), kept after the event was deleted (a sandbox
+ * reset or deleted: stream_tombstones); undefined when the owner never had such an event.
+ */
 export async function positionOf(db: Knex, owner: StreamOwner, eventId: string): Promise<StreamCursor | undefined> {
   const own = ownerSql(owner);
   const row = await db('outbox_events').where({ id: eventId }).whereRaw(own.sql, own.bindings)
     .first<Pick<Row, 'stream_xid' | 'stream_seq'> | undefined>('stream_xid', 'stream_seq');
-  return row ? cursorOf(row) : undefined;
+  if (row) return cursorOf(row);
+  const gone = await db('stream_tombstones').where({ event_id: eventId })
+    .where('merchantId' in owner ? { merchant_id: owner.merchantId } : { partner_id: owner.partnerId })
+    .first<Pick<Row, 'stream_xid' | 'stream_seq'> | undefined>('stream_xid', 'stream_seq');
+  return gone ? cursorOf(gone) : undefined;
 }
 
 /** Whether the opening snapshot can still have seen events past this xid (it saw none from its xmax on). */

@@ -11,6 +11,8 @@ interface Step {
   readonly key: string;
   /** The keys of at most `limit` of the merchant's rows. */
   readonly pick: (db: Knex, merchantId: string, limit: number) => Knex.QueryBuilder;
+  /** What to keep of the rows with these keys before they are deleted, in the same transaction. */
+  readonly keep?: (db: Knex, keys: readonly string[]) => Promise<unknown>;
 }
 
 const own = (table: string, key: string, kind?: string): Step => ({
@@ -49,7 +51,13 @@ export const RESET_STEPS: readonly Step[] = [
   own('devices', 'device_id', 'devices'),
   own('terminals', 'id', 'terminals'),
   own('subscriptions', 'id', 'subscriptions'),
-  own('outbox_events', 'id', 'events'),
+  {
+    // Each event's stream position outlives it: a stream resumes after a Last-Event-ID whose event is gone.
+    ...own('outbox_events', 'id', 'events'),
+    keep: (db, keys) => db.raw(`insert into stream_tombstones (event_id, merchant_id, partner_id, stream_xid, stream_seq)
+        select e.id, e.merchant_id, m.partner_id, e.stream_xid, e.stream_seq from outbox_events e join merchants m on m.id = e.merchant_id
+         where e.id in (${keys.map(() => '?').join(', ')})`, [...keys]),
+  },
   {
     // The Idempotency-Keys of the merchant's own key (a partner's are the partner's). A key still running is
     // a request in flight (perhaps this reset's own): it is left to finish.
@@ -76,6 +84,7 @@ export const DELETE_STEPS: readonly Step[] = [
 export async function removeBatch(db: Knex, step: Step, merchantId: string, limit: number): Promise<number> {
   const keys = (await step.pick(db, merchantId, limit) as Record<string, unknown>[]).map((row) => row[step.key]);
   if (keys.length === 0) return 0;
+  await step.keep?.(db, keys as string[]);
   let query = db(step.table).whereIn(step.key, keys as string[]);
   // A key column that is not unique alone is narrowed to the merchant (or its tenant).
   if (step.table === 'devices') query = query.where({ merchant_id: merchantId });

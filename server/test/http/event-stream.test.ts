@@ -12,6 +12,7 @@ import { recordEvent } from '../../src/platform/outbox.ts';
 import { setUpMerchant } from '../../src/repositories/merchant-setup.ts';
 import { engines, fieldsOf, startServer, type TestServer } from '../harness.ts';
 import { cardBody, paymentCalls, type Headers } from './payment-helpers.ts';
+import { createSandbox } from './sandbox-helpers.ts';
 
 interface Message { id: string; event: string; data: { id: string; type: string; timestamp: string; merchantId: string; data: Record<string, unknown> } }
 
@@ -225,6 +226,36 @@ describe.each(engines())('sandbox event stream (%s)', (engine) => {
     await second.waitFor(3);
     await new Promise((r) => setTimeout(r, 300));
     expect([...seen, ...second.messages].map((m) => m.data.data.transactionId)).toEqual(ids);
+  });
+
+  it('never hands a position out twice: after a reset and after a sandbox deleted, new events stream, and a deleted event\'s id resumes after it', async () => {
+    const hp = await s.as('partner');
+    const box = await createSandbox(s, hp, { name: 'positions', expiresInSeconds: 600 });
+    const other = await createSandbox(s, hp, { name: 'positions, deleted', expiresInSeconds: 600 });
+    const live = await openStream(box.h);
+    const partnerWide = await openStream(hp, '?types=payment.card.captured');
+    const before = [await sale(box.h), await sale(box.h), await sale(box.h)];
+    await live.waitFor(3);
+    const deletedId = live.messages[2]?.id ?? '';
+    // The reset deletes the merchant's newest events; another sandbox's events, the newest of all, go with it.
+    await sale(other.h);
+    expect((await request(s.app).post('/sandbox/v1/reset').set(box.h)).status).toBe(200);
+    expect((await request(s.app).delete(`/sandbox/v1/merchants/${other.merchantId}`).set(hp)).status).toBe(200);
+    const after = [await sale(box.h), await sale(box.h), await sale(box.h)];
+    await live.waitFor(6);
+    expect(live.messages.map((m) => m.data.data.transactionId)).toEqual([...before, ...after]);
+    // The partner's stream, open throughout, got every sale of its merchants, the deleted sandbox's included.
+    await partnerWide.waitFor(7);
+    expect(partnerWide.messages.map((m) => m.data.data.transactionId)).toEqual(expect.arrayContaining([...before, ...after]));
+    // A client that last saw a deleted event resumes after it: what is gone skipped, nothing refused.
+    const resumed = await openStream({ ...box.h, 'last-event-id': deletedId });
+    expect(resumed.status).toBe(200);
+    await resumed.waitFor(3);
+    expect(resumed.messages.map((m) => m.data.data.transactionId)).toEqual(after);
+    const partnerResumed = await openStream({ ...hp, 'last-event-id': deletedId });
+    await partnerResumed.waitFor(3);
+    expect(partnerResumed.messages.map((m) => m.data.data.transactionId)).toEqual(expect.arrayContaining(after));
+    await request(s.app).delete(`/sandbox/v1/merchants/${box.merchantId}`).set(hp).expect(200);
   });
 
   it('names its starting point (an id without data), so a client that drops before any event resumes from it', async () => {

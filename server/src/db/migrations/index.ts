@@ -23,6 +23,7 @@ import * as quickPayments from './018_quick_payments.ts';
 import * as customerCountSlots from './019_customer_count_slots.ts';
 import * as outboxStreamRowid from './020_outbox_stream_rowid.ts';
 import * as customerCreatedIndex from './021_customer_created_index.ts';
+import * as streamPositions from './022_stream_positions.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -46,6 +47,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '019_customer_count_slots': customerCountSlots,
   '020_outbox_stream_rowid': outboxStreamRowid,
   '021_customer_created_index': customerCreatedIndex,
+  '022_stream_positions': streamPositions,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
