@@ -377,6 +377,15 @@ export class OperationRequest {
    * against its media type's schema. Returns the problems, or the converted parameters.
    */
   validate(raw: { params: Record<string, string>; query: Record<string, unknown>; headers: Record<string, string | string[] | undefined>; body: unknown; bodyNumbers?: NumberTexts | undefined }, mediaType: string | undefined): ValidatedRequest | ValidationError {
+    // Text is text: a control character in any value (path, query, a documented header, the body) is refused
+    // first, before anything is converted, looked up or written.
+    const controls = [
+      ...controlCharacterProblems(raw.params, '/params'),
+      ...controlCharacterProblems(raw.query, '/query'),
+      ...controlCharacterProblems(Object.fromEntries(this.parameters.filter((p) => p.location === 'headers').map((p) => [p.name, raw.headers[p.name]])), '/headers'),
+      ...controlCharacterProblems(raw.body, '/body'),
+    ];
+    if (controls.length > 0) return new ValidationError(400, summary(controls, 'request'), controls);
     const query: Record<string, unknown> = { ...raw.query };
     const params: Record<string, unknown> = { ...raw.params };
     const headers: Record<string, unknown> = {};
@@ -411,6 +420,31 @@ export class OperationRequest {
     if (problems.length > 0 || !generalOk) return new ValidationError(400, summary(problems, 'request'), problems);
     return { query, params: params as Record<string, string> };
   }
+}
+
+/**
+ * The C0 control characters but TAB, LF and CR, and DEL: text no request may carry in any string, whatever its
+ * schema (a NUL cut SQLite's text short and failed PostgreSQL's; an ESC reaches a terminal that prints a log).
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+const pointerOf = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** A problem for each string (or property name) under `value` that holds a control character, at its JSON pointer. */
+export function controlCharacterProblems(value: unknown, path: string, problems: ValidationProblem[] = []): ValidationProblem[] {
+  if (typeof value === 'string') {
+    const found = CONTROL.exec(value);
+    if (found) problems.push({ path, message: `must not contain the control character U+${(found[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`, errorCode: 'pattern.openapi.validation' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => controlCharacterProblems(item, `${path}/${String(i)}`, problems));
+  } else if (isJsonObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (CONTROL.test(key)) problems.push({ path: `${path}/${pointerOf(key)}`, message: 'the property name must not contain a control character', errorCode: 'pattern.openapi.validation' });
+      controlCharacterProblems(item, `${path}/${pointerOf(key)}`, problems);
+    }
+  }
+  return problems;
 }
 
 /** A parameter's text as the value its schema types it as; a number not in decimal digits is a problem. */

@@ -2,6 +2,7 @@
 // merchant's transactions with their history, events with their webhook deliveries (and a retry of a failed
 // one), the sandbox clock with its advance, and the invoices. It calls the services the API calls. Only a
 // sandbox serves it (a production server answers 404, as it does for /sandbox).
+import { controlCharacterProblems } from '@pgw/runtime/validation';
 import express, { type Request, type Response, type Router } from 'express';
 import type { Services } from '../platform/context.ts';
 import { ApiError } from '../platform/errors.ts';
@@ -48,7 +49,20 @@ function apiErrorPage(res: Response, error: ApiError): void {
 export function dashboardPages(services: Services): Router {
   const router = express.Router();
   if (services.config.environment !== 'sandbox') return router;
-  const form = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+  // Text is text here as in the API: a control character (NUL, ESC...) in any field is refused before anything
+  // is looked up with it (a client id with a NUL was another throttle identity).
+  const parse = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20 });
+  const form: express.RequestHandler = (req, res, next) => {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- the request express made, handed to its own parser as a Router would
+    parse(req, res, (error?: unknown) => {
+      const problem = error === undefined ? controlCharacterProblems(req.body, '')[0] : undefined;
+      if (problem === undefined) {
+        next(error);
+        return;
+      }
+      res.status(400).type('html').send(errorPage('Not possible', `The field ${problem.path.slice(1) || '(a name)'} ${problem.message}.`));
+    });
+  };
 
   /** Runs a page of a signed-in merchant; without a session the browser goes to the sign-in page. */
   const signed = (work: (req: Request, res: Response, s: Signed) => Promise<void>, post = false) =>

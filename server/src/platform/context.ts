@@ -2,6 +2,8 @@
 // Built by the generated router before the request is parsed or validated.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '@pgw/client/server';
+import { controlCharacterProblems } from '@pgw/runtime/validation';
+import { OAuthError } from './oauth-errors.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import { acceptedVersions, acceptsApiVersion, CONTRACT_VERSION } from './api-version.ts';
@@ -100,11 +102,17 @@ function basicCredentials(header: string | undefined): { clientId: string; clien
   if (colon < 0) return null;
   // RFC 6749 section 2.3.1: both parts are form-urlencoded before they are joined.
   const decode = (part: string): string => decodeURIComponent(part.replace(/\+/g, ' '));
+  let credentials;
   try {
-    return { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
+    credentials = { clientId: decode(decoded.slice(0, colon)), clientSecret: decode(decoded.slice(colon + 1)) };
   } catch {
     return null;
   }
+  // Text is text in the Basic credentials too: refused before the client is looked up (a client id with a NUL
+  // was another throttle identity, checked against the real key).
+  const control = controlCharacterProblems({ client_id: credentials.clientId, client_secret: credentials.clientSecret }, '')[0];
+  if (control) throw new OAuthError('invalid_request', `${control.path.slice(1)} ${control.message}.`);
+  return credentials;
 }
 
 /** The caller, and the sandbox clock offset of a merchant key's merchant (read in the same query). */

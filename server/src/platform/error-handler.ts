@@ -62,7 +62,7 @@ export function errorHandler(log: Logger) {
       // A body that could not be read (not UTF-8) says so; one that was read is judged by its fields.
       const oauth = err instanceof OAuthError ? err
         : problem?.kind === 'malformed_json' ? new OAuthError('invalid_request', problem.message)
-          : OAuthError.fromInvalidBody(req.body);
+          : OAuthError.fromInvalidBody(req.body, problem?.problems ?? []);
       respondJson(req, res, oauth.status, oauth.toResponse(), { 'Cache-Control': 'no-store', Pragma: 'no-cache', ...oauth.headers });
       return;
     }

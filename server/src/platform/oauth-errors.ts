@@ -26,8 +26,11 @@ export class OAuthError extends Error {
     return new OAuthError('invalid_client', 'Client authentication failed.', 401, { 'WWW-Authenticate': 'Basic realm="payment-gateway"' });
   }
 
-  /** The error for a body the token endpoint's schema refuses. */
-  static fromInvalidBody(body: unknown): OAuthError {
+  /** The error for a body the token endpoint's schema refuses (problems: the validation's, by JSON pointer). */
+  static fromInvalidBody(body: unknown, problems: readonly { path: string; message: string }[] = []): OAuthError {
+    // A control character in a parameter is named first: nothing was looked up with it.
+    const control = problems.find((p) => p.message.includes('control character'));
+    if (control) return new OAuthError('invalid_request', `${control.path.split('/').pop() ?? 'a parameter'} ${control.message}.`);
     const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     const grant = fields.grant_type;
     if (typeof grant !== 'string' || grant === '') return new OAuthError('invalid_request', 'grant_type is required.');
