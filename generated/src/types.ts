@@ -7119,7 +7119,7 @@ export interface components {
             now: string;
             /**
              * Format: int32
-             * @description Seconds the clock is ahead of real time; 0 until the first advance.
+             * @description Seconds the clock is ahead of real time; 0 until the first advance. At most 1577880000 (50 years of 365.25 days): an advance past it answers 400 and moves nothing.
              */
             offsetSeconds: number;
         };
@@ -7246,7 +7246,7 @@ export interface components {
             now: string;
             /**
              * Format: int32
-             * @description Seconds the clock is now ahead of real time.
+             * @description Seconds the clock is now ahead of real time (at most 1577880000, 50 years).
              */
             offsetSeconds: number;
             ran: components["schemas"]["SandboxClockRun"];

@@ -35,3 +35,10 @@ export function responseExample(path: string, method: string, document: JsonObje
   if (example.value === undefined) throw new Error(`the spec gives no example data for ${method.toUpperCase()} ${path}`);
   return example.value;
 }
+
+/** The `maximum` of a property of a component schema: a bound the contract states, read rather than restated. */
+export function schemaMaximum(schema: string, property: string, document: JsonObject = apiSpec): number {
+  const maximum = asObject(asObject(asObject(asObject(asObject(document.components).schemas)[schema]).properties)[property]).maximum;
+  if (typeof maximum !== 'number') throw new Error(`the spec gives ${schema}.${property} no maximum`);
+  return maximum;
+}

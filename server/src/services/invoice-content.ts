@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { PaymentProcessorType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
+import { schemaMaximum } from '../platform/spec-data.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import { type Cents, fromCents, minusCents, sumCents, toCents, ZERO_CENTS } from '../platform/money.ts';
 import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
@@ -84,6 +85,30 @@ export function calcInputOf(values: { lines: readonly { unitPriceCents: Cents; q
 }
 
 /** The base amount (no surcharge, no cash discount): what totalAmount shows while the invoice is unpaid. */
+/** The largest amount one payment may take (the card payment's `amount` maximum): an invoice is paid at once. */
+const LARGEST_PAYMENT_CENTS = toCents(schemaMaximum('CardPaymentRequest', 'amount'));
+
+/**
+ * The invoice's figures, when every payment type's total can be paid: 400 naming lineItems otherwise, before
+ * anything is written (a total past the largest payment was published with a page nobody could pay, and one past
+ * exact arithmetic answered 500).
+ */
+function payableTotals(calculate: (input: CalcInput) => CalcResult, input: CalcInput): CalcResult {
+  let result: CalcResult;
+  try {
+    result = calculate(input);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ApiError('validation_failed', { errors: { lineItems: ['the invoice total is beyond what any payment can take'] } });
+  }
+  for (const { totalCents } of [result.debitCard, result.creditCard, result.ach]) {
+    if (totalCents > LARGEST_PAYMENT_CENTS) {
+      throw new ApiError('validation_failed', { errors: { lineItems: [`the invoice total (${String(fromCents(totalCents))} USD with taxes, fees and surcharges) is above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`] } });
+    }
+  }
+  return result;
+}
+
 export function baseTotalCents(result: CalcResult): Cents {
   const ach = result.ach;
   return sumCents(minusCents(ach.totalCents, ach.surchargeCents), ach.cashDiscountCents);
@@ -278,7 +303,7 @@ export async function settleContent(scope: Scope, input: InvoiceInput, settings:
     feesPercentage: input.feesPercentage ?? defaults.feesPercentage,
     discountPercentage: input.discountPercentage ?? defaults.discountPercentage,
   };
-  const result = calculateInvoice(calcInputOf({ lines, ...amounts }, terms));
+  const result = payableTotals(calculateInvoice, calcInputOf({ lines, ...amounts }, terms));
   return {
     dueDate: input.dueDate === undefined || input.dueDate === null ? null : normalizeDateTime(input.dueDate, 'dueDate'),
     cardProcessorId: refs.cardProcessorId,

@@ -3,6 +3,7 @@
 import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType } from '@pgw/client/enums';
 import type { components } from '@pgw/client/types';
 import { ApiError, invalid } from '../platform/errors.ts';
+import { schemaMaximum } from '../platform/spec-data.ts';
 import { iso } from '../platform/time.ts';
 import { businessTimeAt, within, type Scope, type Tx } from '../platform/scope.ts';
 import { clockOffsetOf } from '../repositories/merchants.ts';
@@ -18,6 +19,9 @@ import { findOwn } from './payments.ts';
 import { transactionDetails } from './transaction-view.ts';
 
 type Schemas = components['schemas'];
+
+/** The largest offset the contract allows (SandboxClock.offsetSeconds's maximum). */
+const MAX_OFFSET_SECONDS = schemaMaximum('SandboxClock', 'offsetSeconds');
 
 export async function getClock(scope: Scope): Promise<Schemas['SandboxClock']> {
   const { merchantId } = scope;
@@ -39,6 +43,11 @@ export async function advanceClock(scope: Scope, seconds: number): Promise<Schem
     await lockRow(tx, 'merchants', { id: merchantId });
     const before = await clockOffsetOf(tx, merchantId);
     const offsetMs = before + seconds * 1000;
+    // The offset has a bound the contract states (an int32 of seconds would overflow at 68 years): past it,
+    // 400 before anything moves, not a clock moved and a 500 on every later read.
+    if (offsetMs > MAX_OFFSET_SECONDS * 1000) {
+      throw invalid('seconds', `the sandbox clock may run at most ${String(MAX_OFFSET_SECONDS)} seconds (50 years) ahead of real time; it is ${String(Math.floor(before / 1000))} ahead, so it can advance at most ${String(Math.max(0, MAX_OFFSET_SECONDS - Math.floor(before / 1000)))} more`);
+    }
     await repo.setClockOffset(tx, merchantId, offsetMs);
     // The kept states carry the offset: every instance reads it again once this commits.
     await scope.instances.keyStates.changed(tx, { merchantId });

@@ -6,12 +6,14 @@ import { PaymentMethodType } from '@pgw/client/enums';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { type Cents, sumCents } from '../platform/money.ts';
+import { type Cents, centsOfExact, fromCents, toCents } from '../platform/money.ts';
+import { schemaMaximum } from '../platform/spec-data.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import { findLineItem } from '../repositories/catalogue.ts';
+import { paymentSetupOf } from '../repositories/merchants.ts';
 import * as customers from '../repositories/customers.ts';
 import { findPaymentMethod, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import * as repo from '../repositories/subscriptions.ts';
@@ -56,8 +58,28 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
   }
   const price = item.unitPriceCents;
   if (price <= 0) add(errors, 'lineItemId', 'has no price above 0');
-  return sumCents(...Array.from({ length: body.quantity ?? 1 }, () => price));
+  return centsOfExact(BigInt(price) * BigInt(body.quantity ?? 1));
 }
+
+/** The largest amount one payment may take (the card payment's `amount` maximum). */
+const LARGEST_PAYMENT_CENTS = toCents(schemaMaximum('CardPaymentRequest', 'amount'));
+
+/**
+ * Refuses (into errors, naming field) an amount no payment of the subscription could take: above the largest
+ * payment, or above the merchant's maxTransactionAmount, where every payment would be declined.
+ */
+async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
+  const each = `makes each payment ${String(fromCents(cents))} USD`;
+  if (cents > LARGEST_PAYMENT_CENTS) {
+    add(errors, field, `${each}, above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`);
+    return;
+  }
+  const limit = (await paymentSetupOf(tx, merchantId))?.maxTransactionAmountCents ?? null;
+  if (limit !== null && cents > limit) add(errors, field, `${each}, above the merchant's maxTransactionAmount (${String(fromCents(limit))} USD): every payment would be declined`);
+}
+
+/** The request field that set the amount, for an error about it. */
+const amountField = (body: { amount?: number; quantity?: number }): string => (body.amount !== undefined ? 'amount' : body.quantity !== undefined ? 'quantity' : 'lineItemId');
 
 /** Creates an Active subscription whose first payment falls due at startDate (now when absent). */
 export async function createSubscription(scope: Scope, body: Schemas['SubscriptionCreateRequest']): Promise<SubscriptionView> {
@@ -73,6 +95,7 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
     if (methodId === null) add(errors, 'paymentMethodId', 'is required: the customer has no default card or bank account');
     else method = await methodOf(tx, scope, customerId, methodId, errors);
     const cents = await amountOf(tx, scope, body, errors);
+    if (cents !== undefined) await checkPayable(tx, scope.merchantId, cents, amountField(body), errors);
     let start = now;
     if (body.startDate !== undefined) {
       const given = new Date(body.startDate);
@@ -128,6 +151,7 @@ export async function updateSubscription(scope: Scope, id: string, body: Schemas
     if (!engine.permits(subscriptionFamily, s, 'updateSubscription', now)) throw notOpen('updateSubscription', s);
     const errors: Problems = {};
     const method = body.paymentMethodId === undefined ? undefined : await methodOf(tx, scope, s.customerId, body.paymentMethodId, errors);
+    if (cents !== undefined) await checkPayable(tx, scope.merchantId, cents, 'amount', errors);
     if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
     const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'updateSubscription', now, {
       ...(method === undefined ? {} : { paymentMethodId: method.id }),
