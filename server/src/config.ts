@@ -42,6 +42,12 @@ export interface ServerConfig {
   readonly trustProxy: readonly string[];
   /** Throttling of failed credential checks (services/throttle.ts). */
   readonly throttle: ThrottleConfig;
+  /**
+   * PGW_REQUEST_TIMEOUT_SECONDS (default 30): how long a request may take to arrive, its headers and its whole
+   * body; a connection still sending then is answered 408 and closed (main.ts: Node's requestTimeout and
+   * headersTimeout, checked every second).
+   */
+  readonly requestTimeoutMs: number;
 }
 
 /** Express's names of address ranges (proxy-addr's), accepted in PGW_TRUST_PROXY. */
@@ -144,6 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       addressLimit: wholeNumber(env, 'PGW_THROTTLE_ADDRESS_LIMIT', 100, 1),
       identityLimit: wholeNumber(env, 'PGW_THROTTLE_IDENTITY_LIMIT', 50, 1),
     },
+    // A 1 MB body (the largest read) needs ~35 KB/s to arrive in 30 s; a client trickling slower holds a
+    // connection for nothing.
+    requestTimeoutMs: wholeNumber(env, 'PGW_REQUEST_TIMEOUT_SECONDS', 30, 1) * 1000,
   };
 }
 

@@ -58,7 +58,10 @@ async function main(): Promise<void> {
   const db = createDatabase(config.databaseUrl);
   // Bound before anything names its address: with PORT=0 the port is the one this bind got. A port probed free
   // and bound later can be taken in between by another process (seen in CI: a server exiting with EADDRINUSE).
-  const server = createServer();
+  // A request must arrive whole (headers and body) within PGW_REQUEST_TIMEOUT_SECONDS, or it is answered 408 and
+  // its connection closed (client-errors.ts); Node checks every second, so a trickle is cut within a second of it.
+  // Each instance of several creates its server here too: the limit holds on the cluster alike.
+  const server = createServer({ requestTimeout: config.requestTimeoutMs, headersTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 });
   answerClientErrors(server, log);
   // Requests that reach an instance before its app is made (a replacement instance of several) wait for it.
   const early: [IncomingMessage, ServerResponse][] = [];

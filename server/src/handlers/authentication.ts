@@ -31,7 +31,7 @@ async function authenticateClient(context: ServerContext, body: { client_id?: st
   const credentials = context.basic ?? (body.client_id && body.client_secret ? { clientId: body.client_id, clientSecret: body.client_secret } : null);
   if (!credentials) throw OAuthError.invalidClient();
   const key = await checked(context, { scope: 'client', identity: credentials.clientId },
-    () => verifiedKey(context.db, context.config.environment, credentials.clientId, credentials.clientSecret));
+    () => verifiedKey(context.db, context.config.environment, credentials.clientId, credentials.clientSecret, context.wall.now()));
   if (!key) throw OAuthError.invalidClient();
   return key;
 }

@@ -15,11 +15,14 @@ type Schemas = components['schemas'];
 export type Fields = Record<string, string>;
 export type FormKind = PagePayment['kind'];
 
-/** The fields of each form (everything else posted is ignored), the form token aside. */
+/**
+ * The fields of each form (everything else posted is ignored), the form token aside. The ACH consent time is
+ * not one: the server records it (achRequest), whatever a page or a payer posts.
+ */
 const FIELDS: Record<FormKind, readonly string[]> = {
   card: ['accountNumber', 'expirationMonth', 'expirationYear', 'securityCode', 'billingCountryId', 'billingPostalCode', 'creditTotal', 'debitTotal'],
   ach: ['routingNumber', 'accountNumber', 'accountType', 'accountHolderType', 'firstName', 'lastName', 'companyName', 'email', 'addressLine1',
-    'addressLine2', 'city', 'stateId', 'billingPostalCode', 'authorizeBankWithdrawal', 'authorizationConsentTimestamp'],
+    'addressLine2', 'city', 'stateId', 'billingPostalCode', 'authorizeBankWithdrawal'],
 };
 
 /** The form's own fields of a parsed urlencoded body, each as one string. */
@@ -68,12 +71,13 @@ export function cardRequest(fields: Fields): unknown {
 }
 
 /**
- * The ACH request. authorizationConsentTimestamp is when the box was ticked, written by the page's script;
- * without script the field comes empty and the submission time (`now`, real time like the browser's) is
- * recorded instead: the box was ticked at the latest then. An unticked box is refused by the service
- * (ach_authorization_required) before any time is used.
+ * The ACH request. Its authorizationConsentTimestamp is `consentAt`, the server's time when the ticked
+ * authorization arrived: the merchant's business clock, as every time of the debit it authorizes (its createdOn,
+ * its settlement), so a sandbox whose clock was moved keeps consent and debit on one timeline. A time the payer
+ * posts is ignored: the payer's word for when they agreed (a 2001 or a 9999 once got stored) is no record of
+ * it. An unticked box is refused by the service (ach_authorization_required) before any time is used.
  */
-export function achRequest(fields: Fields, now: Date): unknown {
+export function achRequest(fields: Fields, consentAt: Date): unknown {
   return defined({
     routingNumber: text(fields.routingNumber) ?? '',
     accountNumber: text(fields.accountNumber) ?? '',
@@ -89,7 +93,7 @@ export function achRequest(fields: Fields, now: Date): unknown {
     stateId: whole(fields.stateId),
     billingPostalCode: text(fields.billingPostalCode),
     authorizeBankWithdrawal: fields.authorizeBankWithdrawal === 'true',
-    authorizationConsentTimestamp: text(fields.authorizationConsentTimestamp) ?? now.toISOString(),
+    authorizationConsentTimestamp: consentAt.toISOString(),
   });
 }
 
@@ -129,7 +133,6 @@ const LABELS: Record<FormKind, Record<string, string>> = {
     routingNumber: 'Routing number', accountNumber: 'Account number', accountType: 'Account type', accountHolderType: 'Account holder',
     firstName: 'First name', lastName: 'Last name', companyName: 'Company', email: 'Email', addressLine1: 'Address', addressLine2: 'Address line 2',
     city: 'City', stateId: 'State', billingPostalCode: 'Postal code', authorizeBankWithdrawal: 'Authorization',
-    authorizationConsentTimestamp: 'Authorization time',
   },
 };
 

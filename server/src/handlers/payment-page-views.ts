@@ -108,7 +108,6 @@ ${field('ach-postal', 'billingPostalCode', 'Postal code (optional)', 'type="text
 <input type="checkbox" id="ach-authorize" name="authorizeBankWithdrawal" value="true" required aria-describedby="ach-consent-text">
 <label for="ach-authorize" id="ach-consent-text">${e(achConsentText(merchantName, amount, purpose))}</label>
 </div>
-<input type="hidden" name="authorizationConsentTimestamp" id="ach-consent-at" value="">
 <button type="submit" id="ach-pay">Pay ${e(amount)} by bank account</button>
 </form>
 </section>`;
@@ -119,12 +118,11 @@ export const messageHtml = (message: PageMessage | null): string => (message ===
   : `<div class="alert" role="alert" id="message"><p>${e(message.text)}</p>${message.fields.length === 0 ? '' : `<ul>${message.fields.map((f) => `<li>${e(f)}</li>`).join('')}</ul>`}</div>`);
 
 /**
- * The consent time is when the box was ticked: this script writes it into the hidden field. Without script
- * the field stays empty and the server records the submission time instead (payment-page-forms.ts). The
- * script also disables a form's button once it is submitted (the server pays once anyway: form tokens).
+ * The script disables a form's button once it is submitted (the server pays once anyway: form tokens). The ACH
+ * consent time is no field of the page: the server records when the ticked authorization arrives
+ * (payment-page-forms.ts).
  */
-const SCRIPT = `(function(){var box=document.getElementById('ach-authorize'),at=document.getElementById('ach-consent-at');
-if(box&&at){box.addEventListener('change',function(){at.value=box.checked?new Date().toISOString():'';});}
+const SCRIPT = `(function(){
 document.querySelectorAll('form').forEach(function(f){f.addEventListener('submit',function(){var b=f.querySelector('button');if(b){setTimeout(function(){b.disabled=true;},0);}});});})();`;
 
 const STYLE = `body{font-family:Helvetica,Arial,sans-serif;max-width:760px;margin:2em auto;padding:0 1em;color:#222}

@@ -100,7 +100,8 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
     const fields = fieldsOf(kind, req.body);
     const deps = { ...(await services.scopeOf(record.merchantId)), hashKey: services.hashKey };
     try {
-      const body = kind === 'card' ? cardRequest(fields) : achRequest(fields, services.wall.now());
+      // The consent time is the server's, on the merchant's business clock (payment-page-forms.ts).
+      const body = kind === 'card' ? cardRequest(fields) : achRequest(fields, deps.clock.now());
       const payment = validPayment(kind, record.id, body);
       // A decline is the failure the throttle counts; a refusal (ApiError) is taken back, a payment clears it.
       let outcome: PageOutcome = { paid: false, decline: null };

@@ -3,7 +3,8 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.ts';
-import { addressBucket, clientAddress, trustedProxyList } from './client-address.ts';
+import { ApiError } from './errors.ts';
+import { addressBucket, clientAddress, forwardedAddress, trustedProxyList } from './client-address.ts';
 
 describe('addressBucket', () => {
   it.each([
@@ -52,7 +53,11 @@ describe('clientAddress', () => {
     ['several header lines read as one list', proxies, '127.0.0.1', '1.1.1.1, 203.0.113.9, 10.0.0.1', '203.0.113.9'],
     ['an IPv6 proxy range', proxies, '2001:db8:ffff:1::1', '2001:db8:1:2::3', '2001:db8:1:2::3'],
     ['every hop trusted: the leftmost', proxies, '127.0.0.1', '10.0.0.7, 10.0.0.8', '10.0.0.7'],
-    ['a malformed entry: the last address before it', proxies, '127.0.0.1', 'evil, 10.0.0.8', '10.0.0.8'],
+    ['a malformed entry left of the client: never reached', proxies, '127.0.0.1', 'evil, 203.0.113.9, 10.0.0.8', '203.0.113.9'],
+    ['an IPv4 address with a port', proxies, '127.0.0.1', '203.0.113.9:4711', '203.0.113.9'],
+    ['an IPv6 address in brackets with a port', proxies, '127.0.0.1', '[2001:db8:1:2::3]:443', '2001:db8:1:2::3'],
+    ['an IPv6 address in brackets', proxies, '127.0.0.1', '[2001:db8:1:2::3], 10.0.0.8', '2001:db8:1:2::3'],
+    ['an IPv6 address with a zone id', proxies, '127.0.0.1', 'fe80::1%eth0', 'fe80::1%eth0'],
     ['an empty header: the peer', proxies, '127.0.0.1', ' , ', '127.0.0.1'],
     ['a named range (uniquelocal)', trustedProxyList(['uniquelocal']), '172.20.1.1', '203.0.113.9', '203.0.113.9'],
     ['outside a named range', trustedProxyList(['uniquelocal']), '172.32.0.1', '203.0.113.9', '172.32.0.1'],
@@ -61,6 +66,46 @@ describe('clientAddress', () => {
     ['outside an IPv4 netmask', trustedProxyList(['10.0.0.0/255.255.0.0']), '10.1.0.1', '203.0.113.9', '10.1.0.1'],
   ] as const)('%s', (_name, list, peer, header, expected) => {
     expect(clientAddress(req(peer, header as string | string[] | undefined), list)).toBe(expected);
+  });
+});
+
+describe('malformed client addresses behind a trusted proxy', () => {
+  const proxies = trustedProxyList(['loopback', '10.0.0.0/8']);
+  // Each where the client's entry is: alone, after spoofed entries, before trusted hops.
+  const MALFORMED = [
+    'unknown', 'evil', '_hidden', 'UNKNOWN', '1.2.3', '1.2.3.4.5', '999.1.1.1', '256.0.0.1', '010.0.0.1', '0x7f.0.0.1', '0177.0.0.1', '2130706433',
+    '127.1', '::ffff:1.2.3', '2001:db8::g', '2001:db8:::1', '1:2:3:4:5:6:7:8:9', '1.2.3.4%eth0', 'example.com', 'localhost', '[1.2.3.4]', '[1.2.3.4]:80',
+    '1.2.3.4:', '1.2.3.4:123456', '1.2.3.4:http', '[2001:db8::1', '2001:db8::1]:80', '2001:db8::1:80:', 'for=203.0.113.9', '"203.0.113.9"',
+    '203.0.113.9 198.51.100.1', '203.0.113.9;', ':80', '\t203.0.113.9', '203.0.113.9\t', '%', '[]', '[::]:', 'a'.repeat(300),
+    '203.0.113.9/32', '１２７.0.0.1',
+  ];
+  it.each(MALFORMED.flatMap((entry) => [entry, `198.51.100.7, ${entry}`, `${entry}, 10.0.0.5`, `${entry}, 127.0.0.9, 10.1.1.1`].map((header) => [header, entry])))(
+    'refuses %j: 400 validation_failed naming X-Forwarded-For, counted as no address', (header, entry) => {
+      expect(forwardedAddress(entry)).toBeUndefined();
+      let caught: unknown;
+      try {
+        clientAddress(req('127.0.0.1', header), proxies);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(ApiError);
+      const error = caught as ApiError;
+      expect([error.status, error.code, Object.keys(error.context.errors ?? {})]).toEqual([400, 'validation_failed', ['X-Forwarded-For']]);
+      expect(error.context.errors?.['X-Forwarded-For']?.[0]?.length).toBeLessThan(200);
+    },
+  );
+
+  it('reads nothing from a peer that is no proxy, whatever its header says', () => {
+    for (const entry of MALFORMED) expect(clientAddress(req('198.51.100.1', entry), proxies)).toBe('198.51.100.1');
+    for (const entry of MALFORMED) expect(clientAddress(req('127.0.0.1', entry), undefined)).toBe('127.0.0.1');
+  });
+
+  it.each([
+    ['203.0.113.9', '203.0.113.9'], ['203.0.113.9:4711', '203.0.113.9'], ['203.0.113.9:1', '203.0.113.9'], ['[2001:db8::1]', '2001:db8::1'],
+    ['[2001:db8::1]:443', '2001:db8::1'], ['2001:DB8::1', '2001:DB8::1'], ['::ffff:203.0.113.9', '::ffff:203.0.113.9'], ['fe80::1%eth0', 'fe80::1%eth0'],
+    ['[fe80::1%eth0]:80', 'fe80::1%eth0'], ['2001:db8::1.2.3.4', '2001:db8::1.2.3.4'],
+  ])('takes %j as %j', (entry, address) => {
+    expect(forwardedAddress(entry)).toBe(address);
   });
 });
 

@@ -1,9 +1,11 @@
 // The source address of a request, as the throttle counts it: the socket's remote address, or the client named
-// in X-Forwarded-For by proxies the operator trusts (PGW_TRUST_PROXY), bucketed so that one party has one
-// bucket: an IPv4 address alone, an IPv6 address by its /64 (a host is given a whole /64 and can rotate inside it).
+// in X-Forwarded-For by proxies the operator trusts (PGW_TRUST_PROXY; a malformed client entry there is refused
+// with 400, never merged into another bucket), bucketed so that one party has one bucket: an IPv4 address alone,
+// an IPv6 address by its /64 (a host is given a whole /64 and can rotate inside it).
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
+import { ApiError } from './errors.ts';
 
 /** The dotted IPv4 address inside an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`), else undefined. */
 function mappedIpv4(address: string): string | undefined {
@@ -59,7 +61,30 @@ export type ProxyTrust = (address: string, hop: number) => boolean;
  * X-Forwarded-For and Express's (X-Forwarded-Proto for the Secure cookie) are the same reading.
  */
 export function trustedProxyList(entries: readonly string[]): ProxyTrust | undefined {
-  return entries.length === 0 ? undefined : proxyaddr.compile([...entries]);
+  if (entries.length === 0) return undefined;
+  const trusted = proxyaddr.compile([...entries]);
+  // Only an address in Node's strict spelling is a trusted hop: proxy-addr (ipaddr.js 1.x) also reads the
+  // inet_aton forms (`0x7f.0.0.1`, `0177.0.0.1`, `2130706433`), which no proxy writes, as addresses it trusts.
+  return (address, hop) => isIP(address) !== 0 && trusted(address, hop);
+}
+
+/** At most this much of a refused X-Forwarded-For entry is quoted back (it is the sender's own text). */
+const QUOTED = 64;
+
+/**
+ * The address a forwarded entry names, in the spellings proxies write: an IP address (an IPv6 zone id kept),
+ * an IPv4 address with a port (`203.0.113.9:4711`, Azure's gateways), an IPv6 address in brackets with or
+ * without a port (`[2001:db8::1]:4711`, RFC 7239's form); anything else (`unknown`, `_hidden`, `1.2.3`,
+ * `0x7f.1`, a name, a port alone) is undefined.
+ */
+export function forwardedAddress(entry: string): string | undefined {
+  // Node's test: dotted quads without leading zeros, IPv6 in any RFC 4291 spelling (a zone id only on IPv6).
+  if (isIP(entry) !== 0) return entry;
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(entry)?.[1];
+  if (v4 !== undefined && isIP(v4) === 4) return v4;
+  const v6 = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(entry)?.[1];
+  if (v6 !== undefined && isIP(v6) === 6) return v6;
+  return undefined;
 }
 
 /**
@@ -67,13 +92,28 @@ export function trustedProxyList(entries: readonly string[]): ProxyTrust | undef
  * its right end (the entry the nearest proxy added) leftwards, past every trusted proxy, to the first address
  * that is not one (proxy-addr, as Express's req.ip). Entries a client wrote itself are further left and never
  * reached past an untrusted hop.
+ *
+ * A malformed entry where the client's address should be is refused: 400 `validation_failed` naming the
+ * X-Forwarded-For header. It is never counted as some other address (it once counted as the proxy's own, which
+ * merged every such client, and the proxy's health checks, into one throttle bucket), nor counted per value
+ * (`unknown` from many clients would still be one bucket, and a client writing its own entries would choose a
+ * fresh bucket at will). Only a trusted hop puts such an entry there: a proxy that hides or garbles the address,
+ * or a client inside a trusted range writing the header itself; both are configuration to fix, said loudly.
  */
 export function clientAddress(req: IncomingMessage, proxies: ProxyTrust | undefined): string | undefined {
   const peer = req.socket.remoteAddress;
   if (!proxies || peer === undefined) return peer;
-  // [peer, ...hops right to left] up to and including the first untrusted one; a malformed hop ends the walk
-  // and does not count: the last address before it stands.
+  // [peer, ...hops right to left] up to and including the first untrusted one: a malformed entry is never
+  // trusted, so it can only be the last, the client's.
   const walk = proxyaddr.all(req, proxies);
-  const malformed = walk.findIndex((hop) => isIP(hop.replace(/%.*$/, '')) === 0);
-  return (malformed === -1 ? walk.at(-1) : walk[malformed - 1]) ?? peer;
+  const named = walk.at(-1) ?? peer;
+  const address = forwardedAddress(named);
+  if (address === undefined) {
+    const quoted = named.length > QUOTED ? `${named.slice(0, QUOTED)}…` : named;
+    throw new ApiError('validation_failed', {
+      details: 'X-Forwarded-For, read through the trusted proxies (PGW_TRUST_PROXY), names no client address.',
+      errors: { 'X-Forwarded-For': [`${JSON.stringify(quoted)} is not an IP address (an address, address:port or [IPv6]:port)`] },
+    });
+  }
+  return address;
 }

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteDefinition } from '@pgw/client/server';
 import { controlCharacterProblems } from '@pgw/runtime/validation';
-import { OAuthError } from './oauth-errors.ts';
+import { OAuthError, isTokenPath } from './oauth-errors.ts';
 import type { ServerConfig } from '../config.ts';
 import type { Database } from '../db/knex.ts';
 import { acceptedVersions, acceptsApiVersion, CONTRACT_VERSION } from './api-version.ts';
@@ -12,7 +12,7 @@ import type { Logger } from './log.ts';
 import type { HostResolver } from './outbound-http.ts';
 import { correlationIdOf } from './request-context.ts';
 import type { Deps } from './deps.ts';
-import type { Clock } from './time.ts';
+import { iso, type Clock } from './time.ts';
 import { businessClock, openMerchantScope, openScope, type Scope } from './scope.ts';
 import type { Instances } from '../instances.ts';
 import type { KeyState } from './key-state.ts';
@@ -130,7 +130,7 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<K
   }
   const kept = services.instances.keyStates.cache;
   const known = kept.get(clientId);
-  if (known) return known;
+  if (known) return unexpired(services, known);
   const mark = kept.mark();
   // A key of the other environment is no key here (tokens are signed per environment too; this holds if a
   // token of one were ever honoured by the other).
@@ -140,9 +140,18 @@ async function authenticate(services: Services, req: IncomingMessage): Promise<K
   if (!key || !key.is_active || key.deleting_on !== null) throw unauthorized('The API key of this token was revoked.');
   const state = {
     clientId: key.client_id, partnerId: key.partner_id, merchantId: key.merchant_id, keyName: key.name,
-    offsetMs: Number(key.clock_offset_ms ?? 0),
+    offsetMs: Number(key.clock_offset_ms ?? 0), expiresAtMs: key.sandbox_expires_at === null ? null : Date.parse(key.sandbox_expires_at),
   };
   kept.set(clientId, state, mark);
+  return unexpired(services, state);
+}
+
+/**
+ * The state of a key whose merchant has not expired: a sandbox merchant's tokens stop at its expiry (wall clock,
+ * as its lifetime), checked on every request, a kept state too, not at the sweep that deletes it seconds later.
+ */
+function unexpired(services: Services, state: KeyState): KeyState {
+  if (state.expiresAtMs !== null && services.wall.now().getTime() >= state.expiresAtMs) throw unauthorized('The sandbox merchant of this token has expired.');
   return state;
 }
 
@@ -152,8 +161,8 @@ async function tenancy(
 ): Promise<{ scope: string[]; acting: string | null; offsetMs: number }> {
   if (principal.merchantId !== null) return { scope: [principal.merchantId], acting: principal.merchantId, offsetMs: principal.offsetMs };
   const named = req.headers['x-merchant-id'];
-  // A sandbox merchant being deleted is no merchant of the partner any more.
-  const merchants = await liveMerchantsOf(services.db, principal.partnerId);
+  // A sandbox merchant being deleted, or expired (not yet swept), is no merchant of the partner any more.
+  const merchants = await liveMerchantsOf(services.db, principal.partnerId, iso(services.wall.now()));
   const ids = merchants.map((m) => m.id);
   if (typeof named === 'string' && named !== '') {
     const merchant = merchants.find((m) => m.id === named);
@@ -182,6 +191,20 @@ export async function raceLost(services: Pick<Services, 'db'>, req: IncomingMess
   return acting.ownKey ? unauthorized('The API key of this token was revoked.') : new ApiError('not_found', { details: 'The merchant was deleted.' });
 }
 
+/**
+ * The throttle's bucket of the request's source address. A malformed client address named through the trusted
+ * proxies is a 400 (client-address.ts): on the token services in RFC 6749's terms (invalid_request), as their
+ * other refusals of a request.
+ */
+function sourceAddressOf(services: Services, req: IncomingMessage, route: RouteDefinition): string {
+  try {
+    return services.addressOf(req);
+  } catch (error) {
+    if (!(error instanceof ApiError) || !isTokenPath(route.path)) throw error;
+    throw new OAuthError('invalid_request', [error.message, ...Object.values(error.context.errors ?? {}).flat()].join(' '));
+  }
+}
+
 export function contextFactory(services: Services) {
   return async (req: IncomingMessage, res: ServerResponse, route: RouteDefinition): Promise<ServerContext> => {
     const correlationId = correlationIdOf(res);
@@ -196,7 +219,7 @@ export function contextFactory(services: Services) {
         correlationId,
         principal: null,
         basic: basicCredentials(req.headers.authorization),
-        sourceAddress: services.addressOf(req),
+        sourceAddress: sourceAddressOf(services, req, route),
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
         partnerWide: () => null,

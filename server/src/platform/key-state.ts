@@ -21,6 +21,11 @@ export interface KeyState {
   readonly merchantId: string | null;
   readonly keyName: string;
   readonly offsetMs: number;
+  /**
+   * When the key's merchant expires, if it is a sandbox merchant (ms, wall clock): its tokens are refused from
+   * then on, a kept state too, without waiting for the sweep that deletes it. Null: it does not expire.
+   */
+  readonly expiresAtMs: number | null;
 }
 
 /** Entries kept at most (the oldest is dropped first). */

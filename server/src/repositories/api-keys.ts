@@ -64,13 +64,15 @@ export async function partnerOf(db: Knex, merchantId: string): Promise<string> {
 
 /**
  * A key of the environment by its client id with what authenticates it (the secret's hash and its state), or
- * undefined. A key of a sandbox merchant being deleted counts as revoked: no token is issued for it any more.
+ * undefined. A key of a sandbox merchant being deleted, or expired at `now` (wall clock: sandbox lifetimes are
+ * real time) and not yet swept, counts as revoked: no token is issued for it any more.
  */
-export async function credentialsOf(db: Knex, environment: Environment, clientId: string): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
+export async function credentialsOf(db: Knex, environment: Environment, clientId: string, now: Date): Promise<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number } | undefined> {
   const row = await db('api_keys').leftJoin('merchants', 'merchants.id', 'api_keys.merchant_id').where({ 'api_keys.client_id': clientId, 'api_keys.environment': environment })
-    .first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number; deleting_on: string | null } | undefined>(
-      'api_keys.client_id', 'api_keys.merchant_id', 'api_keys.partner_id', 'api_keys.secret_hash', 'api_keys.is_active', 'merchants.deleting_on');
+    .first<{ client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number; deleting_on: string | null; sandbox_expires_at: string | null } | undefined>(
+      'api_keys.client_id', 'api_keys.merchant_id', 'api_keys.partner_id', 'api_keys.secret_hash', 'api_keys.is_active', 'merchants.deleting_on', 'merchants.sandbox_expires_at');
   if (!row) return undefined;
-  const { deleting_on: deletingOn, ...key } = row;
-  return deletingOn === null ? key : { ...key, is_active: false };
+  const { deleting_on: deletingOn, sandbox_expires_at: expiresAt, ...key } = row;
+  const expired = expiresAt !== null && Date.parse(expiresAt) <= now.getTime();
+  return deletingOn === null && !expired ? key : { ...key, is_active: false };
 }

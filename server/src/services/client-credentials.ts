@@ -14,9 +14,12 @@ import { userByEmail } from '../repositories/users.ts';
 
 export interface VerifiedKey { client_id: string; merchant_id: string | null; partner_id: string; secret_hash: string; is_active: boolean | number }
 
-/** The active key of `environment` these credentials open, or undefined (the secret is compared in constant time). */
-export async function verifiedKey(db: Knex, environment: Environment, clientId: string, clientSecret: string): Promise<VerifiedKey | undefined> {
-  const key = await credentialsOf(db, environment, clientId);
+/**
+ * The active key of `environment` these credentials open, or undefined (the secret is compared in constant time);
+ * a sandbox merchant's key stops at its expiry (`now`, wall clock), not at the sweep that deletes it later.
+ */
+export async function verifiedKey(db: Knex, environment: Environment, clientId: string, clientSecret: string, now: Date): Promise<VerifiedKey | undefined> {
+  const key = await credentialsOf(db, environment, clientId, now);
   if (!key || !key.is_active || !secretMatches(clientSecret, key.secret_hash)) return undefined;
   return key;
 }

@@ -30,7 +30,7 @@ const hashOf = (id: string): string => createHash('sha256').update(id).digest('h
  */
 export async function signIn(deps: SessionDeps & ThrottleDeps, clientId: string, clientSecret: string, address: string): Promise<Session> {
   if (clientId === '' || clientSecret === '') throw new SignInError('Enter the client id and the client secret.');
-  const key = await throttled(deps, { scope: 'client', identity: clientId, address }, () => verifiedKey(deps.db, deps.config.environment, clientId, clientSecret));
+  const key = await throttled(deps, { scope: 'client', identity: clientId, address }, () => verifiedKey(deps.db, deps.config.environment, clientId, clientSecret, deps.wall.now()));
   if (!key) throw new SignInError('The client id or the client secret is not correct, or the key was revoked.');
   if (key.merchant_id === null) throw new SignInError("Sign in with a merchant's API key: the dashboard shows one merchant's sandbox.");
   const now = deps.wall.now();
@@ -48,7 +48,9 @@ export async function resume(deps: SessionDeps, id: string): Promise<Session | u
   const found = await repo.findSession(deps.db, idHash);
   if (!found) return undefined;
   const now = deps.wall.now();
-  const ended = !found.keyActive || Date.parse(found.expiresOn) <= now.getTime() || Date.parse(found.lastSeenOn) + IDLE_MS <= now.getTime();
+  // A sandbox merchant's session ends with the sandbox's expiry, not at the sweep that deletes it later.
+  const sandboxExpired = found.sandboxExpiresAt !== null && Date.parse(found.sandboxExpiresAt) <= now.getTime();
+  const ended = !found.keyActive || sandboxExpired || Date.parse(found.expiresOn) <= now.getTime() || Date.parse(found.lastSeenOn) + IDLE_MS <= now.getTime();
   if (ended) {
     await repo.deleteSession(deps.db, idHash);
     return undefined;

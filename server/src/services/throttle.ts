@@ -5,7 +5,14 @@
 // 'user': the management password grant's user names; 'page': declined payments on a public payment page, the
 // page being the identity, against card testing):
 // - identity+address: failures of one client id / user name from one source address (hard limit);
-// - address: failures from one source address over all identities (hard limit, against spraying many ids);
+// - address: failures from one source address over all identities (against spraying many ids). Over it, an
+//   identity that has itself failed from this address in the window is refused unchecked; one that has not (a
+//   merchant behind the same NAT or proxy as a sprayer, who never mistyped) is still checked, so that the right
+//   credentials get in, and a wrong answer is then a 429 as well, so that a sprayer learns nothing from any
+//   answer but a success, and gets one check per identity and window from that address. The check is the one an
+//   attempt under the limit gets (the same lookup and constant-time compare), so the answer's timing tells no
+//   more than it did. Pages ('page': no credentials tell the rightful payer apart, and a check is a real card
+//   authorization, what card testers want) keep the hard limit: a payer at that address waits out the window;
 // - identity: failures of one identity from every address. It refuses only an address that has itself failed
 //   (or is checking) for that identity in its window, so an attacker at address X can never lock out the
 //   rightful caller at address Y, who has no failures there: the anti-lockout rule. A distributed guesser gets
@@ -80,17 +87,22 @@ export async function throttled<T>(deps: ThrottleDeps, attempt: Attempt, check: 
   const addressCount = reserved.find((c) => c.key === fromAddress);
   const over: Counter[] = [];
   if (pairCount && pairCount.hits > limits.identityAddressLimit) over.push(pairCount);
-  if (addressCount && addressCount.hits > limits.addressLimit) over.push(addressCount);
+  // Over the address's limit: the identities that failed from it themselves are refused unchecked; the others
+  // (credentials only) are checked below, a failure answered 429 too.
+  const addressOver = addressCount && addressCount.hits > limits.addressLimit ? addressCount : undefined;
+  const failedHere = !pairCount || pairCount.hits > 1;
+  if (addressOver && (scope === 'page' || failedHere)) over.push(addressOver);
   // Only an address with failures of its own for this identity is refused by the identity's counter.
   if (pairCount && pairCount.hits > 1) {
     const identityCount = (await store.liveCounters([ofIdentity], expiredAt))[0];
     if (identityCount && identityCount.hits >= limits.identityLimit) over.push(identityCount);
   }
-  if (over.length > 0) {
-    // The refused attempt keeps its hit: a guesser who keeps going stays over the limit until the window ends.
-    const opensAt = Math.max(...over.map((c) => c.windowStartMs + limits.windowMs));
-    throw new ThrottledError(Math.max(1, Math.ceil((opensAt - now) / 1000)));
-  }
+  const refusal = (counters: readonly Counter[]): ThrottledError => {
+    const opensAt = Math.max(...counters.map((c) => c.windowStartMs + limits.windowMs));
+    return new ThrottledError(Math.max(1, Math.ceil((opensAt - now) / 1000)));
+  };
+  // The refused attempt keeps its hit: a guesser who keeps going stays over the limit until the window ends.
+  if (over.length > 0) throw refusal(over);
 
   let result: T | undefined;
   try {
@@ -103,5 +115,7 @@ export async function throttled<T>(deps: ThrottleDeps, attempt: Attempt, check: 
   if (result === undefined) await store.addHits([ofIdentity], now, expiredAt);
   else await store.clearAfterSuccess(pair, fromAddress, now);
   await sweepNow(deps, now);
+  // Checked over the address's limit and wrong: refused like the unchecked (the failure counted above).
+  if (result === undefined && addressOver) throw refusal([addressOver]);
   return result;
 }

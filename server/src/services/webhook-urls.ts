@@ -42,6 +42,8 @@ function refusal(address: string, verdict: Verdict, literal: boolean, config: Se
   // A name's addresses are not told: the answer would let a caller read the server's private DNS.
   const where = literal ? `points to ${address}, ${verdict.description},` : `resolves to ${verdict.description.replace(/ of [^,]+,/, ' of')},`;
   if (config.environment === 'production') return `${where} which production webhooks may not reach (public addresses only)`;
+  // A NAT64, 6to4, Teredo or IPv4-compatible address is reached through a translator, never as a local receiver.
+  if (verdict.translated) return `${where} which this sandbox may not reach: an address translated to IPv4 is reached only when the IPv4 address inside is public (or its network is listed)`;
   const local = verdict.range === 'loopback' || verdict.range === 'private';
   return local
     ? `${where} which this sandbox may not reach: it reaches loopback and private receivers only when it listens on loopback or its operator allows them`

@@ -105,7 +105,6 @@ describe.each(engines())('the invoice page refuses (%s)', (engine) => {
       ['ach', 'a routing number failing the ABA check', { routingNumber: '021000022' }, 'Routing number'],
       ['ach', 'no last name', { lastName: '' }, 'Last name'],
       ['ach', 'a malformed email', { email: 'jane@' }, 'Email'],
-      ['ach', 'a malformed consent time', { authorizationConsentTimestamp: 'yesterday' }, 'Authorization time'],
     ] as const)('%s form with %s: 400, the page names the problem, nothing paid', async (kind, _name, overrides, said) => {
       const id = await calls.publish(h);
       const page = await openPage(s, id);

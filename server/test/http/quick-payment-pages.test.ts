@@ -73,7 +73,7 @@ describe.each(engines())('the payment link page (%s)', (engine) => {
     expect(receipt).not.toContain('<script');
   });
 
-  it('by bank account: refused without the ticked authorization (nothing charged); with it, an ACH debit keeping the consent time', async () => {
+  it('by bank account: refused without the ticked authorization (nothing charged); with it, an ACH debit with the server\'s consent time', async () => {
     const link = await createLink(s, 0, { amount: 80, description: 'ACH' });
     const { achToken } = await open(link.id);
     const before = await quickSales();
@@ -81,11 +81,39 @@ describe.each(engines())('the payment link page (%s)', (engine) => {
     expect(unticked.status).toBe(400);
     expect(alertOf(unticked.text)).toContain('Please tick the box to authorize the debit of your bank account. Nothing was charged.');
     expect([await quickSales(), (await read(link.id)).status]).toEqual([before, 'Active']);
+    const from = (await businessNow(s, 0)).toISOString();
     const res = await post(link.id, 'ach', achFields({ formToken: (await open(link.id)).achToken }));
     expect([res.status, res.headers.location]).toEqual([303, linkPagePath(link.id)]);
+    const to = (await businessNow(s, 0)).toISOString();
     const [debit] = await paymentsOf(link.id) as { payment_method_type_id: number; type_id: number; sec_code: number; authorization_consent_on: string; amount_cents: number | string }[];
-    expect([debit?.payment_method_type_id, debit?.sec_code, debit?.authorization_consent_on, Number(debit?.amount_cents)]).toEqual([2, 3, '2026-01-02T03:04:05.000Z', 8000]);
+    expect([debit?.payment_method_type_id, debit?.sec_code, Number(debit?.amount_cents)]).toEqual([2, 3, 8000]);
+    // The form's 2026-01-02T03:04:05.000Z is not what was recorded: the server's time of the authorization is.
+    expect(debit?.authorization_consent_on).not.toBe('2026-01-02T03:04:05.000Z');
+    expect(debit && debit.authorization_consent_on >= from && debit.authorization_consent_on <= to, `${String(debit?.authorization_consent_on)} in [${from}, ${to}]`).toBe(true);
     expect((await page(link.id)).text).toContain('by bank account');
+    expect((await page(link.id)).text).not.toContain('authorizationConsentTimestamp');
+  });
+
+  it('records the ACH consent time on the merchant\'s business clock, whatever time the form posts (or none)', async () => {
+    // Merchant 1's clock 30 days ahead of real time: the recorded consent is on its timeline, beside its debit.
+    const advanced = await request(s.app).post('/sandbox/v1/clock/advance').set(await s.as(1)).send({ seconds: 30 * 86_400 });
+    expect(advanced.status, advanced.text).toBe(200);
+    const posted: (string | undefined)[] = ['2001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '2001-01-01', '', 'yesterday', '1e400', undefined];
+    for (const value of posted) {
+      const link = await createLink(s, 1, { amount: 12, description: `consent ${String(value)}` });
+      const fields = achFields({ formToken: (await open(link.id)).achToken });
+      if (value === undefined) delete fields.authorizationConsentTimestamp;
+      else fields.authorizationConsentTimestamp = value;
+      const before = (await businessNow(s, 1)).toISOString();
+      const res = await post(link.id, 'ach', fields);
+      expect([String(value), res.status], res.text).toEqual([String(value), 303]);
+      const after = (await businessNow(s, 1)).toISOString();
+      const stored = await s.db('transactions').whereIn('id', s.db('quick_payments').where({ id: link.id }).select('transaction_id'))
+        .first<{ authorization_consent_on: string; created_on: string }>('authorization_consent_on', 'created_on');
+      expect(stored.authorization_consent_on >= before && stored.authorization_consent_on <= after, `${String(value)}: ${stored.authorization_consent_on} in [${before}, ${after}]`).toBe(true);
+      expect(stored.authorization_consent_on <= stored.created_on).toBe(true);
+      expect(Date.parse(stored.authorization_consent_on) - s.clock.now().getTime()).toBeGreaterThan(29 * 86_400_000);
+    }
   });
 
   it('shows a decline; the link stays Active and is paid by another card; the card number is not echoed', async () => {

@@ -12,6 +12,7 @@ import { engines, fieldsOf, secondInstance, startServer, type ErrorBody, type Te
 import { merchantRowCounts, snapshotOthers } from '../../../scripts/lib/db-snapshot.ts';
 import { customer } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
+import { get, signIn } from './dashboard-helpers.ts';
 import { bearer, createSandbox, fill, holdingReceiver, SANDBOXES, startReceiver, tokenOf, workerDeps } from './sandbox-helpers.ts';
 
 const errorOf = (res: request.Response): ErrorBody => res.body as ErrorBody;
@@ -255,6 +256,42 @@ describe.each(engines())('sandbox expiry and sweep (%s)', (engine) => {
   let s: TestServer;
   beforeAll(async () => { s = await startServer(engine); });
   afterAll(async () => { await s.close(); });
+
+  it('refuses a sandbox merchant at its expiry, on every way in, before any sweep; its business clock does not count', async () => {
+    const partner = await s.as('partner');
+    const sb = await createSandbox(s, partner, { name: 'expiring', expiresInSeconds: 120 });
+    const refresh = (await request(s.app).post('/oauth2/token').type('form')
+      .send({ grant_type: 'client_credentials', scope: 'offline_access', client_id: sb.clientId, client_secret: sb.clientSecret })).body as { refresh_token: string };
+    const dash = await signIn(s, sb);
+    const asPartner = { ...partner, 'x-merchant-id': sb.merchantId };
+    const config = '/pay-api/v1/configurations/payments';
+    const ways = async () => ({
+      token: (await request(s.app).get(config).set(sb.h)).status,
+      partner: (await request(s.app).get(config).set(asPartner)).status,
+      grant: (await request(s.app).post('/oauth2/token').type('form')
+        .send({ grant_type: 'client_credentials', scope: 'offline_access', client_id: sb.clientId, client_secret: sb.clientSecret })).status,
+      refresh: (await request(s.app).post('/oauth2/token').type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: refresh.refresh_token, client_id: sb.clientId, client_secret: sb.clientSecret })).status,
+      dashboard: (await get(s, dash, '/dashboard/clock')).status,
+    });
+    // Its own clock a week ahead: nothing expires (sandbox lifetimes are wall-clock time). Its key state is kept now.
+    expect((await request(s.app).post('/sandbox/v1/clock/advance').set(sb.h).send({ seconds: 7 * 86_400 })).status).toBe(200);
+    expect(await ways()).toEqual({ token: 200, partner: 200, grant: 200, refresh: 200, dashboard: 200 });
+    // One second before its expiresAt: still working; at it: refused at once, by every way in.
+    await s.clock.stopped(async () => {
+      s.clock.advance((Date.parse(sb.expiresAt) - 1000 - s.clock.now().getTime()) / 1000);
+      expect(await ways()).toEqual({ token: 200, partner: 200, grant: 200, refresh: 200, dashboard: 200 });
+      s.clock.advance(1);
+      const expired = await request(s.app).get(config).set(sb.h);
+      expect([expired.status, errorOf(expired).details]).toEqual([401, 'The sandbox merchant of this token has expired.']);
+      const named = await request(s.app).get(config).set(asPartner);
+      expect([named.status, fieldsOf(named.body)]).toEqual([400, ['x-merchant-id']]);
+      expect(await ways()).toEqual({ token: 401, partner: 400, grant: 401, refresh: 401, dashboard: 303 });
+    });
+    // No sweep ran: the merchant is still there, not even marked; the sweep removes it when it comes.
+    expect(await s.db('merchants').where({ id: sb.merchantId }).first('deleting_on')).toEqual({ deleting_on: null });
+    expect(await sweepSandboxes(workerDeps(s))).toBe(1);
+  });
 
   it('sweeps a sandbox once its expiry passes on the wall clock, not before, and not on its own business clock', async () => {
     const partner = await s.as('partner');

@@ -86,19 +86,33 @@ describe.each(engines())('throttling of credential checks (%s)', (engine) => {
     expect((await client.attempt(s, true)).status).toBe(200);
   });
 
-  it('refuses a source address that sprays many client ids (the per-address limit), however each id fares', async () => {
+  it('refuses a source address that sprays many client ids (the per-address limit), yet never locks out a client that did not fail there', async () => {
+    const grant = (clientId: string, secret: string): Record<string, string> => ({ grant_type: 'client_credentials', scope: 'offline_access', client_id: clientId, client_secret: secret });
     const ids = Array.from({ length: 120 }, (_, i) => `pgw_ck_${i.toString(16).padStart(16, '0')}`);
-    const statuses: number[] = [];
-    for (const id of ids) {
-      const res = await tokenForm(s.app, '/oauth2/token', { grant_type: 'client_credentials', scope: 'offline_access', client_id: id, client_secret: 'pgw_cs_guess' });
-      statuses.push(res.status);
+    const answers: Answer[] = [];
+    for (const id of ids) answers.push(await tokenForm(s.app, '/oauth2/token', grant(id, 'pgw_cs_guess')));
+    expect(answers.slice(0, 100).map((a) => a.status)).toEqual(Array(100).fill(401));
+    // The attacker is limited: 429 with Retry-After and the documented body, whatever the id.
+    for (const answer of answers.slice(100)) expectThrottled(surfaces[0] as (typeof surfaces)[number], answer, WINDOW);
+    // An id it already tried is refused unchecked, not even looked up.
+    const again = await queriesDuring(s.db, () => tokenForm(s.app, '/oauth2/token', grant(ids[0] ?? '', 'pgw_cs_guess')));
+    expectThrottled(surfaces[0] as (typeof surfaces)[number], again.result, WINDOW);
+    expect(again.sql.filter((q) => q.includes('api_keys'))).toEqual([]);
+    // The merchants behind the same address, who never failed there: their right credentials buy tokens and open
+    // the dashboard, on every surface, again and again.
+    for (const surface of surfaces.filter((x) => x.guarded === 'api_keys')) {
+      for (let i = 0; i < 3; i++) expect([surface.name, succeeded(surface, await surface.attempt(s, true))]).toEqual([surface.name, true]);
     }
-    expect(statuses.slice(0, 100)).toEqual(Array(100).fill(401));
-    expect(new Set(statuses.slice(100))).toEqual(new Set([429]));
-    // Even a known key with its right secret: the address is over its budget.
-    const client = surfaces[0];
-    if (!client) throw new Error('no client surface');
-    expectThrottled(client, await client.attempt(s, true), WINDOW);
+    const other = s.secrets.merchants[1];
+    if (!other) throw new Error('no second merchant');
+    expect((await tokenForm(s.app, '/oauth2/token', grant(other.clientId, other.clientSecret))).status).toBe(200);
+    // A wrong secret there is answered as the sprayer's are (429), and that client has now failed at this address:
+    // refused unchecked, its right secret too, until the window ends.
+    expectThrottled(surfaces[0] as (typeof surfaces)[number], await tokenForm(s.app, '/oauth2/token', grant(other.clientId, 'pgw_cs_wrong')), WINDOW);
+    expect((await tokenForm(s.app, '/oauth2/token', grant(other.clientId, other.clientSecret))).status).toBe(429);
+    s.clock.advance(WINDOW);
+    expect((await tokenForm(s.app, '/oauth2/token', grant(other.clientId, other.clientSecret))).status).toBe(200);
+    expect((await tokenForm(s.app, '/oauth2/token', grant(ids[0] ?? '', 'pgw_cs_guess'))).status).toBe(401);
   });
 
   it('lets exactly the limit of concurrent wrong attempts be checked (each reserves its count first)', async () => {
@@ -237,5 +251,43 @@ describe.each(engines())('the source address behind proxies (%s)', (engine) => {
     for (const address of sameNetwork) expect([address, (await attempt(proxied, false, address)).status]).toEqual([address, 401]);
     expect((await attempt(proxied, true, '2001:db8:1:2::abcd')).status).toBe(429);
     for (const other of ['2001:db8:1:3::1', '2001:db8:2:2::1']) expect([other, (await attempt(proxied, true, other)).status]).toEqual([other, 200]);
+  });
+
+  it('counts a client by its address however the proxy spells it (a port, brackets)', async () => {
+    const spellings = ['203.0.113.77', '203.0.113.77:4711', '203.0.113.77:1', '::ffff:203.0.113.77', '[::ffff:203.0.113.77]:80'];
+    for (let i = 0; i < LIMIT; i++) expect((await attempt(proxied, false, spellings[i % spellings.length] ?? '')).status).toBe(401);
+    expect((await attempt(proxied, true, '203.0.113.77:9')).status).toBe(429);
+    for (let i = 0; i < LIMIT; i++) expect((await attempt(proxied, false, i % 2 === 0 ? '[2001:db8:7:7::1]:443' : '[2001:db8:7:7::2]')).status).toBe(401);
+    expect((await attempt(proxied, true, '2001:db8:7:7::3')).status).toBe(429);
+  });
+
+  // Malformed client entries once all counted as the proxy's own address: one bucket for every such client.
+  const MALFORMED = [
+    'unknown', 'evil', '_hidden', '1.2.3', '1.2.3.4.5', '999.1.1.1', '010.0.0.1', '0x7f.0.0.1', '0177.0.0.1', '2130706433', '127.1', '::ffff:1.2.3',
+    '2001:db8::g', '1.2.3.4%eth0', 'example.com', '[1.2.3.4]', '1.2.3.4:123456', '[2001:db8::1', 'for=203.0.113.9', '"203.0.113.9"', '203.0.113.9;',
+    '198.51.100.7, unknown', 'unknown, 127.0.0.5', 'x'.repeat(500),
+  ];
+  it('refuses a malformed client address a trusted proxy names: 400, nothing checked, nothing counted', async () => {
+    for (const value of MALFORMED) {
+      for (const right of [false, true]) {
+        // The token services answer a refused request in RFC 6749's terms.
+        const { result: res, sql } = await queriesDuring(proxied.db, () => attempt(proxied, right, value));
+        const body = JSON.parse(res.text) as { error?: string; error_description?: string };
+        expect([value, res.status, body.error]).toEqual([value, 400, 'invalid_request']);
+        expect(body.error_description).toMatch(/^X-Forwarded-For, read through the trusted proxies \(PGW_TRUST_PROXY\), names no client address\. ".*" is not an IP address/);
+        expect([res.headers['retry-after'], res.headers['cache-control']]).toEqual([undefined, 'no-store']);
+        expect(sql.filter((q) => q.includes('api_keys') || q.includes('auth_throttle'))).toEqual([]);
+      }
+    }
+    // The API answers it in the standard error body, naming the header.
+    const api = await request(proxied.app).get('/pay-api/v1/customers').set(await proxied.as(0)).set('X-Forwarded-For', 'unknown');
+    expect([api.status, (api.body as { errorCode?: string }).errorCode, (api.body as { errors?: Record<string, string[]> }).errors]).toEqual([400, 'validation_failed', { 'X-Forwarded-For': ['"unknown" is not an IP address (an address, address:port or [IPv6]:port)'] }]);
+    // The proxy's own address (its health checks, a client it names properly) was charged nothing.
+    const own = await request(proxied.app).post('/oauth2/token').type('form').send({
+      grant_type: 'client_credentials', scope: 'offline_access', client_id: proxied.secrets.merchants[0]?.clientId, client_secret: proxied.secrets.merchants[0]?.clientSecret,
+    });
+    expect(own.status, own.text).toBe(200);
+    for (let i = 0; i < LIMIT - 1; i++) expect((await attempt(proxied, false, '127.0.0.1')).status).toBe(401);
+    expect((await attempt(proxied, true, '203.0.113.200')).status).toBe(200);
   });
 });

@@ -14,7 +14,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressRange } from '../../src/platform/address-policy.ts';
 import { runDue } from '../../src/worker/run-due.ts';
-import { ALL_SPELLINGS, REACHING_LOOPBACK_V4, SPELLINGS } from '../address-spellings.ts';
+import { ALL_SPELLINGS, REACHING_LOOPBACK_V4, SPELLINGS, TRANSLATED } from '../address-spellings.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type ServerOptions, type TestServer } from '../harness.ts';
 import { achDebitBody, paymentCalls } from './payment-helpers.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
@@ -125,9 +125,9 @@ describe.each(engines())('webhook addresses (%s)', (engine) => {
 
   describe('a sandbox listening on loopback (the default)', () => {
     const t = setup(engine, {});
-    const refused = schemes(ALL_SPELLINGS.filter(([, range]) => range !== 'public' && !LOCAL.includes(range)));
+    const refused = schemes(ALL_SPELLINGS.filter(([host, range]) => range !== 'public' && (!LOCAL.includes(range) || TRANSLATED.has(host))));
 
-    it.each(refused)('refuses %s://%s (%s): metadata, link-local, unspecified and the like stay out', async (scheme, host) => {
+    it.each(refused)('refuses %s://%s (%s): metadata, link-local, unspecified, translated forms and the like stay out', async (scheme, host) => {
       const res = await t.send('post', withPort(host, t.ctx.receiver.port, scheme));
       expect([res.status, fieldsOf(res.body)]).toEqual([400, ['endpointUrl']]);
       expect(t.ctx.receiver.connections).toBe(0);
@@ -140,8 +140,38 @@ describe.each(engines())('webhook addresses (%s)', (engine) => {
       expect(t.ctx.receiver.received.length).toBe(before + 1);
     });
 
-    it.each(SPELLINGS.private.map((h) => [h]))('accepts a private receiver at http://%s', async (host) => {
+    it.each(SPELLINGS.private.filter((h) => !TRANSLATED.has(h)).map((h) => [h]))('accepts a private receiver at http://%s', async (host) => {
       expect((await t.send('post', withPort(host, 8080, 'http'))).status).toBe(200);
+    });
+
+    it('connects to no IPv6 address because the IPv4 address inside is loopback: pings and deliveries are blocked', async () => {
+      const { names } = t.ctx;
+      // A receiver of its own on 127.0.0.1 (the other tests' webhooks deliver to the shared one).
+      const receiver = await startReceiver();
+      try {
+        // What a resolver may answer for a name that was 127.0.0.1 when the webhook was made: translated forms of it.
+        const answers = [
+          ['::7f00:1'], ['::127.0.0.1'], ['64:ff9b::7f00:1'], ['64:ff9b::127.0.0.1'], ['64:ff9b:1::7f00:1'], ['2002:7f00:1::'], ['2002:7f00:1::1'],
+          ['::ffff:0:7f00:1'], ['2001:0:4136:e378:8000:63bf:80ff:fffe'], ['2001::80ff:fffe'], ['127.0.0.1', '64:ff9b::7f00:1'], ['::ffff:7f00:1%lo'],
+        ];
+        const hooks = [];
+        for (const [i] of answers.entries()) {
+          names.set(`t${String(i)}.example`, ['127.0.0.1']);
+          hooks.push(await t.created(`http://t${String(i)}.example:${String(receiver.port)}/hooks`));
+        }
+        answers.forEach((answer, i) => { names.set(`t${String(i)}.example`, answer); });
+        for (const hook of hooks) expect(await t.ping(hook), hook.endpointUrl).toEqual(expect.objectContaining({ success: false, responseStatusCode: null }));
+        await t.deliver();
+        for (const [i, hook] of hooks.entries()) {
+          expect(await t.attemptsOf(hook), String(answers[i])).toEqual([{ outcome: 'blocked', response_status_code: null, response_excerpt: expect.stringMatching(/^not sent: the URL resolves to .*which this sandbox may not reach/) as unknown }]);
+        }
+        expect([receiver.connections, receiver.received]).toEqual([0, []]);
+      } finally {
+        await receiver.close();
+      }
+      // The literal forms are refused when the webhook is made, saying why.
+      const res = await t.send('post', withPort('[64:ff9b::7f00:1]', t.ctx.receiver.port, 'http'));
+      expect((res.body as ErrorBody).errors?.endpointUrl?.[0]).toMatch(/a NAT64 address of 127\.0\.0\.1, a loopback address, which this sandbox may not reach: an address translated to IPv4 is reached only when the IPv4 address inside is public/);
     });
 
     it('takes an https name that does not resolve yet (its attempts fail as dns), but not over http', async () => {
