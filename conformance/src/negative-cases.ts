@@ -15,7 +15,14 @@ export interface NegativeCase {
   readonly field: string | undefined;
   readonly request: CallOptions;
   readonly status: 400 | 415;
+  /** Run on every operation, whatever the sample: the contract's own rules of every body (unknown fields, an empty required body). */
+  readonly always?: boolean;
 }
+
+/** A property no contract names: a body holding it where the schema is closed must be refused, naming it. */
+export const UNKNOWN_FIELD = 'zzNotAFieldOfThisRequest';
+/** Text with a NUL: refused in every string field (the contract's "text is text" rule). */
+export const CONTROL_TEXT = 'a\u0000b';
 
 /** A fixed id for path parameters: validation answers before any record is looked up. */
 export const PLACEHOLDER_ID = '0d6f3c1e-5a7b-4c2d-9e8f-1a2b3c4d5e6f';
@@ -175,6 +182,10 @@ const fieldName = (path: (string | number)[]): string =>
 function bodyCases(reader: SpecReader, schema: JsonObject, base: Json, at: (string | number)[], depth: number): { name: string; path: (string | number)[]; value: Json | undefined }[] {
   const cases: { name: string; path: (string | number)[]; value: Json | undefined }[] = [];
   const properties = isObject(schema.properties) ? schema.properties : {};
+  // A closed object (additionalProperties or unevaluatedProperties false) refuses a field it does not name.
+  if ((schema.additionalProperties === false || schema.unevaluatedProperties === false) && isObject(base)) {
+    cases.push({ name: 'unknown field', path: [...at, UNKNOWN_FIELD], value: 1 });
+  }
   const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
   const present = isObject(base) ? (base as Record<string, Json>) : {};
   // A required field with a default may be left out in practice (the server applies the default).
@@ -188,6 +199,7 @@ function bodyCases(reader: SpecReader, schema: JsonObject, base: Json, at: (stri
     const wrong = wrongType(property);
     if (wrong !== undefined) cases.push({ name: 'type', path, value: wrong });
     for (const [rule, value] of brokenValues(property)) cases.push({ name: rule, path, value });
+    if (typesOf(property).includes('string') && typeof present[name] === 'string') cases.push({ name: 'control character U+0000', path, value: CONTROL_TEXT });
     const value = present[name];
     if (depth < 2 && isObject(value) && typesOf(property).includes('object')) cases.push(...bodyCases(reader, property, value, path, depth + 1));
     const items = reader.flat(property.items);
@@ -225,13 +237,15 @@ export function negativeCases(reader: SpecReader, operationId: string): { base: 
   for (const p of pathParams) {
     const schema = reader.flat(p.schema);
     // An empty segment is another URL (another route), not a bad value of this parameter.
-    for (const [rule, value] of brokenValues(schema).filter(([, v]) => scalarText(v) !== '')) {
+    const control: [string, Json][] = typesOf(schema).includes('string') ? [['control character U+0000', CONTROL_TEXT]] : [];
+    for (const [rule, value] of [...brokenValues(schema), ...control].filter(([, v]) => scalarText(v) !== '')) {
       cases.push({ name: `path.${String(p.name)}: ${rule}`, field: String(p.name), request: { ...base, path: { ...path, [String(p.name)]: scalarText(value) } }, status: 400 });
     }
   }
   for (const p of queryParams) {
     const schema = reader.flat(p.schema);
-    const broken = [...brokenValues(schema), ...(typesOf(schema).some((t) => t === 'integer' || t === 'number') ? [['type', 'not-a-number'] as [string, Json]] : [])];
+    const broken = [...brokenValues(schema), ...(typesOf(schema).some((t) => t === 'integer' || t === 'number') ? [['type', 'not-a-number'] as [string, Json]] : []),
+      ...(typesOf(schema).includes('string') ? [['control character U+0000', CONTROL_TEXT] as [string, Json]] : [])];
     for (const [rule, value] of broken) {
       if (Array.isArray(value) || isObject(value)) continue;
       cases.push({ name: `query.${String(p.name)}: ${rule}`, field: String(p.name), request: { ...base, query: { ...query, [String(p.name)]: String(value) } }, status: 400 });
@@ -239,8 +253,15 @@ export function negativeCases(reader: SpecReader, operationId: string): { base: 
   }
   if (json && body !== undefined) {
     for (const c of bodyCases(reader, json.schema, body, [], 0)) {
-      cases.push({ name: `body.${fieldName(c.path)}: ${c.name}`, field: fieldName(c.path), request: { ...base, body: setAt(body, c.path, c.value) }, status: 400 });
+      // The top-level unknown field is checked on every operation; deeper ones with the sample.
+      const always = c.name === 'unknown field' && c.path.length === 1;
+      cases.push({ name: `body.${fieldName(c.path)}: ${c.name}`, field: fieldName(c.path), request: { ...base, body: setAt(body, c.path, c.value) }, status: 400, ...(always ? { always } : {}) });
     }
+    // One control character in the body on every operation (the first string field the base holds); the others with the sample.
+    const control = cases.findIndex((c) => c.name.startsWith('body.') && c.name.endsWith('control character U+0000'));
+    const first = cases[control];
+    if (first) cases[control] = { ...first, always: true };
+    if (json.required) cases.push({ name: 'body: required, sent empty', field: undefined, request: { ...base, body: undefined, rawBody: '', contentType: 'application/json' }, status: 400 });
     cases.push({ name: 'body: not JSON (text/plain)', field: undefined, request: { ...base, body: undefined, rawBody: 'amount=1', contentType: 'text/plain' }, status: 415 });
     cases.push({ name: 'body: malformed JSON', field: undefined, request: { ...base, body: undefined, rawBody: '{"amount": ', contentType: 'application/json' }, status: 400 });
   }
@@ -249,7 +270,7 @@ export function negativeCases(reader: SpecReader, operationId: string): { base: 
 
 /** A seeded, bounded choice: the structural cases always, then up to `max` others in a seeded order. */
 export function chooseCases(cases: readonly NegativeCase[], max: number, random: () => number): NegativeCase[] {
-  const structural = cases.filter((c) => c.field === undefined);
-  const others = cases.filter((c) => c.field !== undefined).map((c) => ({ c, key: random() })).sort((a, b) => a.key - b.key).map((x) => x.c);
+  const structural = cases.filter((c) => c.field === undefined || c.always === true);
+  const others = cases.filter((c) => c.field !== undefined && c.always !== true).map((c) => ({ c, key: random() })).sort((a, b) => a.key - b.key).map((x) => x.c);
   return [...structural, ...others.slice(0, max)];
 }

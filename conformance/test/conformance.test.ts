@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli.ts';
+import { UNKNOWN_FIELD } from '../src/negative-cases.ts';
 import { credentialsOf, startBundledServer, startProxy, type BundledServer, type Mutant, type Reply } from './target.ts';
 
 let server: BundledServer;
@@ -157,6 +158,21 @@ describe('against mutants', () => {
       name: 'a 401 turned into 200',
       reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply),
       checks: ['auth/ignored_auth'],
+    },
+    {
+      name: 'unknown fields silently accepted (dropped before they are read)',
+      request: (req) => (req.body.includes(UNKNOWN_FIELD) ? { ...req, body: JSON.stringify(JSON.parse(req.body, (key, value: unknown) => (key === UNKNOWN_FIELD ? undefined : value))) } : req),
+      checks: ['negative/createCustomer'],
+    },
+    {
+      name: 'text cut at a NUL (stored up to it)',
+      request: (req) => (req.body.includes('\\u0000') ? { ...req, body: req.body.replace(/\\u0000[^"]*/g, '') } : req),
+      checks: ['negative/createCustomer'],
+    },
+    {
+      name: 'a required body sent empty taken as {}',
+      request: (req) => (req.method === 'PUT' && req.body === '' ? { ...req, body: '{}' } : req),
+      checks: ['negative/updateInvoiceSettings'],
     },
     {
       name: 'an error body in the wrong shape',

@@ -234,8 +234,9 @@ export class SchemaWalk {
       if (before !== undefined && carried(before, this.walk.base)) continue;
       this.add(r.required.has(name) ? 'property-added-required' : 'property-added', side, `${property.owner}.${name}`, '', use);
     }
+    // unevaluatedProperties: false closes an object as additionalProperties: false does (across its allOf parts).
     const openness = (s: JsonObject): 'open' | 'closed' | 'schema' =>
-      s.additionalProperties === false ? 'closed' : isObject(s.additionalProperties) ? 'schema' : 'open';
+      s.additionalProperties === false || s.unevaluatedProperties === false ? 'closed' : isObject(s.additionalProperties) ? 'schema' : 'open';
     const bo = openness(b.keywords);
     const ro = openness(r.keywords);
     if (bo === 'schema' && ro === 'schema') this.compare(b.keywords.additionalProperties, r.keywords.additionalProperties, `${where}{*}`, side, use);

@@ -131,7 +131,9 @@ function problemsOf(errors: readonly ErrorObject[] | null | undefined, prefix: s
   return (errors ?? []).map((e) => {
     const params = e.params as { missingProperty?: string; additionalProperty?: string; unevaluatedProperty?: string; allowedValues?: unknown[] };
     const extra = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
-    const message = e.keyword === 'enum' && Array.isArray(params.allowedValues) ? `${e.message ?? ''}: ${params.allowedValues.join(', ')}` : e.message ?? 'is not valid';
+    const unknown = params.additionalProperty ?? params.unevaluatedProperty;
+    const message = unknown !== undefined ? 'is not a field the document names here (a typo, or another API\'s field?)'
+      : e.keyword === 'enum' && Array.isArray(params.allowedValues) ? `${e.message ?? ''}: ${params.allowedValues.join(', ')}` : e.message ?? 'is not valid';
     return { path: `${prefix}${e.instancePath}${extra === undefined ? '' : `/${extra}`}`, message, errorCode: `${e.keyword}.openapi.validation` };
   });
 }

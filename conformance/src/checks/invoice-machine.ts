@@ -47,7 +47,7 @@ async function request(ctx: CheckContext, reader: SpecReader, command: string, i
     case OperationId.submitInvoiceCardPayment:
       return { path, body: { totalAmount: await calc('creditCard'), accountNumber: approvingCard, expirationMonth: 12, expirationYear: new Date().getUTCFullYear() + 3, securityCode: '123', billingCountryId: 1 } };
     case OperationId.submitInvoiceAchPayment:
-      return { path, body: { ...(isObject(example) ? example : {}), totalAmount: await calc('ach'), authorizationConsentTimestamp: new Date().toISOString() } };
+      return { path, body: { ...(isObject(example) ? example : {}), authorizationConsentTimestamp: new Date().toISOString() } };
     default: return { path, ...(isObject(example) ? { body: example } : {}) };
   }
 }

@@ -53,6 +53,14 @@ class Walk {
     return { path, ...(json?.example === undefined ? {} : { body: substitute(structuredClone(json.example) as Json, this.ids) }) };
   }
 
+  /** Of a record read back, the fields the operation's body names: a read-modify-write sends what the write takes. */
+  writable(op: string, record: Json): Json {
+    const found = this.reader.operation(op);
+    const properties = found ? this.reader.jsonBody(found.op)?.schema.properties : undefined;
+    if (!isRecord(record) || !isRecord(properties)) return record;
+    return Object.fromEntries(Object.entries(record).filter(([name]) => name in properties));
+  }
+
   async step(step: Step): Promise<Exchange | undefined> {
     if (step.needs !== undefined && !this.ctx.identities.includes(step.needs)) return undefined;
     const id = operationIdOf(step.op);
@@ -140,7 +148,7 @@ const steps: readonly Step[] = [
   { op: OperationId.updateLineItem, request: (w) => ({ body: { productName: w.ctx.unique('walk-item2'), unitPrice: 13, unitTypeId: 1, categoryId: w.ids.categoryId ?? null } }) },
   // Invoices.
   { op: OperationId.getInvoiceSettings, request: at('merchantId', 'merchantId'), keep: (w, b) => { w.ids.settings = JSON.stringify(b); } },
-  { op: OperationId.updateInvoiceSettings, request: (w) => ({ path: { merchantId: w.ids.merchantId ?? '' }, body: JSON.parse(w.ids.settings ?? '{}') as Json }) },
+  { op: OperationId.updateInvoiceSettings, request: (w) => ({ path: { merchantId: w.ids.merchantId ?? '' }, body: w.writable(operationIdOf(OperationId.updateInvoiceSettings), JSON.parse(w.ids.settings ?? '{}') as Json) }) },
   { op: OperationId.listInvoices },
   { op: OperationId.createInvoice, request: (w) => ({ body: { customerId: w.ids.customerId ?? null, lineItems: [{ lineItemId: w.ids.lineItemId ?? null, quantity: 2 }] } }), keep: keepId('invoiceId') },
   { op: OperationId.getInvoice },
@@ -153,7 +161,7 @@ const steps: readonly Step[] = [
   { op: OperationId.sendInvoiceSmsNotification },
   { op: OperationId.submitInvoiceCardPayment, request: async (w) => ({ body: { totalAmount: await total(w, 'invoiceId', 'creditCard'), accountNumber: card.pan, expirationMonth: card.expirationMonth, expirationYear: card.expirationYear, securityCode: card.securityCode, billingCountryId: 1 } }) },
   publishAs('achInvoiceId'),
-  { op: OperationId.submitInvoiceAchPayment, request: async (w) => ({ path: { invoiceId: w.ids.achInvoiceId ?? '' }, body: { ...(w.example(OperationId.submitInvoiceAchPayment).body as Record<string, Json>), totalAmount: await total(w, 'achInvoiceId', 'ach'), authorizationConsentTimestamp: new Date().toISOString() } }) },
+  { op: OperationId.submitInvoiceAchPayment, request: (w) => ({ path: { invoiceId: w.ids.achInvoiceId ?? '' }, body: { ...(w.example(OperationId.submitInvoiceAchPayment).body as Record<string, Json>), authorizationConsentTimestamp: new Date().toISOString() } }) },
   publishAs('cancelInvoiceId'),
   { op: OperationId.cancelInvoice, request: at('cancelInvoiceId', 'invoiceId') },
   publishAs('paidInvoiceId'),

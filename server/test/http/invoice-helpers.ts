@@ -51,6 +51,12 @@ export const customer = (overrides: Record<string, unknown> = {}): Record<string
   ...overrides,
 });
 
+/** The same person as a customer of the customers API, whose address names its lines addressLine1 and addressLine2. */
+export const apiCustomer = (overrides: Record<string, unknown> = {}): Record<string, unknown> => customer({
+  billingAddress: { addressLine1: '100 Congress Ave', addressLine2: 'Suite 200', city: 'Austin', zip: '78701', countryId: 1, stateId: 44, stateName: 'Texas' },
+  ...overrides,
+});
+
 /** A manual line: 2 × $50.00. */
 export const manualLine = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   lineItemId: null, unitTypeId: 1, productName: 'Consulting', description: null, sku: null, unitPrice: 50, quantity: 2, discountPercentage: 0, ...overrides,

@@ -140,8 +140,9 @@ describe.each(engines())('invoice settings (%s)', (engine) => {
       await reset();
     });
 
-    it('ignores newZcpFeatureEnabled, which the gateway sets', async () => {
-      await update(0, { newZcpFeatureEnabled: true });
+    it('refuses newZcpFeatureEnabled, which the gateway sets: not a field of the update (strict requests), nothing changed', async () => {
+      const res = await request(s.app).put(settingsPath(merchant(0))).set(await s.as(0)).send({ newZcpFeatureEnabled: true });
+      expect([res.status, fieldsOf(res.body)]).toEqual([400, ['newZcpFeatureEnabled']]);
       expect((await read(0)).newZcpFeatureEnabled).toBe(false);
     });
 

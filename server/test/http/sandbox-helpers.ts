@@ -14,7 +14,7 @@ import { openScope } from '../../src/platform/scope.ts';
 import { iso } from '../../src/platform/time.ts';
 import type { TestServer } from '../harness.ts';
 import { CATEGORIES, LINE_ITEMS } from './catalogue-helpers.ts';
-import { customer, INVOICES, invoiceBody } from './invoice-helpers.ts';
+import { apiCustomer, INVOICES, invoiceBody } from './invoice-helpers.ts';
 import { achDebitBody, cardBody, type Headers } from './payment-helpers.ts';
 import { startReceiver, type Receiver } from './webhook-receiver.ts';
 
@@ -72,7 +72,7 @@ export async function fill(s: TestServer, h: Headers, processors: { merchantId: 
   const app = s.app;
   await ok(request(app).post('/v2/webhooks/endpoints').set(h)
     .send({ name: 'everything', endpointUrl: `${receiver.url}/${crypto.randomUUID()}`, eventTypes: ['payment.ach.scheduled', 'payment.card.captured', 'invoice.created'] }));
-  const person = await ok(request(app).post('/pay-api/v1/customers').set(h).set('Idempotency-Key', crypto.randomUUID()).send(customer()));
+  const person = await ok(request(app).post('/pay-api/v1/customers').set(h).set('Idempotency-Key', crypto.randomUUID()).send(apiCustomer()));
   const visa = await ok(request(app).post(`/pay-api/v1/customers/${String(person.id)}/payment-methods/cards`).set(h)
     .send({ name: 'Business Visa', pan: '4111111111111111', expirationMonth: 12, expirationYear: 2030, securityCode: '123' }));
   // A subscription, whose first payment the clock advance below makes.

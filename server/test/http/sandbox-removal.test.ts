@@ -10,7 +10,7 @@ import { removeMerchant, sweepSandboxes } from '../../src/services/sandboxes.ts'
 import { deliverDue } from '../../src/services/webhook-delivery.ts';
 import { engines, fieldsOf, secondInstance, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { merchantRowCounts, snapshotOthers } from '../../../scripts/lib/db-snapshot.ts';
-import { customer } from './invoice-helpers.ts';
+import { apiCustomer } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
 import { get, signIn } from './dashboard-helpers.ts';
 import { bearer, createSandbox, fill, holdingReceiver, SANDBOXES, startReceiver, tokenOf, workerDeps } from './sandbox-helpers.ts';
@@ -59,7 +59,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
   it('resumes a deletion that was interrupted: a repeat finishes it and answers 200, and so does the sweep', async () => {
     for (const finish of ['repeat', 'sweep'] as const) {
       const sb = await createSandbox(s, partner, { name: `interrupted ${finish}` });
-      await request(s.app).post('/pay-api/v1/customers').set(sb.h).send(customer());
+      await request(s.app).post('/pay-api/v1/customers').set(sb.h).send(apiCustomer());
       // A crash right after the mark: the merchant is marked, nothing is removed yet.
       await s.db('merchants').where({ id: sb.merchantId }).update({ deleting_on: s.clock.now().toISOString() });
       const listed = await request(s.app).get(SANDBOXES).set(partner).query({ pageSize: 100 });
@@ -88,7 +88,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
       const errorsFrom = s.logLines.length;
       const one = (i: number): request.Test => {
         const h = i % 3 === 2 ? partnerActing : sb.h;
-        if (i % 4 === 0) return request(s.app).post('/pay-api/v1/customers').set(h).send(customer({ email: `busy${String(i)}@example.com` }));
+        if (i % 4 === 0) return request(s.app).post('/pay-api/v1/customers').set(h).send(apiCustomer({ email: `busy${String(i)}@example.com` }));
         if (i % 4 === 1) return request(s.app).post('/pay-api/v1/transactions/ach/payment').set(h).send(achDebitBody(s, 0, { paymentProcessorId: sb.achProcessorId }));
         if (i % 4 === 2) return request(s.app).post('/pay-int-api/categories').set(h).send({ name: `busy ${String(i)}` });
         return request(s.app).get('/pay-api/v1/customers').set(h);
@@ -160,7 +160,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
     await removeMerchant(workerDeps(s), sb.merchantId);
     const errorsFrom = s.logLines.length;
     const writes = [
-      request(s.app).post('/pay-api/v1/customers').set(sb.h).send(customer()),
+      request(s.app).post('/pay-api/v1/customers').set(sb.h).send(apiCustomer()),
       request(s.app).post('/pay-int-api/categories').set(sb.h).send({ name: 'late' }),
       request(s.app).post('/pay-api/v1/transactions/ach/payment').set(sb.h).send(achDebitBody(s, 0, { paymentProcessorId: sb.achProcessorId })),
     ];
@@ -297,7 +297,7 @@ describe.each(engines())('sandbox expiry and sweep (%s)', (engine) => {
     const partner = await s.as('partner');
     const short = await createSandbox(s, partner, { name: 'short', expiresInSeconds: 3600 });
     const long = await createSandbox(s, partner, { name: 'long', expiresInSeconds: 7200 });
-    await request(s.app).post('/pay-api/v1/customers').set(short.h).send(customer());
+    await request(s.app).post('/pay-api/v1/customers').set(short.h).send(apiCustomer());
     // Moving the sandbox's own clock a week ahead does not expire it.
     const advanced = await request(s.app).post('/sandbox/v1/clock/advance').set(short.h).send({ seconds: 7 * 86_400 });
     expect(advanced.status, advanced.text).toBe(200);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_LIMIT } from '../../src/services/sandboxes.ts';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { snapshot } from '../../../scripts/lib/db-snapshot.ts';
-import { customer, invoiceBody } from './invoice-helpers.ts';
+import { apiCustomer, invoiceBody } from './invoice-helpers.ts';
 import { achDebitBody, type Headers } from './payment-helpers.ts';
 import { createSandbox, SANDBOXES, secondPartner, type Created } from './sandbox-helpers.ts';
 
@@ -65,7 +65,7 @@ describe.each(engines())('disposable sandboxes (%s)', (engine) => {
   it("works only for its own merchant: it reads none of A's or B's records, and A and B read none of its", async () => {
     const sb = await createSandbox(s, partner, { name: 'Isolated' });
     const kinds = [
-      { path: '/pay-api/v1/customers', body: customer() },
+      { path: '/pay-api/v1/customers', body: apiCustomer() },
       { path: '/pay-int-api/invoices', body: invoiceBody() },
       { path: '/v2/webhooks/endpoints', body: { name: 'iso', endpointUrl: 'http://127.0.0.1:9/iso', eventTypes: ['invoice.paid'] } },
     ];
