@@ -1,16 +1,20 @@
 // `pgw clock`, `pgw clock advance`, `pgw logs` and `pgw events resend`: thin, readable wrappers of the API.
+// What they print holds the server's text (ids, statuses, event types): each line is made terminal-safe.
 import { describeError, guard, ok, type Session } from './api.ts';
 import { ApiError } from './errors.ts';
 import { logTable } from './log-table.ts';
+import { safePrinter } from './terminal.ts';
 
 type Say = (text: string) => void;
 
-export async function showClock(s: Session, say: Say): Promise<void> {
+export async function showClock(s: Session, print: Say): Promise<void> {
+  const say = safePrinter(print);
   const clock = await ok(s.config, 'reading the sandbox clock', () => s.api.GET('/sandbox/v1/clock'));
   say(`${clock.now}  (merchant ${clock.merchantId}, ${String(clock.offsetSeconds)} s ahead of real time)`);
 }
 
-export async function advanceClock(s: Session, seconds: number, say: Say): Promise<void> {
+export async function advanceClock(s: Session, seconds: number, print: Say): Promise<void> {
+  const say = safePrinter(print);
   const run = await ok(s.config, 'advancing the sandbox clock', () => s.api.POST('/sandbox/v1/clock/advance', { body: { seconds } }));
   say(`${run.now}  (merchant ${run.merchantId}, ${String(run.offsetSeconds)} s ahead of real time)`);
   const ran = Object.entries(run.ran).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${String(n)}`);
@@ -19,7 +23,8 @@ export async function advanceClock(s: Session, seconds: number, say: Say): Promi
 
 export interface LogOptions { limit: number; status: string | undefined; type: string | undefined }
 
-export async function showLogs(s: Session, options: LogOptions, say: Say): Promise<void> {
+export async function showLogs(s: Session, options: LogOptions, print: Say): Promise<void> {
+  const say = safePrinter(print);
   const page = await ok(s.config, 'listing the delivery logs', () => s.api.GET('/v2/webhooks/delivery-logs', { params: { query: {
     pageSize: options.limit, orderBy: 'createdOn', asc: false,
     ...(options.status === undefined ? {} : { status: options.status as never }), ...(options.type === undefined ? {} : { eventType: options.type as never }),
@@ -41,7 +46,8 @@ const SEARCH_PAGES = 10;
  * received it (with `force`, to each webhook), among the recent deliveries: its Scheduled delivery, whose success
  * also stops its retries (a Manual entry only where no Scheduled one is listed).
  */
-export async function resend(s: Session, id: string, force: boolean, say: Say): Promise<void> {
+export async function resend(s: Session, id: string, force: boolean, print: Say): Promise<void> {
+  const say = safePrinter(print);
   const query = force ? { force: true } : {};
   const direct = await guard(s.config, () => s.api.POST('/v2/webhooks/delivery-logs/{id}/retry', { params: { path: { id }, query } }));
   if (direct.data) {

@@ -1,14 +1,17 @@
 // Trigger fixtures as data: the format (a JSON Schema checked with ajv), the loader that refuses a fixture
 // naming an unknown operation or step before any request is made, and the `${...}` references between steps.
+// A fixture file is not trusted: the loader reads at most MAX_FIXTURE_BYTES of it and refuses nesting deeper
+// than MAX_FIXTURE_DEPTH before parsing it (a parser's recursion would overflow the stack first).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { isAlias, isMap, isPair, isSeq, Lexer, Parser, parseDocument, type Document } from 'yaml';
 import * as enums from '@pgw/client/enums';
 import { sandboxCardFor } from '@pgw/client/magic-values';
 import { routes } from '@pgw/client/operations';
 import { parseDuration } from './duration.ts';
 import { UsageError } from './errors.ts';
+import { fillPath, pathSegment, queryString } from './request-url.ts';
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -18,6 +21,25 @@ export interface ClockStep { name: string; clock: { advanceSeconds: Json }; say?
 export type Step = OperationStep | ClockStep;
 /** `key`: whose key the steps run with: the merchant's (the default) or the partner's (a sandbox merchant made). */
 export interface Fixture { description: string; key?: 'merchant' | 'partner'; args?: JsonObject; steps: Step[] }
+
+/** The largest fixture file read: 1 MiB (the built-in ones are under 2 KB). A larger one is refused unread. */
+export const MAX_FIXTURE_BYTES = 1024 * 1024;
+/**
+ * The deepest nesting of objects and lists within each other a fixture may have, the top level counting as one:
+ * 64 (the built-in ones need 7). Checked before parsing, and again on the data (YAML aliases, --add values).
+ */
+export const MAX_FIXTURE_DEPTH = 64;
+
+/** Where a fixture came from: a built-in one of the package (its event type), or a file the user named. */
+export type Origin = { builtIn: string } | { file: string };
+const origins = new WeakMap<Fixture, Origin>();
+/** Where the fixture came from; undefined for one made in memory (trusted as little as a file). */
+export const originOf = (fixture: Fixture): Origin | undefined => origins.get(fixture);
+/** Marks a fixture loaded from the package's own fixtures/ (recipes.ts). */
+export function markBuiltIn(fixture: Fixture, type: string): Fixture {
+  origins.set(fixture, { builtIn: type });
+  return fixture;
+}
 
 /** The format, as a JSON Schema (cli/README.md: "Trigger fixtures"). */
 export const fixtureSchema = {
@@ -58,8 +80,103 @@ function referencesIn(value: Json | undefined): string[] {
   return [];
 }
 
+const tooDeep = (what: string): UsageError =>
+  new UsageError(`${what} is nested more than ${String(MAX_FIXTURE_DEPTH)} levels deep (objects and lists within each other; a fixture needs a few)`);
+
+/**
+ * Whether JSON text nests deeper than `max` (the top level is 1): a scan of its brackets outside strings, with
+ * no recursion, so that JSON.parse and what walks its result never see deeper text.
+ */
+function jsonTooDeep(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Whether YAML text nests deeper than `max`, judged on its syntax tree (yaml's lexer and parser do not recurse). */
+function yamlTooDeep(text: string, max: number): boolean {
+  // Flow nesting first, on the token stream, stopping at the first level too many (1 MiB of `[` is 1 M levels).
+  let flow = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token === '[' || token === '{') {
+      if (++flow > max) return true;
+    } else if (token === ']' || token === '}') flow--;
+  }
+  // Then block and flow collections together, on the concrete syntax tree, walked with a stack.
+  interface CstNode { type?: string; value?: unknown; key?: unknown; items?: { key?: unknown; value?: unknown }[] }
+  for (const document of new Parser().parse(text)) {
+    const stack: [unknown, number][] = [[document, 0]];
+    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+      const [node, depth] = next as [CstNode | null | undefined, number];
+      if (node === null || node === undefined || typeof node !== 'object') continue;
+      if (node.type === 'document') {
+        stack.push([node.value, depth]);
+        continue;
+      }
+      if (node.type !== 'block-map' && node.type !== 'block-seq' && node.type !== 'flow-collection') continue;
+      if (depth + 1 > max) return true;
+      for (const item of node.items ?? []) stack.push([item.key, depth + 1], [item.value, depth + 1]);
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a YAML document's data nests deeper than `max` once its aliases are followed (an alias of a deep
+ * anchor, or of its own ancestor, nests deeper than the text): a walk with a stack, each node visited again only
+ * when reached deeper than before.
+ */
+function yamlDocumentTooDeep(doc: Document, max: number): boolean {
+  const deepest = new Map<unknown, number>();
+  const stack: [unknown, number][] = [[doc.contents, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, depth] = next;
+    if (isAlias(node)) {
+      stack.push([node.resolve(doc), depth]);
+      continue;
+    }
+    if (!isMap(node) && !isSeq(node)) continue;
+    const level = depth + 1;
+    if (level > max) return true;
+    if ((deepest.get(node) ?? 0) >= level) continue;
+    deepest.set(node, level);
+    for (const item of node.items as unknown[]) {
+      if (isPair(item)) stack.push([item.key, level], [item.value, level]);
+      else stack.push([item, level]);
+    }
+  }
+  return false;
+}
+
+/** Whether data nests deeper than `max` (a walk with a stack; shared or circular parts are not walked forever). */
+function dataTooDeep(data: unknown, max: number): boolean {
+  const deepest = new Map<object, number>();
+  const stack: [unknown, number][] = [[data, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [value, depth] = next;
+    if (value === null || typeof value !== 'object') continue;
+    const level = depth + 1;
+    if (level > max) return true;
+    if ((deepest.get(value) ?? 0) >= level) continue;
+    deepest.set(value, level);
+    for (const child of Object.values(value)) stack.push([child, level]);
+  }
+  return false;
+}
+
 /** Checks a fixture's shape, operations and references; the message names the fixture and the step. */
 export function checkFixture(data: unknown, source: string): Fixture {
+  if (dataTooDeep(data, MAX_FIXTURE_DEPTH)) throw tooDeep(`fixture ${source}`);
   if (!validate(data)) {
     const said = (validate.errors ?? []).map((e) => `${e.instancePath || '(top)'} ${e.message ?? ''}`).join('; ');
     throw new UsageError(`fixture ${source}: not a fixture: ${said}`);
@@ -78,8 +195,14 @@ export function checkFixture(data: unknown, source: string): Fixture {
     } else {
       const route = routeOf(step.operation);
       if (!route) throw new UsageError(`${where}: unknown operation "${step.operation}" (an operationId of the spec)`);
-      for (const param of route.path.match(/\{[^}]+\}/g) ?? []) {
-        if (step.path?.[param.slice(1, -1)] === undefined) throw new UsageError(`${where}: ${step.operation} (${route.path}) needs path.${param.slice(1, -1)}`);
+      const params = (route.path.match(/\{[^}]+\}/g) ?? []).map((p) => p.slice(1, -1));
+      for (const param of params) {
+        if (step.path?.[param] === undefined) throw new UsageError(`${where}: ${step.operation} (${route.path}) needs path.${param}`);
+      }
+      for (const [param, value] of Object.entries(step.path ?? {})) {
+        if (!params.includes(param)) throw new UsageError(`${where}: path.${param} is not a parameter of ${step.operation} (${route.path})`);
+        // A value written as it is (no reference) is judged now: "..", "." or "" never reaches a request.
+        if (referencesIn(value).length === 0) pathSegment(param, value, where);
       }
     }
     const values: Json[] = isClock(step) ? [step.clock.advanceSeconds] : [step.path ?? null, step.query ?? null, step.body ?? null];
@@ -96,22 +219,70 @@ export function checkFixture(data: unknown, source: string): Fixture {
   return fixture;
 }
 
-export function loadFixtureFile(file: string): Fixture {
-  let text: string;
+/**
+ * The file's text, read only up to MAX_FIXTURE_BYTES: a larger regular file is refused by its size before any of
+ * it is read, and anything else (a pipe, a device such as /dev/zero) once it has given one byte too many.
+ */
+function readFixtureText(file: string): string {
+  const cannot = (error: unknown): UsageError => new UsageError(`cannot read the fixture ${file}: ${(error as { code?: string }).code ?? String(error)}`);
+  const tooLarge = (size: string): UsageError =>
+    new UsageError(`the fixture ${file} is larger than ${String(MAX_FIXTURE_BYTES / 1024 / 1024)} MiB (${size}; at most ${String(MAX_FIXTURE_BYTES)} bytes): a fixture is a few steps, not data`);
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (error) {
-    throw new UsageError(`cannot read the fixture ${file}: ${(error as { code?: string }).code ?? String(error)}`);
+    throw cannot(error);
   }
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > MAX_FIXTURE_BYTES) throw tooLarge(`${String(stat.size)} bytes`);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, MAX_FIXTURE_BYTES + 1 - total));
+      let n: number;
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null);
+      } catch (error) {
+        throw cannot(error);
+      }
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > MAX_FIXTURE_BYTES) throw tooLarge('it gave more');
+    }
+    return Buffer.concat(chunks, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function loadFixtureFile(file: string): Fixture {
+  const text = readFixtureText(file);
   // A user's own fixture may be YAML (by its name's ending): the same data, written by hand more easily.
   const yaml = /\.ya?ml$/i.test(file);
+  // Nesting is judged before parsing: a parser's recursion overflows the stack on deep enough text (and after
+  // one overflow inside yaml's parser, V8 has been seen to abort the process on the next).
+  if (yaml ? yamlTooDeep(text, MAX_FIXTURE_DEPTH) : jsonTooDeep(text, MAX_FIXTURE_DEPTH)) throw tooDeep(`the fixture ${file}`);
   let data: unknown;
   try {
-    data = yaml ? parseYaml(text, { prettyErrors: true }) : JSON.parse(text);
+    if (yaml) {
+      const doc = parseDocument(text, { prettyErrors: true });
+      const [error] = doc.errors;
+      // The first line: the problem and its line and column (the code frame after it is the file's own text).
+      if (error) throw new Error(error.message.split('\n')[0]?.replace(/:$/, '') ?? error.message);
+      if (yamlDocumentTooDeep(doc, MAX_FIXTURE_DEPTH)) throw tooDeep(`the fixture ${file}`);
+      data = doc.toJS();
+    } else {
+      data = JSON.parse(text);
+    }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`the fixture ${file} is not valid ${yaml ? 'YAML' : 'JSON'}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return checkFixture(data, file);
+  const fixture = checkFixture(data, file);
+  origins.set(fixture, { file });
+  return fixture;
 }
 
 /** Follows `a.b[0].c` or `list[key=value].c` into a value; undefined when any part is missing. */
@@ -187,6 +358,30 @@ export function resolve(value: Json | undefined, answers: Answers, where: string
   return value;
 }
 
+/** The method, URL (path parameters and query written in and encoded: request-url.ts) and body of an operation step. */
+export function stepRequest(step: OperationStep, answers: Answers, where: string): { method: string; url: string; body?: Json } {
+  const route = routeOf(step.operation);
+  if (!route) throw new UsageError(`${where}: unknown operation "${step.operation}"`);
+  const path = fillPath(route.path, (resolve(step.path ?? {}, answers, where) ?? {}) as JsonObject, where);
+  const query = queryString((resolve(step.query ?? {}, answers, where) ?? {}) as JsonObject, where);
+  return { method: route.method.toUpperCase(), url: `${path}${query}`, ...(step.body === undefined ? {} : { body: resolve(step.body, answers, where) ?? null }) };
+}
+
+/**
+ * Before a run sends anything: each path parameter that names no step's answer (a literal, `${args.X}`, a
+ * built-in) is filled in and judged, so a bad one (`--customer ..`) is refused before the first request.
+ */
+export function checkPathsBeforeRun(fixture: Fixture, answers: Answers, where: (i: number, step: Step) => string): void {
+  for (const [i, step] of fixture.steps.entries()) {
+    if (isClock(step)) continue;
+    const route = routeOf(step.operation);
+    if (!route || step.path === undefined) continue;
+    const early = Object.fromEntries(Object.entries(step.path).filter(([, value]) =>
+      referencesIn(value).every((ref) => (BUILT_INS as readonly string[]).includes(ref.split(/[.[+]/)[0] ?? ''))));
+    for (const [param, value] of Object.entries(early)) pathSegment(param, resolve(value, answers, where(i, step)), where(i, step));
+  }
+}
+
 /** An `--override`/`--add` value: JSON when it parses as JSON (42, true, null, {"a":1}), else the text (see applyEdits). */
 function parseValue(text: string): Json {
   try {
@@ -236,5 +431,9 @@ export function applyEdits(fixture: Fixture, edits: readonly Edit[], source: str
       }
     }
   }
-  return checkFixture(copy, source);
+  const edited = checkFixture(copy, source);
+  // Edits typed on the command line keep the fixture what it was: a built-in one stays built-in.
+  const origin = origins.get(fixture);
+  if (origin !== undefined) origins.set(edited, origin);
+  return edited;
 }

@@ -58,7 +58,7 @@ ${GLOBAL_OPTIONS}
 
 ${EXIT_CODES}`,
   trigger: `Usage: pgw trigger <event-type> [--override STEP:FIELD=VALUE]... [--add STEP:FIELD=VALUE]... [--customer ID]
-       pgw trigger --fixture FILE [<event-type>] [--override ...] [--add ...] [--customer ID]
+       pgw trigger --fixture FILE [<event-type>] [--override ...] [--add ...] [--customer ID] [--allow-destructive]
        pgw trigger --list
 
 Makes the event happen for real through the API and the sandbox controls (for example payment.ach.cleared:
@@ -70,12 +70,24 @@ Each event type is a fixture, cli/fixtures/<event-type>.json: steps, each an ope
 its path, query and body (or a sandbox clock advance), whose values may name earlier steps' answers
 (\${sale.transactionId}) and arguments (\${args.customer}). The format: cli/README.md, "Trigger fixtures".
 
+A fixture file is not trusted. It is refused (exit 2) before anything is sent when it is larger than 1 MiB
+(checked before reading it) or nested more than 64 levels deep; when a path parameter would not be one segment
+("", ".", "..", or text that percent-decodes to them: path and query values are always sent percent-encoded);
+and, without --allow-destructive, when a step resets the sandbox, deletes a sandbox merchant, creates a sandbox
+merchant or an API key, revokes an API key, or registers (or points) a webhook endpoint at a URL that is not on
+loopback (127.0.0.0/8, ::1, localhost). --list marks the built-in fixtures with such steps (api_key.created,
+api_key.deleted, merchant.created): they run without the flag, their event type being what the step makes.
+Text from the server or the fixture is printed with control characters escaped (ESC as \\u001b).
+
 Options:
-  --fixture FILE                your own fixture (JSON); with an event type, used in place of the built-in one
+  --fixture FILE                your own fixture (JSON, or YAML when FILE ends in .yaml or .yml); with an
+                                event type, used in place of the built-in one
   --override STEP:FIELD=VALUE   change a field the step sends (FIELD: body path, or path.X / query.X), e.g.
                                 --override sale:amount=12.5; a text field stays text; repeatable
   --add STEP:FIELD=VALUE        add a field the step does not send yet (VALUE is JSON if it parses); repeatable
   --customer ID                 passed to the fixture as \${args.customer}
+  --allow-destructive           let your fixture run the steps above (reset, delete, API keys, webhooks off
+                                this machine); read it first
   --list                        the event types, and why not the others
 
 ${GLOBAL_OPTIONS}

@@ -26,7 +26,7 @@ const GLOBAL: Options = {
 
 const COMMAND_OPTIONS: Record<string, Options> = {
   listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' }, partner: { type: 'boolean' } },
-  trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' } },
+  trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' }, 'allow-destructive': { type: 'boolean' } },
   events: { force: { type: 'boolean' } }, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
   sandbox: { name: { type: 'string' }, expires: { type: 'string' }, write: { type: 'string' } },
@@ -144,7 +144,7 @@ async function run(given: string[]): Promise<number> {
     case 'trigger': {
       if (values.list === true) {
         expectPositionals(command, positionals, 0, '');
-        const extra = ['fixture', 'override', 'add', 'customer'].find((k) => values[k] !== undefined);
+        const extra = ['fixture', 'override', 'add', 'customer', 'allow-destructive'].find((k) => values[k] !== undefined);
         if (extra !== undefined) throw new UsageError(`pgw trigger --list: --${extra} belongs to a run (pgw trigger <event-type> or --fixture FILE)`);
         out((await import('./recipes.ts')).listing());
         return EXIT.ok;
@@ -158,10 +158,11 @@ async function run(given: string[]): Promise<number> {
       ];
       const customer = values.customer as string | undefined;
       const args: Record<string, string> = customer === undefined ? {} : { customer };
+      const options = { allowDestructive: values['allow-destructive'] === true };
       if (file !== undefined && positionals.length === 0) {
         // A user's fixture on its own: it says what it does; no event type is implied.
         const fixture = applyEdits(loadFixtureFile(file), edits, file);
-        await runUserFixture(await sessionFor(fixture), fixture, file, args, out);
+        await runUserFixture(await sessionFor(fixture), fixture, file, args, out, options);
         return EXIT.ok;
       }
       expectPositionals(command, positionals, 1, 'the event type (pgw trigger --list shows them)');
@@ -170,7 +171,7 @@ async function run(given: string[]): Promise<number> {
       if (file === undefined && !recipes[type as WebhookEventName]) throw new UsageError(`${type} cannot be triggered: ${listing().split('\n').find((l) => l.trim().startsWith(`${type} `))?.trim().slice(type.length).trim() ?? 'no fixture'}`);
       const base = file === undefined ? builtInFixture(type as WebhookEventName) : loadFixtureFile(file);
       const fixture = base === undefined ? undefined : applyEdits(base, edits, file ?? `cli/fixtures/${type}.json`);
-      await trigger(await (fixture === undefined ? session() : sessionFor(fixture)), type as WebhookEventName, out, fixture, args);
+      await trigger(await (fixture === undefined ? session() : sessionFor(fixture)), type as WebhookEventName, out, fixture, args, options);
       return EXIT.ok;
     }
     case 'events': {

@@ -118,7 +118,7 @@ describe('pgw trigger with fixtures against the bundled server', () => {
       description: 'an invoice for ${args.customer}',
       steps: [
         { name: 'sale', operation: 'createCardSale', body: { amount: 10, card: CARD }, say: 'sale ${sale.transactionId} of ${sale.requestedAmount}' },
-        { name: 'invoice', operation: 'createInvoice', body: { id: null, dueDate: '${now+30d}', customer: { firstName: '${args.customer}', lastName: 'Doe', email: 'jane@example.com' },
+        { name: 'invoice', operation: 'createInvoice', body: { dueDate: '${now+30d}', customer: { firstName: '${args.customer}', lastName: 'Doe', email: 'jane@example.com' },
           lineItems: [{ lineItemId: null, productName: 'after ${sale.transactionId}', unitTypeId: 1, unitPrice: 20, quantity: 1 }] } },
         { name: 'got', operation: 'getInvoice', path: { invoiceId: '${invoice.id}' }, say: 'invoice ${got.id} for ${got.customer.firstName}: ${got.lineItems[0].productName}' },
         { name: 'later', clock: { advanceSeconds: 60 }, say: 'clock moved' },
