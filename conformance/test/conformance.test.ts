@@ -175,6 +175,12 @@ describe('against mutants', () => {
       checks: ['negative/updateInvoiceSettings'],
     },
     {
+      name: 'an invoice total past the largest payment taken (tax and fees dropped before they are read)',
+      request: (req) => (req.method === 'POST' && req.path === '/pay-int-api/invoices' && req.body.includes('"taxPercentage":100')
+        ? { ...req, body: req.body.replace('"taxPercentage":100', '"taxPercentage":0').replace('"feesPercentage":100', '"feesPercentage":0') } : req),
+      checks: ['amounts/computed_totals'],
+    },
+    {
       name: 'an error body in the wrong shape',
       reply: (_req, reply) => (reply.status === 400 ? json(reply, (b) => ({ message: b.details ?? b.title ?? 'bad request' })) : reply),
       checks: ['errors/missing_required_field'],

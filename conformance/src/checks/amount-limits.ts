@@ -87,7 +87,49 @@ async function settle(ctx: CheckContext, transactionId: string): Promise<void> {
 
 const cardBody = (processor: string, cents: number, pan?: string): Record<string, unknown> => ({ amount: usd(cents), paymentProcessorId: processor, card: testCard(pan) });
 
+/** The contract's largest payment (a card payment's `amount` maximum), in cents. */
+function largestPaymentCents(ctx: CheckContext): number {
+  const schemas = (ctx.spec.document.components as { schemas?: Record<string, { properties?: Record<string, { maximum?: unknown }> }> } | undefined)?.schemas;
+  const maximum = schemas?.CardPaymentRequest?.properties?.amount?.maximum;
+  if (typeof maximum !== 'number') throw new CheckSkipped('the contract states no largest payment (CardPaymentRequest.amount has no maximum)');
+  return Math.round(maximum * 100);
+}
+
+/** An invoice of one manual line at `unitPrice`, with the given tax and fees. */
+const invoiceOf = (unitPrice: number, percent: number): Record<string, unknown> => ({
+  customer: { firstName: 'Amount', lastName: 'Limits', email: 'limits@example.com' },
+  shippingAmount: 0, discountPercentage: 0, taxPercentage: percent, feesPercentage: percent,
+  lineItems: [{ lineItemId: null, productName: 'At the limit', unitTypeId: 1, unitPrice, quantity: 1, discountPercentage: 0 }],
+});
+
 export const amountLimitChecks: readonly Check[] = [
+  {
+    id: 'amounts/computed_totals',
+    group: 'transitions',
+    title: 'an amount the gateway computes stays payable: an invoice whose total passes the largest payment (100% tax and fees on one line at the limit), and a subscription of a line item times a quantity above it, are refused with 400; at the limit an invoice is taken',
+    tags: ['Invoices', 'Subscriptions', OperationId.createInvoice, OperationId.createSubscription],
+    designed: true,
+    run: async (ctx) => {
+      const failures: Failures = [];
+      const largest = usd(largestPaymentCents(ctx));
+      const over = await ctx.call(OperationId.createInvoice, { body: invoiceOf(largest, 100) });
+      if (over.response?.status !== 400) failures.push([`createInvoice whose total is 4 x ${String(largest)} (100% tax and 100% fees) answers 400: no payment could pay it (got ${String(over.response?.status)})`, over]);
+      const at = await ctx.call(OperationId.createInvoice, { body: invoiceOf(largest, 0) });
+      if (at.response?.status !== 200) failures.push([`createInvoice whose total is the largest payment, ${String(largest)}, is taken (got ${String(at.response?.status)})`, at]);
+      // A subscription priced by a line item at the limit, times 1,000.
+      const item = await ctx.call(OperationId.createLineItem, { body: { productName: 'Subscribed at the limit', unitTypeId: 1, unitPrice: largest } });
+      expectStatus(item, 200, OperationId.createLineItem);
+      const customer = await ctx.call(OperationId.createCustomer, { body: { firstName: 'Amount', lastName: 'Limits' } });
+      expectStatus(customer, 200, OperationId.createCustomer);
+      const customerId = String(bodyOf(customer).id);
+      const card = testCard();
+      const method = await ctx.call(OperationId.addCardPaymentMethod, { path: { customerId }, body: { pan: card.pan, expirationMonth: card.expirationMonth, expirationYear: card.expirationYear, name: 'limits' } });
+      expectStatus(method, 200, OperationId.addCardPaymentMethod);
+      const subscription = await ctx.call(OperationId.createSubscription, { body: { customerId, paymentMethodId: String(bodyOf(method).id), lineItemId: String(bodyOf(item).id), quantity: 1000, frequency: 'Monthly' } });
+      if (subscription.response?.status !== 400) failures.push([`createSubscription of a line item at ${String(largest)} times 1,000 answers 400: every payment would be above the largest payment (got ${String(subscription.response?.status)})`, subscription]);
+      failWithAll(failures);
+    },
+  },
   {
     id: 'amounts/limits',
     group: 'transitions',

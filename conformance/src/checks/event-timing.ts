@@ -30,31 +30,12 @@ interface StreamMessage { id: string | undefined; event: string | undefined; dat
 
 /** Reads messages of a server-sent event stream until `count` came or the time is up; comments are skipped. */
 async function readMessages(stream: OpenStream, count: number, timeoutMs: number, counts: (m: StreamMessage) => boolean = () => true): Promise<StreamMessage[]> {
-  const timer = setTimeout(() => { stream.close(); }, timeoutMs);
-  const messages: StreamMessage[] = [];
-  let buffer = '';
+  const collected = collect(stream);
   try {
-    for await (const value of stream.text) {
-      buffer += value.replace(/\r\n?/g, '\n');
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = block.split('\n').filter((l) => l !== '' && !l.startsWith(':'));
-        const field = (name: string): string[] => fields.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
-        // A block without data (a `retry:` advice) dispatches no event (the SSE standard).
-        if (field('data').length === 0) continue;
-        messages.push({ id: field('id')[0], event: field('event')[0], data: field('data').join('\n') });
-      }
-      if (messages.filter(counts).length >= count) break;
-    }
-  } catch {
-    // Cut off at the time limit: what came is what is judged.
+    return await collected.until(count, timeoutMs, counts);
   } finally {
-    clearTimeout(timer);
-    stream.close();
+    collected.close();
   }
-  return messages;
 }
 
 /** The delivery log entry of an event at a webhook, polled until `ready` holds (or 20 s passed). */
@@ -68,6 +49,83 @@ async function logEntry(ctx: CheckContext, webhookId: string, eventId: string, r
     await sleep(100);
   }
 }
+
+/** A token of credentials not in the credentials file (a sandbox merchant the check made). */
+async function tokenFor(ctx: CheckContext, clientId: string, clientSecret: string): Promise<string> {
+  const issued = await ctx.raw('POST', `${ctx.authUrl}/oauth2/token`, { form: { grant_type: 'client_credentials', scope: 'offline_access', client_id: clientId, client_secret: clientSecret } });
+  expectStatus(issued, 200, "a token of the check's sandbox merchant");
+  return String(bodyOf(issued).access_token);
+}
+
+/**
+ * The stream once its first block came (the server has taken its starting point): events made from then on are
+ * after it. What was read is handed on with the rest.
+ */
+async function started(stream: OpenStream): Promise<OpenStream> {
+  const iterator = stream.text[Symbol.asyncIterator]();
+  let head = '';
+  while (!head.includes('\n\n')) {
+    const next = await iterator.next();
+    if (next.done === true) break;
+    head += next.value;
+  }
+  const text: AsyncIterable<string> = {
+    async *[Symbol.asyncIterator]() {
+      yield head;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done === true) return;
+        yield next.value;
+      }
+    },
+  };
+  return { ...stream, text };
+}
+
+/** A stream read in the background: its messages so far, waited for by count; closed when asked. */
+function collect(stream: OpenStream): { until: (count: number, timeoutMs: number, counts?: (m: StreamMessage) => boolean) => Promise<StreamMessage[]>; close: () => void } {
+  const messages: StreamMessage[] = [];
+  let wake: (() => void) | undefined;
+  void (async () => {
+    let buffer = '';
+    try {
+      for await (const value of stream.text) {
+        buffer += value.replace(/\r\n?/g, '\n');
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const fields = buffer.slice(0, end).split('\n').filter((l) => l !== '' && !l.startsWith(':'));
+          buffer = buffer.slice(end + 2);
+          const field = (name: string): string[] => fields.filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).replace(/^ /, ''));
+          // A block without data (a `retry:` advice, the starting point) dispatches no event (the SSE standard).
+          if (field('data').length > 0) messages.push({ id: field('id')[0], event: field('event')[0], data: field('data').join('\n') });
+        }
+        wake?.();
+      }
+    } catch {
+      // Closed: what came is what is judged.
+    }
+  })();
+  return {
+    until: async (count, timeoutMs, counts = () => true) => {
+      const deadline = Date.now() + timeoutMs;
+      while (messages.filter(counts).length < count && Date.now() < deadline) {
+        await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, 100); });
+      }
+      return [...messages];
+    },
+    close: () => { stream.close(); },
+  };
+}
+
+/** The ids of the transactions a stream's messages are about, in order. */
+const transactionsOf = (messages: readonly StreamMessage[]): string[] => messages.flatMap((m) => {
+  try {
+    const id = (JSON.parse(m.data) as { data?: { transactionId?: unknown } }).data?.transactionId;
+    return typeof id === 'string' ? [id] : [];
+  } catch {
+    return [];
+  }
+});
 
 export const eventTimingChecks: readonly Check[] = [
   {
@@ -126,6 +184,61 @@ export const eventTimingChecks: readonly Check[] = [
         failWithAll(failures);
       } finally {
         res.close();
+      }
+    },
+  },
+  {
+    id: 'webhooks/stream_positions',
+    group: 'resources',
+    title: 'stream positions are never reused: after a sandbox reset the open stream sends the new events, and a Last-Event-ID of a deleted event resumes after it',
+    tags: ['Sandbox', OperationId.streamSandboxEvents, OperationId.resetSandbox],
+    designed: true,
+    run: async (ctx) => {
+      if (!ctx.identities.includes('partner')) throw new CheckSkipped("needs a partner's key (a sandbox merchant of the check's own is reset, never A or B)");
+      const made = await ctx.call(OperationId.createSandboxMerchant, { as: 'partner', body: { name: ctx.unique('stream-positions'), expiresInSeconds: 600 } });
+      if (made.response?.status === 404) throw new CheckSkipped('the target makes no sandbox merchants (designed; 404)');
+      expectStatus(made, 200, OperationId.createSandboxMerchant);
+      const box = bodyOf(made);
+      const merchantId = String(box.merchantId);
+      try {
+        const token = await tokenFor(ctx, String(box.clientId), String(box.clientSecret));
+        const auth = { authorization: `Bearer ${token}` };
+        const op = ctx.spec.operation(OperationId.streamSandboxEvents);
+        // A stream's headers come at once; a proxy that buffers whole responses never relays them.
+        const open = (extra: Record<string, string> = {}): Promise<OpenStream> => openStream({ method: 'GET', url: `${ctx.baseUrl}${op.path}?types=payment.card.authorized`, headers: { accept: 'text/event-stream', ...auth, ...extra }, timeoutMs: 10_000 })
+          .catch((error: unknown) => { throw new CheckFailure(`the event stream answers with its headers at once (none within 10 s: ${describeNetworkError(error, 10_000)})`); });
+        const authorize = async (amount: number): Promise<string> => {
+          const sent = await ctx.raw('POST', `${ctx.baseUrl}${ctx.spec.operation(OperationId.authorizeCard).path}`, { headers: auth, body: { amount, paymentProcessorId: String(box.cardProcessorId), card: testCard() } });
+          expectStatus(sent, 200, OperationId.authorizeCard);
+          return String(bodyOf(sent).transactionId);
+        };
+        const opened = await open();
+        if (opened.status !== 200) throw new CheckSkipped(`the target serves no sandbox event stream (${String(opened.status)})`);
+        const live = await started(opened);
+        const collected = collect(live);
+        const before = [await authorize(11), await authorize(12), await authorize(13)];
+        // The events are streamed before the reset deletes them (an event deleted unread is never sent).
+        await collected.until(3, 15_000);
+        const reset = await ctx.raw('POST', `${ctx.baseUrl}${ctx.spec.operation(OperationId.resetSandbox).path}`, { headers: auth });
+        expectStatus(reset, 200, OperationId.resetSandbox);
+        const after = [await authorize(14), await authorize(15), await authorize(16)];
+        const messages = await collected.until(6, 15_000);
+        collected.close();
+        const failures: Failures = [];
+        const seen = transactionsOf(messages);
+        if (JSON.stringify(seen) !== JSON.stringify([...before, ...after])) failures.push([`the open stream sends the 3 events made before a sandbox reset and the 3 made after it, in order (got ${String(seen.length)}: ${seen.map((id) => (before.includes(id) ? 'before' : after.includes(id) ? 'after' : 'other')).join(', ')})`, reset]);
+        const deletedId = messages[2]?.id;
+        if (deletedId !== undefined) {
+          const resumed = await open({ 'last-event-id': deletedId });
+          if (resumed.status !== 200) failures.push([`a stream resumed after an event the reset deleted answers 200 and goes on from its position (got ${String(resumed.status)})`, undefined]);
+          else {
+            const again = transactionsOf(await readMessages(await started(resumed), 3, 15_000));
+            if (JSON.stringify(again) !== JSON.stringify(after)) failures.push([`resumed after the last event before the reset, the stream sends exactly the 3 made after it, once (got ${String(again.length)})`, undefined]);
+          }
+        }
+        failWithAll(failures);
+      } finally {
+        await ctx.call(OperationId.deleteSandboxMerchant, { as: 'partner', path: { merchantId } });
       }
     },
   },
