@@ -31,9 +31,23 @@ const event = (merchantId: string, n: number): EventRow => ({
   id: randomUUID(), merchant_id: merchantId, type: 'customer.created', payload: JSON.stringify({ n }), occurred_on: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
 });
 
+/**
+ * Events after a cursor once `settledCount(...)` of them are settled: on PostgreSQL an event is streamed only when
+ * every older transaction of the cluster has ended, and other test files' may still run (an empty answer was seen
+ * on a loaded machine).
+ */
+async function settledAfter(db: Database, merchantId: string, after: { xid: string; seq: number }, expected: () => Promise<number>): Promise<Awaited<ReturnType<typeof eventsAfter>>> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const events = await eventsAfter(db, { merchantId }, after, [], 1000);
+    if (events.length >= await expected() || Date.now() > deadline) return events;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function streamed(db: Database, merchantId: string): Promise<{ id: string; seq: number }[]> {
-  const start = { xid: '0', seq: 0 };
-  const events = await eventsAfter(db, { merchantId }, start, [], 1000);
+  const all = async (): Promise<number> => Number(((await db('outbox_events').where({ merchant_id: merchantId }).count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
+  const events = await settledAfter(db, merchantId, { xid: '0', seq: 0 }, all);
   return events.map((e) => ({ id: e.id, seq: e.cursor.seq }));
 }
 
@@ -89,7 +103,7 @@ describe.each(engines)('migration 020 (outbox numbering and indexes) on %s', (en
       expect(start.afterId).toBe(after.at(-1)?.id);
       const next = event(merchantId, 9);
       await insertEvent(db, next);
-      expect((await eventsAfter(db, { merchantId }, start.cursor, [], 10)).map((e) => e.id)).toEqual([next.id]);
+      expect((await settledAfter(db, merchantId, start.cursor, () => Promise.resolve(1))).map((e) => e.id)).toEqual([next.id]);
 
       if (engine === 'sqlite') {
         // VACUUM renumbers rowids that no column names; stream_seq names it, so the numbers stay.
