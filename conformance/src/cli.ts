@@ -16,7 +16,7 @@ import { openSandboxes, SandboxUnavailable, type SandboxSession } from './sandbo
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
        (--credentials FILE | --client-id ID --client-secret S --client-id-b ID --client-secret-b S)
        [--partner-client-id ID --partner-client-secret S] [--only G,..] [--skip G,..] [--strict-seed]
-       [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast]
+       [--junit FILE] [--json FILE] [--seed N] [--timeout MS] [--spec FILE] [--list] [--fail-fast] [--require-all]
        [--header 'Name: value' ...] [--fuzz N] [--sandbox | --no-sandbox] [--no-clock]
   --credentials FILE  the bundled server's credentials file (URLs and the keys of merchants A and B, partner)
   --only / --skip     check ids, id stems (hostile/money), id prefixes (hostile, negative, amounts, contract,
@@ -27,6 +27,8 @@ export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--
                       --skip auth/token_throttling sends no wrong client secrets (no 429 is provoked)
   --strict-seed       only what the interface document defines; skips designed behaviour
   --fail-fast         stop at the first failed check (the rest are reported as skipped)
+  --require-all       a selected check that cannot run (skipped: no partner key, no CRM user, a designed
+                      operation the target lacks) fails the run (exit 1), for CI that must run everything
   --header H          a header sent with every request, token requests included (repeatable)
   --fuzz N            after the checks, N requests per operation generated from its schemas (fast-check),
                       valid and invalid; a failure shows the shrunk, minimal request. Seeded by --seed (random
@@ -70,7 +72,7 @@ function parse(argv: string[]) {
       junit: { type: 'string' }, json: { type: 'string' },
       seed: { type: 'string' }, fuzz: { type: 'string' }, timeout: { type: 'string', default: '10000' },
       spec: { type: 'string' }, list: { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-      'fail-fast': { type: 'boolean', default: false }, header: { type: 'string', multiple: true },
+      'fail-fast': { type: 'boolean', default: false }, 'require-all': { type: 'boolean', default: false }, header: { type: 'string', multiple: true },
       sandbox: { type: 'boolean', default: false }, 'no-sandbox': { type: 'boolean', default: false }, 'no-clock': { type: 'boolean', default: false },
     },
     strict: true,
@@ -314,6 +316,14 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   results.sort((x, y) => allChecks.findIndex((c) => c.id === x.id) - allChecks.findIndex((c) => c.id === y.id));
   const failed = results.filter((r) => r.status === 'failed');
+  // What could not run is said first, with why (a check that silently stops running hides a defect); the
+  // checks deselected by --only, --skip or --strict-seed are the caller's choice and are not listed.
+  const deselected = new Set(skipped.map(([c]) => c.id));
+  const notRun = results.filter((r) => r.status === 'skipped' && !deselected.has(r.id));
+  if (notRun.length > 0) {
+    out(`\n${String(notRun.length)} selected check${notRun.length === 1 ? '' : 's'} could not run${values['require-all'] ? ' (--require-all: each fails the run)' : ' (--require-all makes that a failure)'}:`);
+    for (const r of notRun) out(`  SKIP ${r.id}: ${r.message ?? 'no reason given'}`);
+  }
   if (failed.length > 0) out(`\n${failed.map(failureDetails).join('\n\n')}`);
   // With --only, the table covers what the selection could call, not every operation of the spec.
   const covered = coverage(spec, results, list(values.only).length > 0 ? scopeOf(spec, run) : undefined);
@@ -326,5 +336,5 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);
-  return finish(failed.length > 0 ? 1 : 0, results, { ...meta, coverage: covered });
+  return finish(failed.length > 0 || (values['require-all'] && notRun.length > 0) ? 1 : 0, results, { ...meta, coverage: covered, notRun: notRun.map((r) => r.id) });
 }

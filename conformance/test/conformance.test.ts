@@ -86,6 +86,21 @@ describe('for CI', () => {
     expect((await run(['--credentials', server.credentialsFile, '--header', 'no colon here'])).code).toBe(2);
   }, 60_000);
 
+  it('says first which selected checks could not run and why; --require-all makes that a failure', async () => {
+    // In sandbox mode the run's own merchants have no management user: the CRM check cannot run.
+    const quiet = await run(['--credentials', server.credentialsFile, '--only', 'identities/crm_token_service,auth/token_client_credentials']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.out).toMatch(/\n1 selected check could not run \(--require-all makes that a failure\):\n {2}SKIP identities\/crm_token_service: no CRM token service or user credentials/);
+    // The block comes before the tables, where a reader looks first.
+    expect(quiet.out.indexOf('could not run')).toBeLessThan(quiet.out.indexOf('| group'));
+    const strict = await run(['--credentials', server.credentialsFile, '--only', 'identities/crm_token_service,auth/token_client_credentials', '--require-all']);
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(/could not run \(--require-all: each fails the run\)/);
+    // A check deselected by --skip is the caller's choice, not a check that could not run.
+    const chosen = await run(['--credentials', server.credentialsFile, '--only', 'auth/token_client_credentials,auth/token_invalid_client', '--skip', 'auth/token_invalid_client', '--require-all']);
+    expect([chosen.code, chosen.out.includes('could not run')]).toEqual([0, false]);
+  }, 120_000);
+
   it('stops at the first failure with --fail-fast, reporting the rest as skipped', async () => {
     const proxy = await startProxy(server.baseUrl, { name: '401 as 200', reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply) });
     try {

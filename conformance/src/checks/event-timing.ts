@@ -190,7 +190,7 @@ export const eventTimingChecks: readonly Check[] = [
   {
     id: 'webhooks/stream_positions',
     group: 'resources',
-    title: 'stream positions are never reused: after a sandbox reset the open stream sends the new events, and a Last-Event-ID of a deleted event resumes after it',
+    title: 'stream positions are never reused: after a sandbox reset the open stream sends the new events; a Last-Event-ID resumes with exactly what followed it, once, also when its event was deleted',
     tags: ['Sandbox', OperationId.streamSandboxEvents, OperationId.resetSandbox],
     designed: true,
     run: async (ctx) => {
@@ -227,6 +227,13 @@ export const eventTimingChecks: readonly Check[] = [
         const failures: Failures = [];
         const seen = transactionsOf(messages);
         if (JSON.stringify(seen) !== JSON.stringify([...before, ...after])) failures.push([`the open stream sends the 3 events made before a sandbox reset and the 3 made after it, in order (got ${String(seen.length)}: ${seen.map((id) => (before.includes(id) ? 'before' : after.includes(id) ? 'after' : 'other')).join(', ')})`, reset]);
+        // Resumed from an event still there (the first after the reset): exactly what followed it, nothing again.
+        const keptId = messages[3]?.id;
+        if (keptId !== undefined) {
+          const resumed = await open({ 'last-event-id': keptId });
+          const again = resumed.status === 200 ? transactionsOf(await readMessages(await started(resumed), 2, 15_000)) : [];
+          if (JSON.stringify(again) !== JSON.stringify(after.slice(1))) failures.push([`a stream resumed after an event sends exactly the events that followed it, once, in order (${String(after.length - 1)}; got ${String(again.length)}${again.includes(after[0] ?? '') ? ', the resumed event itself again' : ''})`, undefined]);
+        }
         const deletedId = messages[2]?.id;
         if (deletedId !== undefined) {
           const resumed = await open({ 'last-event-id': deletedId });
