@@ -118,6 +118,7 @@ describe('for CI', () => {
 describe('against mutants', () => {
   // Each mutant names the checks meant to catch it (ids or id stems); it counts as caught only when one of
   // those fails, in a run of just those checks (so no other check's failure can be credited to it).
+  const tokens: Record<string, string> = {};
   const mutants: (Mutant & { checks: string[] })[] = [
     {
       name: 'a required field dropped from a record',
@@ -154,6 +155,21 @@ describe('against mutants', () => {
       name: 'a wrong total',
       reply: (req, reply) => (isList(req.path) && req.method === 'GET' ? json(reply, (b) => ({ ...b, total: typeof b.total === 'number' ? b.total + 1 : b.total })) : reply),
       checks: ['pagination/pages:searchCustomers'],
+    },
+    {
+      name: 'another tenant\'s records in a plain list (merchant B\'s list calls answered with merchant A\'s)',
+      request: (req) => (req.method === 'GET' && /^\/(pay-api\/v1|pay-int-api|v2)\/[a-z-]+(\/[a-z-]+)?(\?|$)/.test(req.path) && req.headers.authorization === `Bearer ${tokens.B ?? '-'}`
+        ? { ...req, headers: { ...req.headers, authorization: `Bearer ${tokens.A ?? '-'}` } } : req),
+      reply: (req, reply) => {
+        // Learns each merchant's token from the token answers it relays.
+        if (req.path === '/oauth2/token' && reply.status === 200) {
+          const who = req.body.includes(`client_id=${credentialsOf(server.credentialsFile).merchants[1]?.clientId ?? '-'}`) ? 'B' : req.body.includes(`client_id=${credentialsOf(server.credentialsFile).merchants[0]?.clientId ?? '-'}`) ? 'A' : undefined;
+          const token = (JSON.parse(reply.body) as { access_token?: string }).access_token;
+          if (who !== undefined && token !== undefined) tokens[who] = token;
+        }
+        return reply;
+      },
+      checks: ['tenancy/every_list'],
     },
     {
       name: 'a deleted record still served (delete that does nothing)',

@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { OperationId } from '@pgw/client/operations';
 import { AccountHolderType, AccountType } from '@pgw/client/enums';
-import { bodyOf, createdId, expectStatus, expectThat, type Check, type CheckContext } from '../check.ts';
+import { bodyOf, createdId, expectStatus, expectThat, failWithAll, type Check, type CheckContext } from '../check.ts';
 import { approvingCard } from '../fixtures.ts';
-import type { CallOptions } from '../http.ts';
+import type { CallOptions, Exchange } from '../http.ts';
+import { SpecReader } from '../negative-cases.ts';
 
 interface Records { customerId: string; paymentMethodId: string; invoiceId: string; merchantId: string; clientId: string; deviceId: string; terminalId: string; quickPaymentId: string; subscriptionId: string }
 
@@ -123,6 +124,45 @@ export const tenancyChecks: Check[] = [
         'merchant A\'s API key is still active', keys);
       // A live subscription would keep its customer from being deleted by a clean-up run.
       expectStatus(await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: {} }), 200, "cancelling merchant A's subscription");
+    },
+  },
+  {
+    id: 'tenancy/every_list', group: 'tenancy', designed: true,
+    tags: ['Customers', 'Payment Methods', 'Invoices', 'API Keys', 'Devices', 'Terminals', 'Quick Payments', 'Subscriptions'],
+    title: "Merchant B's lists never hold one of merchant A's records: every list operation of the spec, without a filter and with each filter that can name A's record",
+    async run(ctx) {
+      const r = await recordsOfA(ctx);
+      // A's record ids (the merchant's own id aside: some lists name the caller's merchant).
+      const ids: [string, string][] = Object.entries({ ...r } as Record<string, string>).filter(([name]) => name !== 'merchantId');
+      const reader = new SpecReader(ctx.spec.document);
+      const failures: [string, Exchange | undefined][] = [];
+      let read = 0;
+      for (const op of ctx.spec.operations.values()) {
+        if (op.method !== 'get' || op.path.includes('{') || !op.secured) continue;
+        const found = reader.operation(op.operationId);
+        // Lists answer JSON; an event stream (text/event-stream) never ends and is judged by its own checks.
+        const ok = reader.deref((found?.op.responses as Record<string, unknown> | undefined)?.['200']) as { content?: Record<string, unknown> } | undefined;
+        if (ok?.content?.['application/json'] === undefined) continue;
+        const names = (found?.params ?? []).filter((p) => p.in === 'query').map((p) => String(p.name));
+        // Without a filter, and with each filter named as one of A's records is (customerId, subscriptionId, ...),
+        // or a free-text search given A's record id.
+        const variants: Record<string, string>[] = [{}];
+        for (const name of names) {
+          const own = ids.find(([field]) => field === name);
+          if (own) variants.push({ [name]: own[1] });
+          else if (name === 'search') variants.push({ search: r.customerId });
+        }
+        for (const query of variants) {
+          const res = await ctx.call(op, { as: 'B', query });
+          if (res.response?.status !== 200) continue;
+          read++;
+          const leaked = ids.filter(([, id]) => res.response?.text.includes(id) === true).map(([name]) => name);
+          if (leaked.length > 0) failures.push([`${op.operationId}${Object.keys(query).length > 0 ? ` with ${JSON.stringify(query)}` : ''} as merchant B lists merchant A's ${leaked.join(', ')}`, res]);
+        }
+      }
+      expectStatus(await ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: r.subscriptionId }, body: {} }), 200, "cancelling merchant A's subscription");
+      expectThat(read >= 10, `merchant B could read at least 10 lists (read ${String(read)})`);
+      failWithAll(failures);
     },
   },
 ];
