@@ -4,7 +4,6 @@
 import type { Knex } from 'knex';
 import { PaymentProcessorType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
-import { schemaMaximum } from '../platform/spec-data.ts';
 import { normalizeDateTime } from '../platform/time.ts';
 import { type Cents, fromCents, minusCents, sumCents, toCents, ZERO_CENTS } from '../platform/money.ts';
 import type { InvoiceSettingsRecord } from '../repositories/invoice-settings.ts';
@@ -15,6 +14,7 @@ import { findCustomer, type AddressValue, type CustomerRecord } from '../reposit
 import { findLineItem, unitTypeById } from './catalogue.ts';
 import { calculateInvoice, type CalcInput, type CalcResult } from './invoice-calculations.ts';
 import { invoiceDefaults } from './invoice-settings.ts';
+import { LARGEST_PAYMENT_CENTS } from './payments.ts';
 import type { Scope } from '../platform/scope.ts';
 
 export interface InvoiceCustomerInput {
@@ -85,18 +85,15 @@ export function calcInputOf(values: { lines: readonly { unitPriceCents: Cents; q
 }
 
 /** The base amount (no surcharge, no cash discount): what totalAmount shows while the invoice is unpaid. */
-/** The largest amount one payment may take (the card payment's `amount` maximum): an invoice is paid at once. */
-const LARGEST_PAYMENT_CENTS = toCents(schemaMaximum('CardPaymentRequest', 'amount'));
-
 /**
  * The invoice's figures, when every payment type's total can be paid: 400 naming lineItems otherwise, before
  * anything is written (a total past the largest payment was published with a page nobody could pay, and one past
  * exact arithmetic answered 500).
  */
-function payableTotals(calculate: (input: CalcInput) => CalcResult, input: CalcInput): CalcResult {
+function payableTotals(input: CalcInput): CalcResult {
   let result: CalcResult;
   try {
-    result = calculate(input);
+    result = calculateInvoice(input);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new ApiError('validation_failed', { errors: { lineItems: ['the invoice total is beyond what any payment can take'] } });
@@ -303,7 +300,7 @@ export async function settleContent(scope: Scope, input: InvoiceInput, settings:
     feesPercentage: input.feesPercentage ?? defaults.feesPercentage,
     discountPercentage: input.discountPercentage ?? defaults.discountPercentage,
   };
-  const result = payableTotals(calculateInvoice, calcInputOf({ lines, ...amounts }, terms));
+  const result = payableTotals(calcInputOf({ lines, ...amounts }, terms));
   return {
     dueDate: input.dueDate === undefined || input.dueDate === null ? null : normalizeDateTime(input.dueDate, 'dueDate'),
     cardProcessorId: refs.cardProcessorId,

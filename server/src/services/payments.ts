@@ -7,6 +7,7 @@ import { PaymentMethodType } from '@pgw/client/enums';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { type Cents, minusCents, toCents } from '../platform/money.ts';
+import { schemaMaximum } from '../platform/spec-data.ts';
 import { paymentSetupOf, processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
@@ -52,6 +53,9 @@ export async function paymentSetup(db: Knex, merchantId: string, kind: Kind, req
     return { processor: undefined, limitCents };
   }
 }
+
+/** The largest amount one payment may take (the card payment's `amount` maximum), read from the contract. */
+export const LARGEST_PAYMENT_CENTS = toCents(schemaMaximum('CardPaymentRequest', 'amount'));
 
 /** A request amount in cents; 400 naming the field when it rounds to nothing. */
 export function amountCents(amount: number, field = 'amount'): Cents {

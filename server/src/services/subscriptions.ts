@@ -6,8 +6,7 @@ import { PaymentMethodType } from '@pgw/client/enums';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { type Cents, centsOfExact, fromCents, toCents } from '../platform/money.ts';
-import { schemaMaximum } from '../platform/spec-data.ts';
+import { type Cents, centsOfExact, fromCents } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
@@ -19,7 +18,7 @@ import { findPaymentMethod, type StoredPaymentMethod } from '../repositories/pay
 import * as repo from '../repositories/subscriptions.ts';
 import type { SubscriptionFilter, SubscriptionRecord } from '../repositories/subscriptions.ts';
 import * as engine from './engine.ts';
-import { amountCents, processorFor } from './payments.ts';
+import { LARGEST_PAYMENT_CENTS, amountCents, processorFor } from './payments.ts';
 import { subscriptionFamily, subscriptionView, type SubscriptionView } from './subscription-machine.ts';
 
 type Schemas = components['schemas'];
@@ -60,9 +59,6 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
   if (price <= 0) add(errors, 'lineItemId', 'has no price above 0');
   return centsOfExact(BigInt(price) * BigInt(body.quantity ?? 1));
 }
-
-/** The largest amount one payment may take (the card payment's `amount` maximum). */
-const LARGEST_PAYMENT_CENTS = toCents(schemaMaximum('CardPaymentRequest', 'amount'));
 
 /**
  * Refuses (into errors, naming field) an amount no payment of the subscription could take: above the largest
