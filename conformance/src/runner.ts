@@ -11,6 +11,8 @@ import { arithmeticChecks } from './checks/arithmetic.ts';
 import { contractDetailChecks } from './checks/contract-details.ts';
 import { eventTimingChecks } from './checks/event-timing.ts';
 import { familyChecks } from './checks/families.ts';
+import { effectChecks } from './checks/effects.ts';
+import { scheduleChecks } from './checks/schedules.ts';
 import { identityChecks } from './checks/identities.ts';
 import { invoiceMachineChecks } from './checks/invoice-machine.ts';
 import { machineChecks } from './checks/machines.ts';
@@ -35,7 +37,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...subscriptionMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...effectChecks, ...scheduleChecks(spec), ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...subscriptionMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {

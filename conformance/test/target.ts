@@ -81,6 +81,26 @@ export interface Mutant {
   reply?: (req: Exchange, reply: Reply) => Reply;
   /** Rewrites each message of a server-sent event stream (numbered from 0), which is forwarded as it comes. */
   event?: (req: Exchange, message: string, index: number) => string;
+  /**
+   * Rewrites each webhook delivery's body: the proxy points every webhook endpoint created or updated through
+   * it at its own relay, which passes each delivery on to the endpoint's own address through this.
+   */
+  delivery?: (body: string) => string;
+}
+
+const RELAY = '/__relay?to=';
+const ENDPOINTS = /^\/v2\/webhooks\/endpoints(\/[^/?]+)?$/;
+
+/** A webhook endpoint's address pointed at the proxy's relay (create and update), the rest unchanged. */
+function relayed(exchange: Exchange, base: string): Exchange {
+  if (!ENDPOINTS.test(exchange.path) || !['POST', 'PUT'].includes(exchange.method)) return exchange;
+  try {
+    const body = JSON.parse(exchange.body) as Record<string, unknown>;
+    if (typeof body.endpointUrl !== 'string') return exchange;
+    return { ...exchange, body: JSON.stringify({ ...body, endpointUrl: `${base}${RELAY}${encodeURIComponent(body.endpointUrl)}` }) };
+  } catch {
+    return exchange;
+  }
 }
 
 const read = (req: IncomingMessage): Promise<Buffer> =>
@@ -92,12 +112,19 @@ const read = (req: IncomingMessage): Promise<Buffer> =>
 
 /** A proxy on a free loopback port that forwards to `upstream` through the mutant. */
 export async function startProxy(upstream: string, mutant: Mutant): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  let base = '';
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
       const bytes = await read(req);
       const text = bytes.toString('utf8');
       let exchange: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: text };
+      if (mutant.delivery && exchange.path.startsWith(RELAY)) {
+        const passed = await fetch(decodeURIComponent(exchange.path.slice(RELAY.length)), { method: 'POST', headers, body: mutant.delivery(text) });
+        res.writeHead(passed.status).end(await passed.text());
+        return;
+      }
+      if (mutant.delivery) exchange = relayed(exchange, base);
       if (mutant.request) exchange = mutant.request(exchange);
       // A body the mutant left alone is forwarded as the bytes that came (a body that is not UTF-8 stays so).
       const body = exchange.body === text ? bytes : exchange.body;
@@ -141,8 +168,9 @@ export async function startProxy(upstream: string, mutant: Mutant): Promise<{ ba
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
   return {
-    baseUrl: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+    baseUrl: base,
     stop: () => new Promise((resolve) => { server.close(() => { resolve(); }); }),
   };
 }
@@ -161,3 +189,4 @@ export async function runChecks(spec: Spec, credentialsFile: string, baseUrl: st
   for (const check of checks) results.push(await runner.runCheck(check));
   return results;
 }
+

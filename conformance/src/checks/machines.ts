@@ -11,6 +11,7 @@ import type { CallOptions, Exchange } from '../http.ts';
 import { approvingCard, paymentProcessors, testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
 import type { Spec } from '../spec.ts';
+import { EventLog } from './event-log.ts';
 import { CLOCK, KINDS, SIMULATED, applies, decliningFirstRows, machineOf, routes, type Kind, type Machine, type Row } from './machine-tables.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -107,31 +108,6 @@ class Records {
   }
 }
 
-/**
- * The events a command emits, seen through a webhook endpoint subscribed to every event type: its delivery
- * log gains one entry per event, written with the event (the receiver need not answer).
- */
-export class EventLog {
-  private constructor(private readonly ctx: CheckContext, readonly webhookId: string) {}
-
-  static async open(ctx: CheckContext): Promise<EventLog | undefined> {
-    const types = Object.keys(isObject(ctx.spec.document.webhooks) ? ctx.spec.document.webhooks : {});
-    const created = await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('machine-events'), endpointUrl: 'http://127.0.0.1:9/machine-events', eventTypes: types } });
-    const id = bodyOf(created).id;
-    return created.response?.status === 200 && typeof id === 'string' ? new EventLog(ctx, id) : undefined;
-  }
-
-  /** Entries of the log so far, of one event type or of all. */
-  async total(eventType?: string): Promise<number> {
-    const page = await this.ctx.call(OperationId.listWebhookDeliveryLogs, { path: { webhookId: this.webhookId }, query: { pageSize: 1, ...(eventType === undefined ? {} : { eventType }) } });
-    return Number(bodyOf(page).total);
-  }
-
-  async close(): Promise<void> {
-    await this.ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId: this.webhookId } });
-  }
-}
-
 export function machineChecks(spec: Spec): Check[] {
   return KINDS.flatMap((kind): Check[] => {
     const machine = machineOf(spec, kind.machine);
@@ -143,72 +119,78 @@ export function machineChecks(spec: Spec): Check[] {
       title: `${kind.type}: from every status the suite can reach, each command of ${kind.machine}'s table answers and moves as the table says`,
       tags: [kind.create, 'transitions'],
       designed: true,
-      run: async (ctx) => {
-        const records = new Records(ctx);
-        const events = await EventLog.open(ctx);
+      run: async (given) => {
+        const events = await EventLog.open(given);
         if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created (createWebhookEndpoint did not answer 200 with an id)');
-        // A status reached only by an amount above the limit is not walked on a target that sets no limit.
-        const limit = await records.limit();
-        const reachable = routes(machine, kind, ctx.spec, limit !== undefined);
-        // Commands on an existing record: the operation triggers of rows that do not start from `initial`.
-        const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger) && applies(r, kind)).map((r) => r.trigger))];
-        const failures: [string, Exchange | undefined][] = [];
-        let tried = 0;
-        for (const [status, route] of reachable) {
-          // A record a refused command left in the status serves the next command (one clock advance, not one a command).
-          let kept: string | undefined;
-          for (const command of commands) {
-            // Every row of the command from the status (several when its amount picks one), or its refusal.
-            const rows = machine.rows.filter((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
-            for (const row of rows.length > 0 ? rows : [undefined]) {
-              const transactionId = kept ?? await records.at(kind, machine, route, events);
-              kept = undefined;
-              if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
-              // A permitted row's event appears once; a refused command emits nothing at all.
-              const watched = row?.event ?? undefined;
-              const before = await events.total(watched);
-              const answer = await ctx.call(ctx.spec.operation(command), await records.request(command, transactionId, row ?? {}));
+        const ctx = events.watching(given);
+        const records = new Records(ctx);
+        try {
+          // A status reached only by an amount above the limit is not walked on a target that sets no limit.
+          const limit = await records.limit();
+          const reachable = routes(machine, kind, ctx.spec, limit !== undefined);
+          // Commands on an existing record: the operation triggers of rows that do not start from `initial`.
+          const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger) && applies(r, kind)).map((r) => r.trigger))];
+          const failures: [string, Exchange | undefined][] = [];
+          let tried = 0;
+          for (const [status, route] of reachable) {
+            // A record a refused command left in the status serves the next command (one clock advance, not one a command).
+            let kept: string | undefined;
+            for (const command of commands) {
+              // Every row of the command from the status (several when its amount picks one), or its refusal.
+              const rows = machine.rows.filter((r) => r.trigger === command && r.from.includes(status) && applies(r, kind));
+              for (const row of rows.length > 0 ? rows : [undefined]) {
+                const transactionId = kept ?? await records.at(kind, machine, route, events);
+                kept = undefined;
+                if (transactionId === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
+                // A permitted row's event appears once; a refused command emits nothing at all.
+                const watched = row?.event ?? undefined;
+                const before = await events.total(watched);
+                const answer = await ctx.call(ctx.spec.operation(command), await records.request(command, transactionId, row ?? {}));
+                tried++;
+                const code = String(bodyOf(answer).responseCode);
+                const now = await records.status(transactionId, machine);
+                const expected = row ? (row.to === 'same' ? status : row.to) : status;
+                const codes = row ? (row.responseCodes ?? ['000']) : [machine.refusalCode];
+                const what = `${command}${row?.amount === undefined ? '' : ` (${row.amount === 'partial' ? 'a part of what remains' : 'no amount: all that remains'})`} on a ${status} ${kind.type}`;
+                if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
+                  failures.push([`${what} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
+                }
+                if (!row && now === status) kept = transactionId;
+                const emitted = (await events.total(watched)) - before;
+                const wanted = watched === undefined ? 0 : 1;
+                if (emitted !== wanted) {
+                  failures.push([`${what}: ${watched === undefined ? 'no event' : `one ${watched} event`} expected, ${String(emitted)} ${watched ?? 'event(s)'} seen`, answer]);
+                }
+              }
+            }
+          }
+          // Each network or clock row, and each declining first row, on its own where no route followed it.
+          const keyOf = (r: Row): string => `${r.trigger} ${r.to} ${r.from.join('|')} ${(r.responseCodes ?? []).join('|')}`;
+          const followed = new Set([...reachable.values()].flat().map(keyOf));
+          const alone = [
+            ...decliningFirstRows(machine, kind, limit !== undefined),
+            ...machine.rows.filter((r) => applies(r, kind) && (r.trigger in SIMULATED || r.trigger in CLOCK)),
+          ].filter((r) => !followed.has(keyOf(r)));
+          for (const row of alone) {
+            for (const from of row.from) {
+              const route = from === 'initial' ? [] : reachable.get(from);
+              if (route === undefined) continue;
               tried++;
-              const code = String(bodyOf(answer).responseCode);
-              const now = await records.status(transactionId, machine);
-              const expected = row ? (row.to === 'same' ? status : row.to) : status;
-              const codes = row ? (row.responseCodes ?? ['000']) : [machine.refusalCode];
-              const what = `${command}${row?.amount === undefined ? '' : ` (${row.amount === 'partial' ? 'a part of what remains' : 'no amount: all that remains'})`} on a ${status} ${kind.type}`;
-              if (answer.response?.status !== 200 || !codes.includes(code) || now !== expected) {
-                failures.push([`${what} (${row ? 'permitted' : 'forbidden'}): expected 200, responseCode ${codes.join('/')} and ${expected}; got ${String(answer.response?.status)}, ${code} and ${now}`, answer]);
-              }
-              if (!row && now === status) kept = transactionId;
-              const emitted = (await events.total(watched)) - before;
-              const wanted = watched === undefined ? 0 : 1;
-              if (emitted !== wanted) {
-                failures.push([`${what}: ${watched === undefined ? 'no event' : `one ${watched} event`} expected, ${String(emitted)} ${watched ?? 'event(s)'} seen`, answer]);
+              try {
+                if ((await records.at(kind, machine, [...route, { ...row, from: [from] }], events)) === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
+              } catch (error) {
+                if (!(error instanceof CheckFailure)) throw error;
+                failures.push([`${row.trigger} from ${from}: ${error.expected}`, error.exchange]);
               }
             }
           }
+          await events.settle();
+          failures.push(...events.disagreements);
+          if (tried === 0) throw new CheckSkipped(`no status of ${kind.type} could be reached`);
+          failWithAll(failures);
+        } finally {
+          await events.close();
         }
-        // Each network or clock row, and each declining first row, on its own where no route followed it.
-        const keyOf = (r: Row): string => `${r.trigger} ${r.to} ${r.from.join('|')} ${(r.responseCodes ?? []).join('|')}`;
-        const followed = new Set([...reachable.values()].flat().map(keyOf));
-        const alone = [
-          ...decliningFirstRows(machine, kind, limit !== undefined),
-          ...machine.rows.filter((r) => applies(r, kind) && (r.trigger in SIMULATED || r.trigger in CLOCK)),
-        ].filter((r) => !followed.has(keyOf(r)));
-        for (const row of alone) {
-          for (const from of row.from) {
-            const route = from === 'initial' ? [] : reachable.get(from);
-            if (route === undefined) continue;
-            tried++;
-            try {
-              if ((await records.at(kind, machine, [...route, { ...row, from: [from] }], events)) === undefined) throw new CheckSkipped('the target has no sandbox network simulation or clock (designed)');
-            } catch (error) {
-              if (!(error instanceof CheckFailure)) throw error;
-              failures.push([`${row.trigger} from ${from}: ${error.expected}`, error.exchange]);
-            }
-          }
-        }
-        await events.close();
-        if (tried === 0) throw new CheckSkipped(`no status of ${kind.type} could be reached`);
-        failWithAll(failures);
       },
     }];
   });

@@ -10,7 +10,7 @@ import type { Exchange } from '../http.ts';
 import type { Spec } from '../spec.ts';
 import { testCard } from '../fixtures.ts';
 import { machineOf, type Row } from './machine-tables.ts';
-import { EventLog } from './machines.ts';
+import { EventLog } from './event-log.ts';
 
 const SCHEMA = 'SubscriptionStatus';
 const DAY = 86_400;
@@ -205,48 +205,53 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
       if (DECLINING === undefined || RETURNING === undefined) throw new CheckSkipped('the contract lists no declining card or returning bank account');
       const events = await EventLog.open(ctx);
       if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
-      const w = new Walker(ctx, events);
-      const failures: [string, Exchange | undefined][] = [];
-      for (const row of machine.rows) {
-        for (const from of row.from) {
-          const key = keyOf(row, from);
-          const scenario = SCENARIOS[key];
-          if (!scenario) {
-            failures.push([`no way to fire the row ${key}`, undefined]);
-            continue;
+      const w = new Walker(events.watching(ctx), events);
+      try {
+        const failures: [string, Exchange | undefined][] = [];
+        for (const row of machine.rows) {
+          for (const from of row.from) {
+            const key = keyOf(row, from);
+            const scenario = SCENARIOS[key];
+            if (!scenario) {
+              failures.push([`no way to fire the row ${key}`, undefined]);
+              continue;
+            }
+            const { id, fire } = await scenario(w);
+            const before = await w.counts();
+            const answer = await fire();
+            if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
+            const after = await w.read(id());
+            const expected = row.to === 'same' ? from : row.to;
+            if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
+            const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
+            const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0));
+            if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${row.event ?? 'none'} once`, answer]);
+            await w.retire(id());
           }
-          const { id, fire } = await scenario(w);
-          const before = await w.counts();
-          const answer = await fire();
-          if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
-          const after = await w.read(id());
-          const expected = row.to === 'same' ? from : row.to;
-          if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
-          const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
-          const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0));
-          if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${row.event ?? 'none'} once`, answer]);
-          await w.retire(id());
         }
-      }
-      for (const status of statuses) {
-        for (const [command, body] of COMMANDS) {
-          const permitted = machine.rows.some((r) => r.trigger === command && r.from.includes(status));
-          if (permitted) continue;
-          const id = await reach(w, status);
-          const was = await w.read(id);
-          const before = await w.counts();
-          const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, body });
-          const now = await w.read(id);
-          const emitted = (await w.counts()).some((n, i) => n !== before[i]);
-          const wanted = machine.errorCodes[command];
-          if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || JSON.stringify(now) !== JSON.stringify(was) || emitted) {
-            failures.push([`${command} ${JSON.stringify(body)} on a ${status} subscription (forbidden): expected 400 ${String(wanted)}, unchanged, no event; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)}${emitted ? ', an event' : ''}`, answer]);
+        for (const status of statuses) {
+          for (const [command, body] of COMMANDS) {
+            const permitted = machine.rows.some((r) => r.trigger === command && r.from.includes(status));
+            if (permitted) continue;
+            const id = await reach(w, status);
+            const was = await w.read(id);
+            const before = await w.counts();
+            const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, body });
+            const now = await w.read(id);
+            const emitted = (await w.counts()).some((n, i) => n !== before[i]);
+            const wanted = machine.errorCodes[command];
+            if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || JSON.stringify(now) !== JSON.stringify(was) || emitted) {
+              failures.push([`${command} ${JSON.stringify(body)} on a ${status} subscription (forbidden): expected 400 ${String(wanted)}, unchanged, no event; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)}${emitted ? ', an event' : ''}`, answer]);
+            }
+            await w.retire(id);
           }
-          await w.retire(id);
         }
+        await events.settle();
+        failures.push(...events.disagreements);
+        failWithAll(failures);
+      } finally {
+        await events.close();
       }
-      await events.close();
-      failWithAll(failures);
     },
   }];
 }

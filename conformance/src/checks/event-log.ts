@@ -1,0 +1,159 @@
+// The events of a walk: counted by a webhook endpoint's delivery log (exact at once), delivered to the suite's
+// receiver, and each delivered event compared with a read of its record taken as it arrives: an event says what
+// a read says (the fields both carry), not what the record was before the change.
+import { OperationId } from '@pgw/client/operations';
+import { bodyOf, type CheckContext } from '../check.ts';
+import { operationIdOf, type Exchange } from '../http.ts';
+import { Receiver, type Delivery } from '../receiver.ts';
+import { currentReceiverOptions } from './webhooks.ts';
+
+type JsonObject = Record<string, unknown>;
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** How an event's record is read, by family: the read operation, its path parameter, the id field of `data`. */
+interface RecordRead { readonly events: RegExp; readonly operation: OperationId; readonly param: string; readonly idField: string }
+export const RECORD_READS: readonly RecordRead[] = [
+  { events: /^payment\./, operation: OperationId.getTransactionStatus, param: 'transactionId', idField: 'transactionId' },
+  { events: /^invoice\./, operation: OperationId.getInvoice, param: 'invoiceId', idField: 'id' },
+  { events: /^subscription\./, operation: OperationId.getSubscription, param: 'subscriptionId', idField: 'subscriptionId' },
+  { events: /^quick_payment\./, operation: OperationId.getQuickPayment, param: 'quickPaymentId', idField: 'id' },
+  { events: /^terminal\./, operation: OperationId.getTerminal, param: 'terminalId', idField: 'terminalId' },
+];
+
+const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+
+/** The fields an event and a read both carry that differ (dates compared as instants, objects field by field). */
+export function differences(event: unknown, read: unknown, at = ''): string[] {
+  if (typeof event === 'string' && typeof read === 'string' && DATE_TIME.test(event) && DATE_TIME.test(read)) {
+    return Date.parse(event) === Date.parse(read) ? [] : [`${at} ${event} (a read: ${read})`];
+  }
+  if (isObject(event) && isObject(read)) {
+    return Object.keys(event).filter((k) => k in read).flatMap((k) => differences(event[k], read[k], at === '' ? k : `${at}.${k}`));
+  }
+  if (Array.isArray(event) && Array.isArray(read) && event.length === read.length) return event.flatMap((v, i) => differences(v, read[i], `${at}[${String(i)}]`));
+  return JSON.stringify(event) === JSON.stringify(read) ? [] : [`${at} ${JSON.stringify(event)} (a read: ${JSON.stringify(read)})`];
+}
+
+/** How long a logged event may take to reach the receiver. */
+const DELIVERY_MS = 15_000;
+
+export class EventLog {
+  private readonly undelivered: [string, Exchange | undefined][] = [];
+  /**
+   * Events that disagreed with the read of their record, by record. The business clock's own work may move a
+   * record between an event and the read (a subscription due at once is charged by the worker): a later event
+   * of the same record excuses an earlier disagreement, as that later event is then held against its own read.
+   */
+  private readonly pending = new Map<string, [string, Exchange | undefined]>();
+
+  /** What disagreed: an event against the read of its record, or events logged and never delivered. */
+  get disagreements(): [string, Exchange | undefined][] {
+    return [...this.undelivered, ...this.pending.values()];
+  }
+  private readonly compared = new Set<string>();
+  private settling: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly ctx: CheckContext, readonly webhookId: string, private readonly receiver: Receiver) {}
+
+  static async open(ctx: CheckContext): Promise<EventLog | undefined> {
+    const types = Object.keys(isObject(ctx.spec.document.webhooks) ? ctx.spec.document.webhooks : {});
+    const receiver = new Receiver();
+    await receiver.start(currentReceiverOptions());
+    const created = await ctx.call(OperationId.createWebhookEndpoint, { body: { name: ctx.unique('machine-events'), endpointUrl: receiver.url('/walk'), eventTypes: types } });
+    const id = bodyOf(created).id;
+    if (created.response?.status === 200 && typeof id === 'string') return new EventLog(ctx, id, receiver);
+    await receiver.stop();
+    return undefined;
+  }
+
+  /**
+   * The context a walk calls through: after each call that may change something (not a read), the events it
+   * emitted are awaited and each compared with a read of its record, before the walk's next step can move it.
+   */
+  watching(ctx: CheckContext): CheckContext {
+    const watched = Object.create(ctx) as CheckContext & { call: CheckContext['call'] };
+    watched.call = async (operation, options) => {
+      const exchange = await ctx.call(operation, options);
+      if (mayChange(ctx, operationIdOf(operation))) await this.settle();
+      return exchange;
+    };
+    return watched;
+  }
+
+  /** Entries of the log so far, of one event type or of all; the events delivered by then are compared first. */
+  async total(eventType?: string): Promise<number> {
+    await this.settle();
+    return this.count(eventType);
+  }
+
+  private async count(eventType?: string): Promise<number> {
+    const page = await this.ctx.call(OperationId.listWebhookDeliveryLogs, { path: { webhookId: this.webhookId }, query: { pageSize: 1, ...(eventType === undefined ? {} : { eventType }) } });
+    return Number(bodyOf(page).total);
+  }
+
+  /** Waits for every logged event to be delivered, then reads the record of each new one (one at a time). */
+  settle(): Promise<void> {
+    this.settling = this.settling.then(() => this.compareDelivered());
+    return this.settling;
+  }
+
+  private async compareDelivered(): Promise<void> {
+    const logged = await this.count();
+    const delivered = await this.receiver.waitFor('/walk', logged, DELIVERY_MS);
+    const fresh = delivered.map(parsed).filter((e): e is Event => e !== undefined && !this.compared.has(e.id));
+    if (delivered.length < logged) {
+      this.undelivered.push([`${String(logged)} events logged for the walk's webhook endpoint, ${String(delivered.length)} delivered to the suite's receiver within ${String(DELIVERY_MS / 1000)} s`, undefined]);
+    }
+    // Of the events one step emitted on a record, only the last describes the state a read shows (the others
+    // describe states already gone); deliveries run in parallel and need not arrive in order, so the step's
+    // events of a record agree when one of them says what the read says.
+    const byRecord = new Map<string, { read: RecordRead; recordId: string; events: Event[] }>();
+    for (const event of fresh) {
+      this.compared.add(event.id);
+      const read = RECORD_READS.find((r) => r.events.test(event.type));
+      const recordId = read && isObject(event.data) ? event.data[read.idField] : undefined;
+      if (!read || typeof recordId !== 'string') continue;
+      const key = `${read.operation} ${recordId}`;
+      const entry = byRecord.get(key) ?? { read, recordId, events: [] };
+      entry.events.push(event);
+      byRecord.set(key, entry);
+    }
+    for (const [key, { read, recordId, events }] of byRecord) {
+      this.pending.delete(key);
+      const exchange = await this.ctx.call(read.operation, { path: { [read.param]: recordId } });
+      const first = events[0];
+      if (!first) continue;
+      if (exchange.response?.status !== 200) {
+        this.pending.set(key, [`${first.type} ${first.id}: its record does not read (${read.operation} answered ${String(exchange.response?.status)})`, exchange]);
+        continue;
+      }
+      const differ = events.map((e) => differences(e.data, bodyOf(exchange)));
+      if (differ.every((d) => d.length > 0)) {
+        const named = events.map((e, i) => `${e.type} ${e.id}: ${(differ[i] ?? []).slice(0, 4).join('; ')}`).join(' | ');
+        this.pending.set(key, [`${events.length === 1 ? 'an event says' : `none of ${String(events.length)} events of one step says`} what a read of its record taken as it came says: ${named}`, exchange]);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.settle().catch(() => undefined);
+    await this.ctx.call(OperationId.deleteWebhookEndpoint, { path: { webhookId: this.webhookId } });
+    await this.receiver.stop();
+  }
+}
+
+/** Whether an operation may change a record (and so emit): not a read, a list, a search or an export. */
+function mayChange(ctx: CheckContext, operationId: string): boolean {
+  const method = ctx.spec.operations.get(operationId)?.method ?? 'post';
+  return method.toLowerCase() !== 'get' && !/^(get|list|search|export)[A-Z]/.test(operationId);
+}
+
+interface Event { id: string; type: string; data: unknown }
+function parsed(delivery: Delivery): Event | undefined {
+  try {
+    const body = JSON.parse(delivery.body) as unknown;
+    return isObject(body) && typeof body.id === 'string' && typeof body.type === 'string' ? { id: body.id, type: body.type, data: body.data } : undefined;
+  } catch {
+    return undefined;
+  }
+}
