@@ -2,12 +2,13 @@
 // deletes them at the end, so a merchant the suite was given is never touched. The sandboxes also expire on
 // their own (an hour), so a run killed outright (SIGKILL) leaves nothing behind for long.
 import { OperationId } from '@pgw/client/operations';
+import { SpecReader } from './negative-cases.ts';
 import { describeNetworkError } from './network-errors.ts';
 import type { Target } from './runner.ts';
 import type { Spec } from './spec.ts';
 import { send } from './transport.ts';
 
-type Pair = { clientId: string; clientSecret: string };
+type Pair = { clientId: string; clientSecret: string; userEmail?: string; userPassword?: string };
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -83,14 +84,17 @@ export async function openSandboxes(spec: Spec, target: Target, timeoutMs: numbe
     }
     return left;
   };
+  // A management user for each, where the spec offers one: the checks of the password grant need it.
+  const withUser = requestProperties(spec, OperationId.createSandboxMerchant).includes('managementUser') ? { managementUser: true } : {};
   try {
     for (const who of ['A', 'B']) {
-      const answer = await call(target, timeoutMs, 'POST', path, token, { name: `${runName} ${who}`, expiresInSeconds: SANDBOX_TTL_SECONDS });
+      const answer = await call(target, timeoutMs, 'POST', path, token, { name: `${runName} ${who}`, expiresInSeconds: SANDBOX_TTL_SECONDS, ...withUser });
       const body = isObject(answer.body) ? answer.body : {};
       if (answer.status < 200 || answer.status > 299 || typeof body.merchantId !== 'string' || typeof body.clientId !== 'string' || typeof body.clientSecret !== 'string') {
         throw new SandboxUnavailable(`${spec.operation(OperationId.createSandboxMerchant).method.toUpperCase()} ${path} answered ${said(answer)}`);
       }
-      made.push({ id: body.merchantId, pair: { clientId: body.clientId, clientSecret: body.clientSecret } });
+      const user = typeof body.userEmail === 'string' && typeof body.userPassword === 'string' ? { userEmail: body.userEmail, userPassword: body.userPassword } : {};
+      made.push({ id: body.merchantId, pair: { clientId: body.clientId, clientSecret: body.clientSecret, ...user } });
     }
   } catch (error) {
     await close();
@@ -101,4 +105,13 @@ export async function openSandboxes(spec: Spec, target: Target, timeoutMs: numbe
   if (!a || !b) throw new SandboxUnavailable('two sandboxes expected');
   const ids = made.map((m) => m.id);
   return { target: { ...target, credentials: { A: a.pair, B: b.pair, partner } }, merchantIds: ids, close };
+}
+
+/** The properties an operation's JSON request body declares. */
+function requestProperties(spec: Spec, operationId: string): string[] {
+  const reader = new SpecReader(spec.document);
+  const found = reader.operation(operationId);
+  const body = found ? reader.jsonBody(found.op) : undefined;
+  const properties = body ? reader.flat(body.schema).properties : undefined;
+  return isObject(properties) ? Object.keys(properties) : [];
 }

@@ -1,6 +1,6 @@
 // The suite against the bundled server (all pass), its exit codes and reports, and against mutants: proxies
 // that each plant one defect a real implementation could have. Every mutant must be caught.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,9 +35,8 @@ describe('against the bundled server', () => {
   it('passes every check, writes JUnit and JSON that agree, and exits 0', async () => {
     const junitFile = path.join(dir, 'junit.xml');
     const jsonFile = path.join(dir, 'report.json');
-    // Clean-up mode, on the merchants given: the CRM token-service check needs merchant A's user, which a sandbox
-    // has not (sandbox mode skips it; long-lived-suite.ts runs that mode).
-    const { code, out } = await run(['--credentials', server.credentialsFile, '--junit', junitFile, '--json', jsonFile, '--seed', '7', '--no-sandbox']);
+    // Clean-up mode, on the merchants given (long-lived-suite.ts runs both modes); nothing may skip.
+    const { code, out } = await run(['--credentials', server.credentialsFile, '--junit', junitFile, '--json', jsonFile, '--seed', '7', '--no-sandbox', '--require-all']);
     expect(out).toMatch(/\n\d+ passed, 0 failed, 0 skipped in [\d.]+s$/);
     expect(code).toBe(0);
     // Every operation of the spec is exercised, and the table says so.
@@ -87,18 +86,28 @@ describe('for CI', () => {
   }, 60_000);
 
   it('says first which selected checks could not run and why; --require-all makes that a failure', async () => {
-    // In sandbox mode the run's own merchants have no management user: the CRM check cannot run.
-    const quiet = await run(['--credentials', server.credentialsFile, '--only', 'identities/crm_token_service,auth/token_client_credentials']);
+    // Credentials without the partner: the check of a partner acting for its merchant cannot run.
+    const file = path.join(dir, 'no-partner.json');
+    const given = JSON.parse(readFileSync(server.credentialsFile, 'utf8')) as Record<string, unknown>;
+    delete given.partner;
+    writeFileSync(file, JSON.stringify(given));
+    const args = ['--credentials', file, '--no-sandbox', '--only', 'identities/partner_acts_for_its_merchant,auth/token_client_credentials'];
+    const quiet = await run(args);
     expect(quiet.code).toBe(0);
-    expect(quiet.out).toMatch(/\n1 selected check could not run \(--require-all makes that a failure\):\n {2}SKIP identities\/crm_token_service: no CRM token service or user credentials/);
+    expect(quiet.out).toMatch(/\n1 selected check could not run \(--require-all makes that a failure\):\n {2}SKIP identities\/partner_acts_for_its_merchant: no partner credentials/);
     // The block comes before the tables, where a reader looks first.
     expect(quiet.out.indexOf('could not run')).toBeLessThan(quiet.out.indexOf('| group'));
-    const strict = await run(['--credentials', server.credentialsFile, '--only', 'identities/crm_token_service,auth/token_client_credentials', '--require-all']);
+    const strict = await run([...args, '--require-all']);
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/could not run \(--require-all: each fails the run\)/);
     // A check deselected by --skip is the caller's choice, not a check that could not run.
     const chosen = await run(['--credentials', server.credentialsFile, '--only', 'auth/token_client_credentials,auth/token_invalid_client', '--skip', 'auth/token_invalid_client', '--require-all']);
     expect([chosen.code, chosen.out.includes('could not run')]).toEqual([0, false]);
+    // The bundled server's credentials carry what every check needs: in sandbox mode too, the CRM check runs.
+    const crm = await run(['--credentials', server.credentialsFile, '--only', 'identities/crm_token_service', '--require-all']);
+    expect(crm.out).toMatch(/^mode: sandbox/m);
+    expect(crm.out).toMatch(/^PASS identities\/crm_token_service/m);
+    expect(crm.code).toBe(0);
   }, 120_000);
 
   it('stops at the first failure with --fail-fast, reporting the rest as skipped', async () => {

@@ -103,7 +103,7 @@ export function longLivedSuite(engine: 'sqlite' | 'postgres', url: string | unde
       const seconds: number[] = [];
       for (let i = 1; i <= RUNS; i++) {
         const started = performance.now();
-        const { code, output } = await run(['--no-sandbox']);
+        const { code, output } = await run(['--no-sandbox', '--require-all']);
         seconds.push((performance.now() - started) / 1000);
         expect(code, `run ${String(i)} of ${String(RUNS)}:\n${output}`).toBe(0);
         expect(output).toMatch(/^mode: clean-up \(--no-sandbox\)/m);
@@ -126,7 +126,7 @@ export function longLivedSuite(engine: 'sqlite' | 'postgres', url: string | unde
       const before = await snapshots();
       const sandboxesBefore = await sandboxCount();
       for (let i = 1; i <= SANDBOX_RUNS; i++) {
-        const { code, output } = await run([]);
+        const { code, output } = await run(['--require-all']);
         expect(code, `sandbox run ${String(i)}:\n${output}`).toBe(0);
         expect(output).toMatch(/^mode: sandbox \(merchants \S+ and \S+ created as the partner/m);
         expect(output).toMatch(/^sandbox: deleted /m);

@@ -7342,6 +7342,8 @@ export interface components {
              * @description When the sandbox expires (at least 60 seconds and at most 30 days from now).
              */
             expiresAt?: string;
+            /** @description Also make the merchant a management API user, as the bundled demo merchants have one: its e-mail address and password are in the answer (userEmail, userPassword), once. The password grant of the CRM token service and the dashboard take them, so a CI run on a sandbox merchant can test those too. Default false (hashing a password costs the create some milliseconds). */
+            managementUser?: boolean;
         };
         /**
          * SandboxMerchantCreated
@@ -7395,6 +7397,13 @@ export interface components {
              * @description When the sandbox was created.
              */
             createdOn: string;
+            /**
+             * Format: email
+             * @description The management API user's e-mail address (only when the request asked for managementUser).
+             */
+            userEmail?: string;
+            /** @description The management API user's password, shown once (only when the request asked for managementUser). It is never stored, so a replay of the request with the same Idempotency-Key returns this field empty. */
+            userPassword?: string;
         };
         /**
          * SandboxResetResult

@@ -1,12 +1,13 @@
 // Demo data on first start with an empty database: one partner, two merchants under it, and for each
 // merchant a card processor, an ACH (Eft) processor, a main contact address, an API key and a user of the
 // management API. The credentials file is the only place the secrets are ever written.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Environment } from '../config.ts';
 import type { Database } from './knex.ts';
 import { hashPassword } from '../platform/passwords.ts';
+import { insertUser } from '../repositories/users.ts';
 import { iso, type Clock } from '../platform/time.ts';
 import { addApiKey, insertPartner, setUpMerchant, type MerchantProfile } from '../repositories/merchant-setup.ts';
 
@@ -47,10 +48,7 @@ export async function seedDemoData(db: Database, clock: Clock, environment: Envi
     for (const demo of DEMO_MERCHANTS) {
       const setUp = await setUpMerchant(trx, environment, partnerId, demo, now);
       const userPassword = randomBytes(12).toString('base64url');
-      await trx('users').insert({
-        id: randomUUID(), merchant_id: setUp.merchantId, email: demo.email, first_name: 'Demo', last_name: 'Owner',
-        password_hash: await hashPassword(userPassword), created_on: now,
-      });
+      await insertUser(trx, { merchantId: setUp.merchantId, email: demo.email, firstName: 'Demo', lastName: 'Owner', passwordHash: await hashPassword(userPassword), createdOn: now });
       merchants.push({ ...setUp, userEmail: demo.email, userPassword });
     }
     return { partner: { partnerId, ...partnerKey }, merchants };

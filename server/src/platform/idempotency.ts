@@ -20,10 +20,12 @@ import { transaction } from './transaction.ts';
 const KEEP_MS = 24 * 3600 * 1000;
 /**
  * Response fields never stored, with what a replay answers instead (the spec says so on each field): a
- * once-shown secret (createApiKey's clientSecret) and bearer credentials (a device's tap-to-pay JWT).
+ * once-shown secret (createApiKey's clientSecret, a sandbox merchant's user password) and bearer credentials
+ * (a device's tap-to-pay JWT).
  */
 export const NEVER_STORED: ReadonlyMap<string, string | null> = new Map([
   ['clientSecret', ''],
+  ['userPassword', ''],
   ['jwtToken', null],
   ['access_token', null],
   ['refresh_token', null],

@@ -3,18 +3,21 @@
 // transaction, after the merchant is marked as being deleted (its credentials stop at once; a crashed
 // delete resumes from the mark). Sandbox lifetimes are wall-clock time: a sandbox's own business clock,
 // which it may move, never decides when it expires.
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { recordEvent } from '../platform/outbox.ts';
 import type { ListQuery } from '../platform/paging.ts';
+import { hashPassword } from '../platform/passwords.ts';
 import { iso, normalizeDateTime } from '../platform/time.ts';
 import { inSavepoint, lockRow, withTransaction } from '../platform/transaction.ts';
 import { lockMerchant } from '../repositories/sandboxes.ts';
 import { DELETE_STEPS, RESET_STEPS, removeBatch, removeMerchantRow } from '../repositories/merchant-records.ts';
 import { setUpMerchant } from '../repositories/merchant-setup.ts';
 import * as repo from '../repositories/sandboxes.ts';
+import { insertUser } from '../repositories/users.ts';
 import { setClockOffset } from '../repositories/transactions.ts';
 import type { Scope } from '../platform/scope.ts';
 
@@ -45,6 +48,9 @@ export async function createSandbox(deps: Deps, partnerId: string, body: Schemas
   const expiresAt = expiryOf(body, now.getTime());
   const name = body.name ?? 'Sandbox merchant';
   const createdOn = iso(now);
+  // The password is hashed before the transaction: the partner's row stays locked for the inserts only.
+  const userPassword = body.managementUser === true ? randomBytes(12).toString('base64url') : undefined;
+  const passwordHash = userPassword === undefined ? undefined : await hashPassword(userPassword);
   return withTransaction(deps.db, async (tx) => {
     // Two creates of one partner count one after the other: the limit holds under concurrency.
     await lockRow(tx, 'partners', { id: partnerId });
@@ -54,7 +60,11 @@ export async function createSandbox(deps: Deps, partnerId: string, body: Schemas
       city: 'Austin', stateId: 44, stateName: 'Texas', zip: '78701',
     }, createdOn, expiresAt);
     await recordEvent(tx, { merchantId: setUp.merchantId, type: 'merchant.created', data: { merchantId: setUp.merchantId, partnerId, companyName: name, createdOn }, occurredOn: createdOn });
-    return { ...setUp, partnerId, name, expiresAt, createdOn };
+    if (userPassword === undefined || passwordHash === undefined) return { ...setUp, partnerId, name, expiresAt, createdOn };
+    // An address no one else holds: the password grant finds a user by e-mail address across merchants.
+    const userEmail = `owner-${setUp.merchantId}@sandbox.example`;
+    await insertUser(tx, { merchantId: setUp.merchantId, email: userEmail, firstName: 'Sandbox', lastName: 'Owner', passwordHash, createdOn });
+    return { ...setUp, partnerId, name, expiresAt, createdOn, userEmail, userPassword };
   });
 }
 

@@ -23,6 +23,7 @@ export const SANDBOXES = '/sandbox/v1/merchants';
 export interface Created {
   merchantId: string; partnerId: string; name: string; clientId: string; clientSecret: string;
   cardProcessorId: string; achProcessorId: string; expiresAt: string; createdOn: string;
+  userEmail?: string; userPassword?: string;
 }
 
 /** An access token of any API key. */

@@ -43,6 +43,33 @@ describe.each(engines())('disposable sandboxes (%s)', (engine) => {
     expect(plain.name).toBe('Sandbox merchant');
   });
 
+  it('makes a management user when asked (shown once), whose password grant works on the CRM token service and ends with the sandbox', async () => {
+    const crm = (sb: Created, password: string): Promise<request.Response> => request(s.app).post('/crm/oauth2/token').type('form')
+      .send({ grant_type: 'password', username: sb.userEmail, password, client_id: sb.clientId, client_secret: sb.clientSecret, scope: 'offline_access' });
+    const sb = await createSandbox(s, partner, { managementUser: true });
+    expect(sb.userEmail).toBe(`owner-${sb.merchantId}@sandbox.example`);
+    expect(sb.userPassword).toMatch(/^[\w-]{16}$/);
+    expect((await crm(sb, sb.userPassword ?? '')).status).toBe(200);
+    expect((await crm(sb, `${sb.userPassword ?? ''}x`)).status).toBe(400);
+    // Without the flag there is no user, and no user fields in the answer.
+    const plain = await createSandbox(s, partner, { managementUser: false });
+    expect([plain.userEmail, plain.userPassword]).toEqual([undefined, undefined]);
+    expect(Number((await s.db('users').where({ merchant_id: plain.merchantId }).count({ n: '*' }).first())?.n)).toBe(0);
+    // Never stored: a replay answers the password empty.
+    const key = crypto.randomUUID();
+    const first = await request(s.app).post(SANDBOXES).set(partner).set('Idempotency-Key', key).send({ managementUser: true });
+    const again = await request(s.app).post(SANDBOXES).set(partner).set('Idempotency-Key', key).send({ managementUser: true });
+    expect([(first.body as Created).userPassword?.length, (again.body as Created).userPassword]).toEqual([16, '']);
+    expect(JSON.stringify(await s.db('idempotency_keys').select())).not.toContain((first.body as Created).userPassword);
+    // A non-boolean is refused and makes nothing.
+    const bad = await request(s.app).post(SANDBOXES).set(partner).send({ managementUser: 'yes' });
+    expect([bad.status, fieldsOf(bad.body)]).toEqual([400, ['$.managementUser']]);
+    // The user goes with the sandbox.
+    for (const made of [sb, first.body as Created]) expect((await request(s.app).delete(`${SANDBOXES}/${made.merchantId}`).set(partner)).status).toBe(200);
+    expect((await crm(sb, sb.userPassword ?? '')).status).not.toBe(200);
+    expect(Number((await s.db('users').where({ email: sb.userEmail }).count({ n: '*' }).first())?.n)).toBe(0);
+  });
+
   it('emits merchant.created exactly once per creation, also when the request is replayed with its Idempotency-Key', async () => {
     const key = crypto.randomUUID();
     const first = await request(s.app).post(SANDBOXES).set(partner).set('Idempotency-Key', key).send({ name: 'Replayed' });
