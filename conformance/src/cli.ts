@@ -12,6 +12,7 @@ import { Spec, defaultSpecPath } from './spec.ts';
 import { fuzzChecks } from './fuzz/checks.ts';
 import { onInterrupt } from './interrupt.ts';
 import { openSandboxes, SandboxUnavailable, type SandboxSession } from './sandbox-session.ts';
+import { keepingNote, keepingProbe } from './keeping.ts';
 
 export const usage = `usage: pgw-conformance --base-url URL [--auth-url URL] [--crm-auth-url URL]
        (--credentials FILE | --client-id ID --client-secret S --client-id-b ID --client-secret-b S)
@@ -285,8 +286,11 @@ export async function main(argv: string[], out: (line: string) => void = console
   out(`mode: ${modeNote}${values['no-clock'] ? '; --no-clock: checks that move a clock are skipped' : ''}`);
   if (fuzz) out(`fuzz: ${count(fuzz.runs, 'request')} per operation, seed ${String(fuzz.seed)} (--seed ${String(fuzz.seed)} replays)`);
   for (const result of results) out(progressLine(result));
+  let keepsNothing: string | undefined;
   try {
     await runner.prepare();
+    const probe = await runner.runCheck(keepingProbe(session?.merchantIds ?? []));
+    if (probe.status === 'failed') keepsNothing = probe.message;
     for (const [index, check] of run.entries()) {
       const result = await runner.runCheck(check);
       results.push(result);
@@ -324,6 +328,7 @@ export async function main(argv: string[], out: (line: string) => void = console
     out(`\n${String(notRun.length)} selected check${notRun.length === 1 ? '' : 's'} could not run${values['require-all'] ? ' (--require-all: each fails the run)' : ' (--require-all makes that a failure)'}:`);
     for (const r of notRun) out(`  SKIP ${r.id}: ${r.message ?? 'no reason given'}`);
   }
+  if (keepsNothing !== undefined) out(`\n${keepingNote(keepsNothing)}`);
   if (failed.length > 0) out(`\n${failed.map(failureDetails).join('\n\n')}`);
   // With --only, the table covers what the selection could call, not every operation of the spec.
   const covered = coverage(spec, results, list(values.only).length > 0 ? scopeOf(spec, run) : undefined);
@@ -336,5 +341,5 @@ export async function main(argv: string[], out: (line: string) => void = console
   }
   const elapsed = (performance.now() - started) / 1000;
   out(`${String(results.filter((r) => r.status === 'passed').length)} passed, ${String(failed.length)} failed, ${String(results.filter((r) => r.status === 'skipped').length)} skipped in ${elapsed.toFixed(1)}s`);
-  return finish(failed.length > 0 || (values['require-all'] && notRun.length > 0) ? 1 : 0, results, { ...meta, coverage: covered, notRun: notRun.map((r) => r.id) });
+  return finish(failed.length > 0 || (values['require-all'] && notRun.length > 0) ? 1 : 0, results, { ...meta, coverage: covered, notRun: notRun.map((r) => r.id), ...(keepsNothing === undefined ? {} : { keepsNothing }) });
 }

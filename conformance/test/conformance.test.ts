@@ -38,6 +38,7 @@ describe('against the bundled server', () => {
     // Clean-up mode, on the merchants given (long-lived-suite.ts runs both modes); nothing may skip.
     const { code, out } = await run(['--credentials', server.credentialsFile, '--junit', junitFile, '--json', jsonFile, '--seed', '7', '--no-sandbox', '--require-all']);
     expect(out).toMatch(/\n\d+ passed, 0 failed, 0 skipped in [\d.]+s$/);
+    expect(out).not.toContain('does not keep what it is given');
     expect(code).toBe(0);
     // Every operation of the spec is exercised, and the table says so.
     expect(out).toMatch(/operations called: (\d+) of \1\n/);
@@ -109,6 +110,21 @@ describe('for CI', () => {
     expect(crm.out).toMatch(/^PASS identities\/crm_token_service/m);
     expect(crm.code).toBe(0);
   }, 120_000);
+
+  it('names a target that keeps nothing once, before the failures, with the evidence', async () => {
+    // Every customer made is answered, and none is ever found again.
+    const proxy = await startProxy(server.baseUrl, { name: 'keeps nothing', reply: (req, reply) => (req.method === 'GET' && /^\/pay-api\/v1\/customers\/[0-9a-f-]{36}$/.test(req.path)
+      ? { status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Not Found', status: 404, errorCode: 'not_found' }) } : reply) });
+    try {
+      const { code, out } = await run(['--base-url', proxy.baseUrl, '--auth-url', proxy.baseUrl, '--credentials', server.credentialsFile, '--only', 'resources/ensure_resource_availability:customer']);
+      expect(code).toBe(1);
+      expect(out.match(/does not keep what it is given/g)).toHaveLength(1);
+      expect(out).toMatch(/the target does not keep what it is given \(a stateless mock\?\): a customer made \(createCustomer answered 200, id [0-9a-f-]{36}\) reads back 404/);
+      expect(out.indexOf('does not keep')).toBeLessThan(out.indexOf('FAIL resources/ensure_resource_availability:customer:'));
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
 
   it('stops at the first failure with --fail-fast, reporting the rest as skipped', async () => {
     const proxy = await startProxy(server.baseUrl, { name: '401 as 200', reply: (_req, reply) => (reply.status === 401 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' } : reply) });

@@ -75,6 +75,10 @@ describe('against Prism\'s stateless mock of the spec', () => {
     const stateful = [...verdicts.keys()].filter((id) => /^(resources|pagination|tenancy|idempotency)\//.test(id));
     expect(stateful.length).toBeGreaterThanOrEqual(15);
     expect(stateful.filter((id) => verdicts.get(id) !== 'FAIL')).toEqual([]);
+    // Said once, before the failures, with the evidence: the mock keeps nothing.
+    expect(out.match(/the target does not keep what it is given/g)).toHaveLength(1);
+    expect(out).toMatch(/the target does not keep what it is given \(a stateless mock\?\): .*(reads back|both answered with id)/);
+    expect(out.indexOf('does not keep')).toBeLessThan(out.search(/\n {2}expected: /));
   });
 });
 

@@ -99,9 +99,10 @@ export class EventLog {
 
   private async compareDelivered(): Promise<void> {
     const logged = await this.count();
-    const delivered = await this.receiver.waitFor('/walk', logged, DELIVERY_MS);
+    // Once events were logged and not delivered, the walk's later steps do not wait for them again.
+    const delivered = await this.receiver.waitFor('/walk', logged, this.undelivered.length > 0 ? 0 : DELIVERY_MS);
     const fresh = delivered.map(parsed).filter((e): e is Event => e !== undefined && !this.compared.has(e.id));
-    if (delivered.length < logged) {
+    if (delivered.length < logged && this.undelivered.length === 0) {
       this.undelivered.push([`${String(logged)} events logged for the walk's webhook endpoint, ${String(delivered.length)} delivered to the suite's receiver within ${String(DELIVERY_MS / 1000)} s`, undefined]);
     }
     // Of the events one step emitted on a record, only the last describes the state a read shows (the others
