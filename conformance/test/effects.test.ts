@@ -1,5 +1,5 @@
 // The defect classes of issue 41, each a defect that passed the suite: an answer's claim not borne out by its
-// effects, a schedule's arithmetic, an event describing the record before the change, a stream resumed with the
+// effects (a write's fields not read back, derived from the spec by the coverage walk), a schedule's arithmetic, an event describing the record before the change, a stream resumed with the
 // event it resumed after. The checks pass against the bundled server; each mutant, planting one defect of a
 // class, fails the check meant to catch it, for that reason (attribution by check id and message).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { eventTimingChecks } from '../src/checks/event-timing.ts';
 import { quickPaymentMachineChecks } from '../src/checks/quick-payment-machine.ts';
 import { scheduleChecks } from '../src/checks/schedules.ts';
 import { subscriptionMachineChecks } from '../src/checks/subscription-machine.ts';
+import { walkChecks } from '../src/checks/walk.ts';
 import type { Check } from '../src/check.ts';
 import type { CheckResult } from '../src/runner.ts';
 import { Spec } from '../src/spec.ts';
@@ -15,7 +16,7 @@ import { expectCaught } from './caught.ts';
 import { runChecks, startBundledServer, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...effectChecks, ...scheduleChecks(spec), ...subscriptionMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...eventTimingChecks.filter((c) => c.id === 'webhooks/stream_positions')];
+const checks: Check[] = [...effectChecks, ...scheduleChecks(spec), ...subscriptionMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...eventTimingChecks.filter((c) => c.id === 'webhooks/stream_positions'), ...walkChecks];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -62,6 +63,11 @@ const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
       const kept = id === undefined ? undefined : ignoredChanges.get(id);
       return kept === undefined || reply.status !== 200 ? reply : { ...reply, body: JSON.stringify({ ...json(reply.body), ...kept }) };
     },
+  },
+  {
+    name: 'an update answered 200 that changes nothing (a customer keeps its old name)',
+    checks: ['coverage/walk'], why: /updateCustomer wrote what getCustomer does not read back: lastName/,
+    request: (req) => (req.method === 'PUT' && /^\/pay-api\/v1\/customers\/[0-9a-f-]{36}$/.test(req.path) ? { ...req, method: 'GET', body: '' } : req),
   },
   {
     name: 'a partial refund marks the sale PartiallyRefunded while its refundedAmount stays 0',

@@ -8,6 +8,8 @@ import { failWithAll, CheckSkipped, bodyOf, type Check, type CheckContext } from
 import { operationIdOf, type CallOptions, type Exchange, type Operation } from '../http.ts';
 import { testCard } from '../fixtures.ts';
 import { SpecReader } from '../negative-cases.ts';
+import { differences } from './event-log.ts';
+import { readOf } from './negative.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const isRecord = (v: unknown): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -86,8 +88,36 @@ class Walk {
       const said = exchange.response ? `${String(status)} ${exchange.response.text.slice(0, 160)}` : String(exchange.error);
       this.failures.push([`${id}: expected ${step.accept ? step.accept.join(' or ') : 'a 2xx'} for a valid request, got ${said}`, exchange]);
     }
-    else if (step.keep) step.keep(this, bodyOf(exchange));
+    else {
+      step.keep?.(this, bodyOf(exchange));
+      await this.readBack(id, request, exchange);
+    }
     return exchange;
+  }
+
+  /**
+   * The effect of a write where the spec shows it: the record it made or changed (the GET on the change's path,
+   * or on the create's path and the new id) holds each scalar field the request set that the read carries.
+   */
+  private async readBack(id: string, request: CallOptions, exchange: Exchange): Promise<void> {
+    const op = this.ctx.spec.operation(id);
+    if (!isRecord(request.body) || !['post', 'put', 'patch'].includes(op.method)) return;
+    let read = readOf(this.ctx.spec, id);
+    let path = request.path ?? {};
+    if (!read && op.method === 'post' && !op.path.includes('{')) {
+      // The read of one record made there: GET on the create's path and one parameter more.
+      read = [...this.ctx.spec.operations.values()].find((o) => o.method === 'get' && o.path.startsWith(`${op.path}/{`) && o.path.endsWith('}') && !o.path.slice(op.path.length + 1).includes('/'));
+      const param = read ? /\{([^}]+)\}$/.exec(read.path)?.[1] : undefined;
+      const made = param === undefined ? undefined : bodyOf(exchange)[param] ?? bodyOf(exchange).id;
+      if (param === undefined || typeof made !== 'string') return;
+      path = { [param]: made };
+    }
+    if (!read) return;
+    const written = Object.fromEntries(Object.entries(request.body).filter(([, v]) => v === null || typeof v !== 'object'));
+    const after = await this.ctx.call(read, { ...(request.as === undefined ? {} : { as: request.as }), ...(request.headers ? { headers: request.headers } : {}), path });
+    if (after.response?.status !== 200) return;
+    const differ = differences(written, bodyOf(after));
+    if (differ.length > 0) this.failures.push([`${id} wrote what ${read.operationId} does not read back: ${differ.slice(0, 4).join('; ')}`, after]);
   }
 }
 
@@ -203,8 +233,9 @@ const steps: readonly Step[] = [
   // A token for a device id the walk chooses registers that device (the answer does not name the device).
   { op: OperationId.issueTapToPayToken, request: (w) => { w.ids.deviceId = seededUuid(() => w.ctx.random()); return { body: { deviceId: w.ids.deviceId } }; } },
   { op: OperationId.getDevice }, { op: OperationId.activateTapToPayDevice },
-  // Terminals (designed): a serial number of the run's own (a repeated run would be refused a duplicate).
-  { op: OperationId.registerTerminal, request: (w) => ({ body: { serialNumber: w.ctx.unique('WALK'), model: 'Walk', name: 'Walk terminal' } }), keep: keepId('terminalId', 'terminalId') },
+  // Terminals (designed): a serial number of the run's own (a repeated run would be refused a duplicate), in
+  // capitals as the terminal keeps it.
+  { op: OperationId.registerTerminal, request: (w) => ({ body: { serialNumber: w.ctx.unique('WALK').toUpperCase(), model: 'Walk', name: 'Walk terminal' } }), keep: keepId('terminalId', 'terminalId') },
   { op: OperationId.listTerminals }, { op: OperationId.getTerminal }, { op: OperationId.setSandboxTerminalPaperStatus },
   // Payment links (designed): one read and paid by the sandbox, another cancelled (an expiry in the future).
   { op: OperationId.createQuickPayment, request: (w) => ({ body: { amount: 12.5, description: 'Walk link', expiresOn: w.ctx.daysAhead(30) } }), keep: keepId('quickPaymentId') },
