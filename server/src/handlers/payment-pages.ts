@@ -51,8 +51,11 @@ export interface PaymentPage<R extends { id: string; merchantId: string }> {
   readonly unpaid: string;
   /** The record by the path's id, or undefined when the page does not exist (404). */
   readonly find: (id: string) => Promise<R | undefined>;
-  /** Writes the page (status and message given) with `forms` when it can be paid: the caller reads it again first. */
-  readonly render: (res: Response, record: R, nonce: string, status: number, message: PageMessage | null, tokens: (record: R) => PageForms) => Promise<void>;
+  /**
+   * Writes the page (status and message given) with `forms` when it can be paid: the caller reads it again first.
+   * `receipt`: the transaction the page was sent back with after a payment (its `receipt` query), unchecked.
+   */
+  readonly render: (res: Response, record: R, nonce: string, status: number, message: PageMessage | null, tokens: (record: R) => PageForms, receipt?: string) => Promise<void>;
   /** Pays the record as the form asks, once per form token. */
   readonly pay: (deps: Scope & { hashKey: Buffer }, record: R, payment: PagePayment, formKey: string, fields: Record<string, string>) => Promise<PageOutcome>;
   /** The not-found page. */
@@ -72,10 +75,10 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
   const subject = (id: string, kind: FormKind): string => `${page.subject}:${id}:${kind}`;
   const issue = (record: R): PageForms => ({ cardToken: tokens.issue(subject(record.id, 'card')), achToken: tokens.issue(subject(record.id, 'ach')) });
 
-  const render = async (res: Response, record: R, status: number, message: PageMessage | null): Promise<void> => {
+  const render = async (res: Response, record: R, status: number, message: PageMessage | null, receipt?: string): Promise<void> => {
     const paid = page.paidAddress?.(record) ?? null;
     const nonce = pageHeaders(res, paid === null ? undefined : originOf(paid));
-    await page.render(res, record, nonce, status, message, issue);
+    await page.render(res, record, nonce, status, message, issue, receipt);
   };
 
   function notFound(res: Response): void {
@@ -89,7 +92,8 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
         notFound(res);
         return;
       }
-      await render(res, record, 200, null);
+      const receipt = req.query.receipt;
+      await render(res, record, 200, null, typeof receipt === 'string' ? receipt : undefined);
     }).catch(next);
   });
 
@@ -120,7 +124,9 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
         return outcome.paid ? outcome : undefined;
       });
       if (outcome.paid) {
-        res.set('Cache-Control', 'no-store').redirect(303, page.paidAddress?.(record) ?? page.path.replace(':id', record.id));
+        // Back to the page (with the payment to show its receipt, where the page keeps taking payments), or the redirect.
+        const back = `${page.path.replace(':id', record.id)}${outcome.reference === undefined ? '' : `?receipt=${encodeURIComponent(outcome.reference)}`}`;
+        res.set('Cache-Control', 'no-store').redirect(303, page.paidAddress?.(record) ?? back);
         return;
       }
       const decline = outcome.decline ?? 'The payment was not accepted.';

@@ -34,6 +34,15 @@ function closed(shown: PublicLink): string {
   }
 }
 
+/** The receipt of the payment the page was sent back with, while the link takes more (a Paid link shows its own). */
+function thanks(shown: PublicLink): string {
+  const paid = shown.receipt;
+  if (paid === null || shown.link.status === 'Paid') return '';
+  return `<section class="paid" role="status" id="receipt"><h2>Receipt</h2><p id="paid">Paid ${e(formatUsd(paid.amountCents))}`
+    + `${paid.quantity === 1 ? '' : ` for ${String(paid.quantity)}`} on ${e(formatTime(paid.paidOn))}. Thank you.</p>`
+    + `<p>Reference: <code id="reference">${e(paid.transactionId)}</code></p></section>`;
+}
+
 /** The inputs of what the payer chooses (the amount within customAmount, the quantity within adjustableQuantity); undefined when nothing is chosen. */
 function choiceOf(link: QuickPaymentRecord): FormChoice | undefined {
   const amounts = link.amountRange;
@@ -89,6 +98,7 @@ ${termsRows(link)}
 ${link.expiresOn === null || link.status !== 'Active' ? '' : `<tr><th scope="row">Pay by</th><td class="n" id="expires">${e(formatTime(link.expiresOn))}</td></tr>`}
 </table>
 ${closed(shown)}
+${thanks(shown)}
 ${messageHtml(page.message)}
 ${forms}`;
   return pageDocument(`Payment to ${merchantName || 'the merchant'}`, page.nonce, content, page.forms !== null);

@@ -21,8 +21,8 @@ export function quickPaymentPages(services: Services): Router {
     notFoundHtml: LINK_NOT_FOUND_PAGE,
     find: (id) => findPublicLink(services, id),
     /** Renders the link as it is now (another payer may have paid it, its time may have come). */
-    render: async (res, shown, nonce, status, message, tokens) => {
-      const current = await publicLink(await services.scopeOf(shown.merchantId), shown);
+    render: async (res, shown, nonce, status, message, tokens, receipt) => {
+      const current = await publicLink(await services.scopeOf(shown.merchantId), shown, receipt);
       const forms = current.link.status === 'Active' ? tokens(current.link) : null;
       res.status(status).type('html').send(linkPageHtml(current, { nonce, forms, message }));
     },

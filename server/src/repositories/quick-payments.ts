@@ -125,6 +125,12 @@ export async function insertLinkPayments(db: Knex, payments: readonly LinkPaymen
   })));
 }
 
+/** One of a link's payments, by its transaction; undefined when the transaction is no payment of that link. */
+export async function findLinkPayment(db: Knex, merchantId: string, quickPaymentId: string, transactionId: string): Promise<LinkPaymentRecord | undefined> {
+  const row = (await db('quick_payment_payments').where({ merchant_id: merchantId, quick_payment_id: quickPaymentId, transaction_id: transactionId }).first()) as PaymentRow | undefined;
+  return row ? paymentOf(row) : undefined;
+}
+
 /** A page (zero-based) of a link's payments, oldest first, and how many it took. */
 export async function listLinkPayments(db: Knex, merchantId: string, quickPaymentId: string, page: { page: number; pageSize: number }): Promise<{ items: LinkPaymentRecord[]; total: number }> {
   const where = { merchant_id: merchantId, quick_payment_id: quickPaymentId };

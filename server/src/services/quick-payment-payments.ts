@@ -128,7 +128,8 @@ export async function payLink(scope: Scope, id: string, payment: PagePayment, tr
     const to = paymentsLeft(link) === 1 ? 'Paid' : 'Active';
     const paid = await engine.transition(t, quickPaymentFamily, link, trigger, now, { transactionId: record.id, ...charge }, { to });
     if (!paid) throw notActive(link, 'paySandboxQuickPayment');
-    return { link: paid, outcome: { paid: true, decline: null } };
+    // A link that takes more payments shows this one's receipt when the page is sent back with it; a Paid link shows its own.
+    return { link: paid, outcome: { paid: true, decline: null, ...(paid.status === 'Active' ? { reference: record.id } : {}) } };
   });
 }
 

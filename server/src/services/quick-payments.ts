@@ -18,7 +18,7 @@ import { within, type InTx, type Scope, type Tx } from '../platform/scope.ts';
 import { iso, normalizeDateTime } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import * as repo from '../repositories/quick-payments.ts';
-import type { LinkStatus, QuickPaymentRecord } from '../repositories/quick-payments.ts';
+import type { LinkPaymentRecord, LinkStatus, QuickPaymentRecord } from '../repositories/quick-payments.ts';
 import { findMerchant } from '../repositories/merchants.ts';
 import { findTransaction } from '../repositories/transactions.ts';
 import * as engine from './engine.ts';
@@ -177,12 +177,18 @@ export interface PublicLink {
   readonly merchantName: string;
   /** The payment's method (PaymentMethodType) once Paid; null before. */
   readonly paymentMethodTypeId: number | null;
+  /** The payment the page was sent back with after paying (its receipt), when it is one of this link's; else null. */
+  readonly receipt: LinkPaymentRecord | null;
 }
 
-/** The page of a link; `scope` is its merchant's (the business clock decides expiry). */
-export async function publicLink(scope: Scope, link: QuickPaymentRecord): Promise<PublicLink> {
+/**
+ * The page of a link; `scope` is its merchant's (the business clock decides expiry). `receipt`: the transaction
+ * the page names after a payment, shown only when it is one of this link's payments (a made-up one shows nothing).
+ */
+export async function publicLink(scope: Scope, link: QuickPaymentRecord, receipt?: string): Promise<PublicLink> {
   const now = await currentLink(scope, link.id);
   const merchant = await findMerchant(scope.db, now.merchantId);
   const payment = now.transactionId === null ? undefined : await findTransaction(scope.db, now.merchantId, now.transactionId);
-  return { link: now, merchantName: merchant?.company_name ?? '', paymentMethodTypeId: payment?.paymentMethodTypeId ?? null };
+  const paid = receipt === undefined || !PAGE_ID.test(receipt) ? undefined : await repo.findLinkPayment(scope.db, now.merchantId, now.id, receipt.toLowerCase());
+  return { link: now, merchantName: merchant?.company_name ?? '', paymentMethodTypeId: payment?.paymentMethodTypeId ?? null, receipt: paid ?? null };
 }

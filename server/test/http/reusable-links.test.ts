@@ -266,15 +266,29 @@ describe.each(engines())('reusable payment links (%s)', (engine) => {
       expect(await state(0)).toBe(before);
     });
 
-    it('a quantity link shows the unit price and charges unit x quantity; without redirectUrl the payer is sent back to the page', async () => {
+    it('a quantity link shows the unit price and charges unit x quantity; without redirectUrl the payer is sent back to the page, with the receipt of that payment only', async () => {
       const link = await createLink(s, 0, { amount: 19.99, description: 'Tickets', maxPayments: 2, adjustableQuantity: { minimum: 1, maximum: 5 } });
       const { html, cardToken } = await openPage(s, link.id, linkPagePath);
       expect(html).toContain('1 to 5, your choice');
       expect(html).toContain('<td class="n" id="payments">0 of 2</td>');
       const paid = await postForm(s, link.id, 'card', cardFields({ formToken: cardToken, linkQuantity: '3' }), origin(), linkPagePath);
-      expect([paid.status, paid.headers.location]).toEqual([303, linkPagePath(link.id)]);
-      expect(await expectConsistent(0, link.id)).toMatchObject({ paymentCount: 1, totalCollected: 59.97, latestPayment: { quantity: 3, amount: 59.97 } });
-      expect((await request(s.app).get(linkPagePath(link.id))).text).toContain('<td class="n" id="payments">1 of 2</td>');
+      const after = await expectConsistent(0, link.id);
+      expect(after).toMatchObject({ paymentCount: 1, totalCollected: 59.97, latestPayment: { quantity: 3, amount: 59.97 } });
+      const transactionId = after.latestPayment?.transactionId ?? '';
+      expect([paid.status, paid.headers.location]).toEqual([303, `${linkPagePath(link.id)}?receipt=${transactionId}`]);
+      // The page it is sent back to shows the receipt of that payment, and still takes the next one.
+      const back = await request(s.app).get(String(paid.headers.location));
+      expect(back.text).toContain('<td class="n" id="payments">1 of 2</td>');
+      expect(back.text).toContain('<p id="paid">Paid $59.97 for 3 on');
+      expect(back.text).toContain(`<code id="reference">${transactionId}</code>`);
+      expect(back.text).toContain('id="card-form"');
+      // A receipt the link did not take (made up, another link's, not an id) shows none.
+      const other = await createLink(s, 0, { amount: 1, description: 'Other' });
+      const otherPaid = ((await pay(0, other.id)).body as Link).transactionId ?? '';
+      for (const forged of ['7c9e6679-7425-40de-944b-e07fc1f90ae7', otherPaid, '<script>', '']) {
+        const page = await request(s.app).get(linkPagePath(link.id)).query({ receipt: forged });
+        expect([page.status, page.text.includes('id="receipt"'), page.text.includes('<script>')], forged).toEqual([200, false, false]);
+      }
     });
   });
 });
