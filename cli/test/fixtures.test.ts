@@ -113,6 +113,21 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     expect(bad.stderr).toMatch(/step "sale" has no nothing to override/);
   });
 
+  it('runs the reusable payment link story (cli/fixtures/stories): two payments, counted, the link Paid, one quick_payment.paid each', async () => {
+    const file = path.join(ROOT, 'cli/fixtures/stories/reusable-payment-link.json');
+    const run = await pgw(['trigger', 'quick_payment.paid', '--fixture', file], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/payment 1 of 2, 25 for 2 tickets by transaction [0-9a-f-]{36}; Active/);
+    expect(run.stdout).toMatch(/payment 2 of 2, 12.5 for 1 ticket by transaction [0-9a-f-]{36}; Paid, 37.5 collected/);
+    expect(run.stdout).toMatch(/2 payments listed/);
+    const id = /payment link ([0-9a-f-]{36}): created/.exec(run.stdout)?.[1] ?? '';
+    const link = (await g.s.db('quick_payments').where({ id }).first()) as { status: string; payment_count: number | string; collected_cents: number | string };
+    expect([link.status, Number(link.payment_count), Number(link.collected_cents)]).toEqual(['Paid', 2, 3750]);
+    const events = (await g.s.db('outbox_events').where({ type: 'quick_payment.paid' }).select<{ payload: string }[]>('payload'))
+      .filter((e) => (JSON.parse(e.payload) as { id: string }).id === id);
+    expect(events).toHaveLength(2);
+  });
+
   it('runs a user fixture: --customer as args.customer, --override and --add, references between steps', async () => {
     const file = write('invoice.json', {
       description: 'an invoice for ${args.customer}',

@@ -266,6 +266,22 @@ const mutants: (Mutant & { checks: string[] })[] = [
       ? { ...req, body: JSON.stringify({ ...json(req.body), expiresOn: null }) } : req),
   },
   {
+    name: 'a reusable link made single-use (maxPayments dropped at creation): its second payment is refused',
+    checks: ['machines/QuickPaymentStatus:QuickPayment', 'machines/QuickPaymentStatus:ReusableQuickPayment'],
+    request: (req) => (req.method === 'POST' && req.path === '/pay-api/v1/quick-payments' && json(req.body).maxPayments !== undefined
+      ? { ...req, body: JSON.stringify({ ...json(req.body), maxPayments: undefined }) } : req),
+  },
+  {
+    name: "a reusable link's total that forgets the earlier payments (totalCollected is the latest payment's amount)",
+    checks: ['machines/QuickPaymentStatus:ReusableQuickPayment'],
+    reply: (req, reply) => {
+      if (!/^\/sandbox\/v1\/quick-payments\/[^/]+\/pay$/.test(req.path) || reply.status !== 200) return reply;
+      const link = json(reply.body);
+      const latest = link.latestPayment as { amount?: number } | null;
+      return latest?.amount === undefined ? reply : { ...reply, body: JSON.stringify({ ...link, totalCollected: latest.amount }) };
+    },
+  },
+  {
     name: 'a payment link cancelled twice answers 200 the second time',
     checks: ['families/quick-payments'],
     reply: (req, reply) => (/^\/pay-api\/v1\/quick-payments\/[^/]+\/cancel$/.test(req.path) && reply.status === 400 ? { ...reply, status: 200 } : reply),

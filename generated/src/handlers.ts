@@ -422,7 +422,7 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
   /**
    * Create a payment link
    *
-   * Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays the amount once, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each a transaction with creatorTypeId 5 (QuickPayment); the payment moves the link to Paid and emits `quick_payment.paid`. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes unpaid, the link is Expired and its page refuses payment.
+   * Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each payment a transaction with creatorTypeId 5 (QuickPayment) and its own `quick_payment.paid` event. A single-use link (the default) takes one payment, which moves it to Paid. A reusable link (designed: `maxPayments` above 1, or null for no limit) stays Active and counts each payment (`paymentCount`, `totalCollected`) until it takes the last of maxPayments (then Paid), expires or is cancelled; concurrent payers never take more than maxPayments. A payment is `amount` times `quantity` in integer cents; `adjustableQuantity` lets the payer choose the quantity and `customAmount` the amount, within bounds; `redirectUrl` is where the page sends the payer after paying. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes, an Active link is Expired and its page refuses payment. Every rule across fields is in QuickPaymentRequest.
    *
    * `POST /pay-api/v1/quick-payments`
    */
@@ -430,7 +430,7 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
   /**
    * Read a payment link
    *
-   * Reads a payment link of the merchant: its amount, description, page address, status and, once paid, the transaction that paid it. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
+   * Reads a payment link of the merchant: its amount, description, page address, status, the payments it has taken (paymentCount, totalCollected) and its latest payment's transaction. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
    *
    * `GET /pay-api/v1/quick-payments/{quickPaymentId}`
    */
@@ -438,11 +438,19 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
   /**
    * Cancel a payment link
    *
-   * Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment. No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
+   * Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment; the payments a reusable link took before stay as they are (and counted). No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
    *
    * `POST /pay-api/v1/quick-payments/{quickPaymentId}/cancel`
    */
   cancelQuickPayment(input: op.CancelQuickPaymentInput, context: Ctx): Promise<op.CancelQuickPaymentResult>;
+  /**
+   * List the payments a payment link took
+   *
+   * Lists the payments a link of the merchant took, oldest first: each one's transaction (creatorTypeId 5, QuickPayment), the amount it charged and the quantity it was for. `total` equals the link's paymentCount and the amounts add up to its totalCollected. Declined attempts are not payments (they are in the transactions). An unknown id, or a link of another merchant, answers 404.
+   *
+   * `GET /pay-api/v1/quick-payments/{quickPaymentId}/payments`
+   */
+  listQuickPaymentPayments(input: op.ListQuickPaymentPaymentsInput, context: Ctx): Promise<op.ListQuickPaymentPaymentsResult>;
 }
 
 /**
@@ -1135,22 +1143,20 @@ export interface SandboxHandlers<Ctx = RequestContext> {
    * Pay a payment link as a customer would
    *
    * Pay an Active payment link as a customer does on its page, without a browser: the page's own card
-   * payment with the approving test card 4111111111111111 for the link's amount (a card sale with
-   * creatorTypeId 5, QuickPayment). Approved, the link is Paid with the sale's transactionId and
-   * `quick_payment.paid` is emitted, in one transaction; a magic amount that declines leaves the link
-   * Active (the declined sale is in the transactions). No body. A Paid, Expired or Cancelled link (or an
-   * Active one whose expiresOn has passed) answers 400 with errorCode `quick_payment_not_active`, charges
-   * nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
+   * payment with the approving test card 4111111111111111 (a card sale with creatorTypeId 5,
+   * QuickPayment) for the link's amount times its quantity, or for what the query chooses as the payer
+   * would on the page (`amount` of a link with customAmount, `quantity` of a link with
+   * adjustableQuantity). No body. Approved, the payment is counted (paymentCount,
+   * totalCollected, latestPayment) and `quick_payment.paid` is emitted, in one transaction; the link is
+   * Paid when this was the last of its maxPayments (a single-use link's only one) and stays Active
+   * otherwise. A magic amount that declines leaves the link as it was (the declined sale is in the
+   * transactions). A Paid, Expired or Cancelled link (or an Active one whose expiresOn has passed)
+   * answers 400 with errorCode `quick_payment_not_active`, and a choice the link does not allow answers
+   * 400 validation_failed naming the field; both charge nothing and change nothing. An unknown id, or a
+   * link of another merchant, answers 404.
    *
    * Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
    * (errorCode `route_not_found`).
-   *
-   * With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
-   * the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
-   * whose), merchants the partner creates while the stream is open included (their `merchant.created`
-   * first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
-   * endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
-   * names an event of any of the partner's merchants.
    *
    * `POST /sandbox/v1/quick-payments/{quickPaymentId}/pay`
    */

@@ -727,6 +727,23 @@ export type CancelQuickPaymentResult =
   | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/cancel']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/cancel']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `listQuickPaymentPayments` handler receives (validated against the document). */
+export interface ListQuickPaymentPaymentsInput {
+  path: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['parameters']['path'];
+  query: NonNullable<paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['parameters']['query']>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `listQuickPaymentPayments` handler may answer: each status the document allows, with its body. */
+export type ListQuickPaymentPaymentsResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/quick-payments/{quickPaymentId}/payments']['get']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listSubscriptions` handler receives (validated against the document). */
 export interface ListSubscriptionsInput {
   path: Record<string, never>;
@@ -1765,7 +1782,7 @@ export type SetSandboxTerminalPaperStatusResult =
 /** What the `paySandboxQuickPayment` handler receives (validated against the document). */
 export interface PaySandboxQuickPaymentInput {
   path: paths['/sandbox/v1/quick-payments/{quickPaymentId}/pay']['post']['parameters']['path'];
-  query: Record<string, never>;
+  query: NonNullable<paths['/sandbox/v1/quick-payments/{quickPaymentId}/pay']['post']['parameters']['query']>;
   headers: { 'x-merchant-id'?: NonNullable<paths['/sandbox/v1/quick-payments/{quickPaymentId}/pay']['post']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<paths['/sandbox/v1/quick-payments/{quickPaymentId}/pay']['post']['parameters']['header']>['Idempotency-Key']; };
   body: undefined;
 }
@@ -1821,6 +1838,7 @@ export const OperationId = {
     createQuickPayment: 'createQuickPayment',
     getQuickPayment: 'getQuickPayment',
     cancelQuickPayment: 'cancelQuickPayment',
+    listQuickPaymentPayments: 'listQuickPaymentPayments',
     listSubscriptions: 'listSubscriptions',
     createSubscription: 'createSubscription',
     getSubscription: 'getSubscription',
@@ -1923,6 +1941,7 @@ export interface HandlerTypes {
   createQuickPayment: { input: CreateQuickPaymentInput; result: CreateQuickPaymentResult };
   getQuickPayment: { input: GetQuickPaymentInput; result: GetQuickPaymentResult };
   cancelQuickPayment: { input: CancelQuickPaymentInput; result: CancelQuickPaymentResult };
+  listQuickPaymentPayments: { input: ListQuickPaymentPaymentsInput; result: ListQuickPaymentPaymentsResult };
   listSubscriptions: { input: ListSubscriptionsInput; result: ListSubscriptionsResult };
   createSubscription: { input: CreateSubscriptionInput; result: CreateSubscriptionResult };
   getSubscription: { input: GetSubscriptionInput; result: GetSubscriptionResult };
@@ -2372,6 +2391,16 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       path: '/pay-api/v1/quick-payments/{quickPaymentId}/cancel',
       pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'listQuickPaymentPayments',
+      group: 'quickPayments',
+      method: 'get',
+      path: '/pay-api/v1/quick-payments/{quickPaymentId}/payments',
+      pathParams: [{ name: 'quickPaymentId', expressName: 'quickPaymentId' }],
+      headerParams: ['x-merchant-id'],
       requestContentTypes: [],
       security: [['bearerAuth']],
     }),

@@ -69,6 +69,7 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     createQuickPayment: (input, context) => h.quickPayments.createQuickPayment(input, context),
     getQuickPayment: (input, context) => h.quickPayments.getQuickPayment(input, context),
     cancelQuickPayment: (input, context) => h.quickPayments.cancelQuickPayment(input, context),
+    listQuickPaymentPayments: (input, context) => h.quickPayments.listQuickPaymentPayments(input, context),
     listSubscriptions: (input, context) => h.subscriptions.listSubscriptions(input, context),
     createSubscription: (input, context) => h.subscriptions.createSubscription(input, context),
     getSubscription: (input, context) => h.subscriptions.getSubscription(input, context),

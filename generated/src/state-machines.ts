@@ -168,8 +168,10 @@ export const quickPaymentStateMachine = {
   },
   transitions: [
     { from: null, trigger: 'createQuickPayment', to: 'Active', responseCodes: [], event: 'quick_payment.created', types: null, provenance: 'designed', note: null },
-    { from: 'Active', trigger: 'page.paymentApproved', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The card sale or ACH debit (creator type QuickPayment) is made in the same transaction; a decline leaves the link Active.' },
-    { from: 'Active', trigger: 'paySandboxQuickPayment', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The sandbox stands in for a customer paying on the page (the approving test card, the page\'s own service).' },
+    { from: 'Active', trigger: 'page.paymentApproved', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The payment takes the last of maxPayments (the only one of a single-use link). The card sale or ACH debit (creator type QuickPayment) is made in the same transaction; a decline leaves the link Active.' },
+    { from: 'Active', trigger: 'page.paymentApproved', to: 'Active', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'A reusable link (maxPayments above 1, or null for no limit) with payments left after this one; paymentCount and totalCollected count it. Follows hosted-checkout payment links that take many payments until a limit (Stripe\'s completed-sessions restriction).' },
+    { from: 'Active', trigger: 'paySandboxQuickPayment', to: 'Paid', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'The sandbox stands in for a customer paying on the page (the approving test card, the page\'s own service); the payment takes the last of maxPayments.' },
+    { from: 'Active', trigger: 'paySandboxQuickPayment', to: 'Active', responseCodes: [], event: 'quick_payment.paid', types: null, provenance: 'designed', note: 'As on the page, a reusable link with payments left after this one.' },
     { from: 'Active', trigger: 'time.expiresOnPassed', to: 'Expired', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The interface has no expiry event.' },
     { from: 'Active', trigger: 'cancelQuickPayment', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The interface has no cancellation event.' },
   ],

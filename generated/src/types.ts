@@ -741,7 +741,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payment link
-         * @description Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays the amount once, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each a transaction with creatorTypeId 5 (QuickPayment); the payment moves the link to Paid and emits `quick_payment.paid`. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes unpaid, the link is Expired and its page refuses payment.
+         * @description Creates a payment link for `amount` (USD, greater than 0, at most two decimal places) with status Active, and emits `quick_payment.created` with it (the creation row of the QuickPaymentStatus state machine). `url` is the link's payment page on this server: a customer opens it and pays, by card (a card sale) or by bank account (an ACH debit with the customer's authorization), each payment a transaction with creatorTypeId 5 (QuickPayment) and its own `quick_payment.paid` event. A single-use link (the default) takes one payment, which moves it to Paid. A reusable link (designed: `maxPayments` above 1, or null for no limit) stays Active and counts each payment (`paymentCount`, `totalCollected`) until it takes the last of maxPayments (then Paid), expires or is cancelled; concurrent payers never take more than maxPayments. A payment is `amount` times `quantity` in integer cents; `adjustableQuantity` lets the payer choose the quantity and `customAmount` the amount, within bounds; `redirectUrl` is where the page sends the payer after paying. `expiresOn`, when given, must be later than the merchant's business clock now (400 naming expiresOn otherwise); when it passes, an Active link is Expired and its page refuses payment. Every rule across fields is in QuickPaymentRequest.
          */
         post: operations["createQuickPayment"];
         delete?: never;
@@ -762,7 +762,7 @@ export interface paths {
         };
         /**
          * Read a payment link
-         * @description Reads a payment link of the merchant: its amount, description, page address, status and, once paid, the transaction that paid it. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
+         * @description Reads a payment link of the merchant: its amount, description, page address, status, the payments it has taken (paymentCount, totalCollected) and its latest payment's transaction. An Active link whose expiresOn has passed on the merchant's business clock is answered Expired (it is moved there). An unknown id, or a link of another merchant, answers 404.
          */
         get: operations["getQuickPayment"];
         put?: never;
@@ -787,9 +787,32 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payment link
-         * @description Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment. No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
+         * @description Withdraws an Active link: it moves to Cancelled (no event: the interface has none) and its page refuses payment; the payments a reusable link took before stay as they are (and counted). No body. A Paid, Expired or Cancelled link answers 400 with errorCode `quick_payment_not_active` and changes nothing. An unknown id, or a link of another merchant, answers 404.
          */
         post: operations["cancelQuickPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/quick-payments/{quickPaymentId}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List the payments a payment link took
+         * @description Lists the payments a link of the merchant took, oldest first: each one's transaction (creatorTypeId 5, QuickPayment), the amount it charged and the quantity it was for. `total` equals the link's paymentCount and the amounts add up to its totalCollected. Declined attempts are not payments (they are in the transactions). An unknown id, or a link of another merchant, answers 404.
+         */
+        get: operations["listQuickPaymentPayments"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1933,22 +1956,20 @@ export interface paths {
         /**
          * Pay a payment link as a customer would
          * @description Pay an Active payment link as a customer does on its page, without a browser: the page's own card
-         *     payment with the approving test card 4111111111111111 for the link's amount (a card sale with
-         *     creatorTypeId 5, QuickPayment). Approved, the link is Paid with the sale's transactionId and
-         *     `quick_payment.paid` is emitted, in one transaction; a magic amount that declines leaves the link
-         *     Active (the declined sale is in the transactions). No body. A Paid, Expired or Cancelled link (or an
-         *     Active one whose expiresOn has passed) answers 400 with errorCode `quick_payment_not_active`, charges
-         *     nothing and changes nothing. An unknown id, or a link of another merchant, answers 404.
+         *     payment with the approving test card 4111111111111111 (a card sale with creatorTypeId 5,
+         *     QuickPayment) for the link's amount times its quantity, or for what the query chooses as the payer
+         *     would on the page (`amount` of a link with customAmount, `quantity` of a link with
+         *     adjustableQuantity). No body. Approved, the payment is counted (paymentCount,
+         *     totalCollected, latestPayment) and `quick_payment.paid` is emitted, in one transaction; the link is
+         *     Paid when this was the last of its maxPayments (a single-use link's only one) and stays Active
+         *     otherwise. A magic amount that declines leaves the link as it was (the declined sale is in the
+         *     transactions). A Paid, Expired or Cancelled link (or an Active one whose expiresOn has passed)
+         *     answers 400 with errorCode `quick_payment_not_active`, and a choice the link does not allow answers
+         *     400 validation_failed naming the field; both charge nothing and change nothing. An unknown id, or a
+         *     link of another merchant, answers 404.
          *
          *     Served only when the server runs with `PGW_ENV=sandbox`; a production server answers 404
          *     (errorCode `route_not_found`).
-         *
-         *     With a partner's token, `x-merchant-id` names the merchant. Without it, the stream is the partner's:
-         *     the events of every merchant of the partner, merged in commit order (each envelope's `merchantId` says
-         *     whose), merchants the partner creates while the stream is open included (their `merchant.created`
-         *     first), as a platform's webhooks receive its connected accounts' events. A new merchant has no webhook
-         *     endpoint when it is created, so this is where its `merchant.created` is received. `Last-Event-ID` then
-         *     names an event of any of the partner's merchants.
          */
         post: operations["paySandboxQuickPayment"];
         delete?: never;
@@ -2570,9 +2591,9 @@ export interface webhooks {
          * Quick payment link paid
          * @description Quick payment link paid (category Quick Payments, event id 26).
          *
-         *     Emitted when a customer pays a payment link on its page (status Active to Paid, the QuickPaymentStatus state machine); `transactionId` names the payment (a card sale or an ACH debit with creator type QuickPayment), made in the same transaction. In the sandbox, paySandboxQuickPayment pays a link without a browser.
+         *     Emitted for each payment a payment link takes on its page (the QuickPaymentStatus state machine: Active to Paid when it takes the last of maxPayments, Active to Active for a reusable link with payments left); `transactionId` and `latestPayment` name the payment (a card sale or an ACH debit with creator type QuickPayment), made in the same transaction, and `paymentCount` and `totalCollected` count it. In the sandbox, paySandboxQuickPayment pays a link without a browser.
          *
-         *     **Body.** `type` is `quick_payment.paid`; `data` is the paid link as getQuickPayment returns it (QuickPayment, designed).
+         *     **Body.** `type` is `quick_payment.paid`; `data` is the link after the payment as getQuickPayment returns it (QuickPayment, designed).
          *
          *     Signature headers, verification steps and retry schedule: see the `webhook-signature` header.
          */
@@ -5011,14 +5032,77 @@ export interface components {
         };
         /**
          * QuickPaymentStatus
-         * @description Status of a payment link. Active: can be paid. Paid: paid once (a link is paid at most once). Expired: expiresOn passed unpaid (on the merchant's business clock). Cancelled: withdrawn by the merchant. Paid, Expired and Cancelled are final. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a payment link. Active: can be paid. Paid: has taken every payment it may take (maxPayments: one for a single-use link, the default); a link without a limit (maxPayments null) is never Paid. Expired: expiresOn passed while the link was Active (on the merchant's business clock), whatever payments it took before. Cancelled: withdrawn by the merchant. Paid, Expired and Cancelled are final. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @example Active
          * @enum {string}
          */
         QuickPaymentStatus: "Active" | "Paid" | "Expired" | "Cancelled";
         /**
+         * QuickPaymentQuantityRange
+         * @description The bounds of a quantity the payer chooses, inclusive; minimum at most maximum.
+         * @example {
+         *       "minimum": 1,
+         *       "maximum": 4
+         *     }
+         */
+        QuickPaymentQuantityRange: {
+            /**
+             * Format: int32
+             * @description The smallest quantity the payer may choose, 1 to 1000.
+             */
+            minimum: number;
+            /**
+             * Format: int32
+             * @description The largest quantity the payer may choose, 1 to 1000.
+             */
+            maximum: number;
+        };
+        /**
+         * QuickPaymentAmountRange
+         * @description The bounds of an amount the payer chooses, USD, inclusive; minimum at most maximum.
+         * @example {
+         *       "minimum": 5,
+         *       "maximum": 500
+         *     }
+         */
+        QuickPaymentAmountRange: {
+            /** @description The smallest amount the payer may choose, USD, greater than 0, at most two decimal places. */
+            minimum: number;
+            /** @description The largest amount the payer may choose, USD, at most two decimal places. */
+            maximum: number;
+        };
+        /**
+         * QuickPaymentPayment
+         * @description A payment a link took (an approved card sale or an accepted ACH debit) and what the payer chose.
+         * @example {
+         *       "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+         *       "amount": 24,
+         *       "quantity": 2,
+         *       "paidOn": "2025-03-15T18:04:31Z"
+         *     }
+         */
+        QuickPaymentPayment: {
+            /**
+             * Format: uuid
+             * @description The payment's transaction (creatorTypeId 5, QuickPayment).
+             */
+            transactionId: string;
+            /** @description What the payment charged, USD (the unit amount times quantity, or the amount the payer chose). */
+            amount: number;
+            /**
+             * Format: int32
+             * @description The quantity the payment is for.
+             */
+            quantity: number;
+            /**
+             * Format: date-time
+             * @description When the payment was taken (the merchant's business clock).
+             */
+            paidOn: string;
+        };
+        /**
          * QuickPayment
-         * @description A payment link: a hosted payment page for a fixed amount that a customer opens and pays once, by card or bank account. What createQuickPayment, getQuickPayment, listQuickPayments and cancelQuickPayment answer, and the `data` of the quick payment events (the fields of the interface's WebhookQuickPayment).
+         * @description A payment link: a hosted payment page that a customer opens and pays by card or bank account, once (a single-use link, the default) or up to maxPayments times (a reusable link), for a fixed amount (the unit amount times quantity) or an amount the payer chooses within customAmount. What createQuickPayment, getQuickPayment, listQuickPayments and cancelQuickPayment answer, and the `data` of the quick payment events (the fields of the interface's WebhookQuickPayment, and the designed fields of reusable links).
          * @example {
          *       "id": "7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
          *       "url": "https://pay.gateway.example/pay/links/7c3e9a1b-2d4f-4a6c-8e0b-1f3a5c7e9b2d",
@@ -5028,7 +5112,15 @@ export interface components {
          *       "transactionId": null,
          *       "paidOn": null,
          *       "expiresOn": "2025-03-28T10:15:00Z",
-         *       "createdOn": "2025-03-14T10:15:00Z"
+         *       "createdOn": "2025-03-14T10:15:00Z",
+         *       "maxPayments": 1,
+         *       "paymentCount": 0,
+         *       "totalCollected": 0,
+         *       "quantity": 1,
+         *       "adjustableQuantity": null,
+         *       "customAmount": null,
+         *       "redirectUrl": null,
+         *       "latestPayment": null
          *     }
          */
         QuickPayment: {
@@ -5042,7 +5134,7 @@ export interface components {
              * @description The absolute address of the link's payment page on this server, to share with the customer.
              */
             url: string;
-            /** @description Amount to pay, USD (a credit card, a debit card and a bank account pay the same amount). */
+            /** @description Amount of one unit, USD (a credit card, a debit card and a bank account pay the same amount): a payment is amount times its quantity. With customAmount, the amount the page suggests to the payer. */
             amount: number;
             /** @description What the payment is for, shown on the page. */
             description: string | null;
@@ -5050,12 +5142,12 @@ export interface components {
             status: components["schemas"]["QuickPaymentStatus"];
             /**
              * Format: uuid
-             * @description The transaction that paid the link (its creatorTypeId is 5, QuickPayment); null until it is paid.
+             * @description The transaction of the link's latest payment (its creatorTypeId is 5, QuickPayment): of a single-use link, the one that paid it; null until a payment is taken.
              */
             transactionId: string | null;
             /**
              * Format: date-time
-             * @description When the link was paid (the merchant's business clock); null until then.
+             * @description When the link's latest payment was taken (the merchant's business clock); null until then.
              */
             paidOn: string | null;
             /**
@@ -5068,6 +5160,34 @@ export interface components {
              * @description When the link was created (the merchant's business clock).
              */
             createdOn: string;
+            /**
+             * Format: int32
+             * @description How many payments the link takes before it is Paid: 1 for a single-use link; null for no limit (it takes payments until it expires or is cancelled).
+             */
+            maxPayments: number | null;
+            /**
+             * Format: int32
+             * @description How many payments the link has taken (approved card sales and accepted ACH debits; declines are not counted).
+             */
+            paymentCount: number;
+            /** @description The sum of the amounts of the payments the link has taken, USD (exact to the cent). */
+            totalCollected: number;
+            /**
+             * Format: int32
+             * @description The quantity a payment is for (fixed), or the one the page suggests when adjustableQuantity lets the payer choose.
+             */
+            quantity: number;
+            /** @description The bounds within which the payer chooses the quantity; null when the quantity is fixed. */
+            adjustableQuantity: components["schemas"]["QuickPaymentQuantityRange"] | null;
+            /** @description The bounds within which the payer chooses the amount (USD); null when the amount is fixed. */
+            customAmount: components["schemas"]["QuickPaymentAmountRange"] | null;
+            /**
+             * Format: uri
+             * @description Where the link's page sends the payer's browser after a payment (303); null to show the page's receipt.
+             */
+            redirectUrl: string | null;
+            /** @description The link's latest payment (what the payer chose, and its transaction); null until a payment is taken. */
+            latestPayment: components["schemas"]["QuickPaymentPayment"] | null;
         };
         /**
          * QuickPaymentList
@@ -5083,15 +5203,26 @@ export interface components {
         };
         /**
          * QuickPaymentRequest
-         * @description A payment link to create. `expiresOn`, when given, must be later than the merchant's business clock now (400 validation_failed naming expiresOn otherwise); absent or null, the link does not expire.
+         * @description A payment link to create. `expiresOn`, when given, must be later than the merchant's business clock now (400 validation_failed naming expiresOn otherwise); absent or null, the link does not expire. Without the designed fields the link is single-use for `amount` (as before them). The rules across fields, each refused with 400 validation_failed naming the field: `customAmount` cannot be combined with `quantity` above 1 or `adjustableQuantity`; `customAmount.minimum` is at most `amount`, which is at most `customAmount.maximum`; `adjustableQuantity.minimum` is at most `quantity`, which is at most `adjustableQuantity.maximum`; the largest payment the link can take (customAmount.maximum, or amount times the largest quantity, computed in integer cents) is at most the largest payment (999999.99 USD) and the merchant's maxTransactionAmount; `redirectUrl` follows the address rules of where a payer may be sent (see redirectUrl).
          * @example {
          *       "amount": 49.5,
          *       "description": "Deposit for order 10482",
          *       "expiresOn": "2025-03-28T10:15:00Z"
          *     }
+         * @example {
+         *       "amount": 12,
+         *       "description": "Workshop ticket",
+         *       "maxPayments": 40,
+         *       "quantity": 1,
+         *       "adjustableQuantity": {
+         *         "minimum": 1,
+         *         "maximum": 4
+         *       },
+         *       "redirectUrl": "https://shop.merchant-a.example/thanks"
+         *     }
          */
         QuickPaymentRequest: {
-            /** @description Amount to pay in USD, greater than 0, at most two decimal places. */
+            /** @description Amount to pay in USD, greater than 0, at most two decimal places: of one unit when quantity is given (a payment is amount times quantity); with customAmount, the amount the page suggests. */
             amount: number;
             /** @description What the payment is for, shown to the customer on the page. */
             description: string;
@@ -5100,6 +5231,37 @@ export interface components {
              * @description When the link stops accepting payment (ISO 8601, on the merchant's business clock); null or absent for never.
              */
             expiresOn?: string | null;
+            /**
+             * Format: int32
+             * @description How many payments the link takes before it is Paid, 1 to 10000; 1 (a single-use link) when absent; null for no limit (the link takes payments until it expires or is cancelled).
+             */
+            maxPayments?: number | null;
+            /**
+             * Format: int32
+             * @description The quantity each payment is for, 1 to 1000 (1 when absent); with adjustableQuantity, the quantity the page suggests.
+             */
+            quantity?: number;
+            /** @description Lets the payer choose the quantity between these bounds (inclusive); absent, the quantity is fixed. */
+            adjustableQuantity?: components["schemas"]["QuickPaymentQuantityRange"];
+            /** @description Lets the payer choose the amount between these bounds (USD, inclusive); absent, the amount is fixed. */
+            customAmount?: components["schemas"]["QuickPaymentAmountRange"];
+            /**
+             * Format: uri
+             * @description Where the link's page sends the payer's browser after a payment (303 See Other), absent to show the page's receipt. An absolute `https` URL of at most 2048 characters without credentials (no `user:password@`); in production a host written as an IP address must be public (the address rules of webhook endpoints: no loopback, private, link-local, metadata or reserved address). The sandbox also takes such hosts, and `http://` to a loopback host only (localhost, 127.0.0.0/8, ::1), for a shop on the developer's machine. A URL breaking these rules answers 400 naming redirectUrl.
+             */
+            redirectUrl?: string;
+        };
+        /**
+         * QuickPaymentPaymentList
+         * @description A page of a link's payments, oldest first.
+         */
+        QuickPaymentPaymentList: {
+            items: components["schemas"]["QuickPaymentPayment"][];
+            /**
+             * Format: int32
+             * @description Number of the link's payments (its paymentCount), over all pages.
+             */
+            total: number;
         };
         /**
          * SubscriptionStatus
@@ -8974,7 +9136,15 @@ export interface components {
          *         "transactionId": null,
          *         "paidOn": null,
          *         "expiresOn": "2025-03-28T10:15:00Z",
-         *         "createdOn": "2025-03-14T10:15:00Z"
+         *         "createdOn": "2025-03-14T10:15:00Z",
+         *         "maxPayments": 1,
+         *         "paymentCount": 0,
+         *         "totalCollected": 0,
+         *         "quantity": 1,
+         *         "adjustableQuantity": null,
+         *         "customAmount": null,
+         *         "redirectUrl": null,
+         *         "latestPayment": null
          *       }
          *     }
          */
@@ -9004,7 +9174,20 @@ export interface components {
          *         "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
          *         "paidOn": "2025-03-15T18:04:31Z",
          *         "expiresOn": "2025-03-28T10:15:00Z",
-         *         "createdOn": "2025-03-14T10:15:00Z"
+         *         "createdOn": "2025-03-14T10:15:00Z",
+         *         "maxPayments": 1,
+         *         "paymentCount": 1,
+         *         "totalCollected": 49.5,
+         *         "quantity": 1,
+         *         "adjustableQuantity": null,
+         *         "customAmount": null,
+         *         "redirectUrl": null,
+         *         "latestPayment": {
+         *           "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+         *           "amount": 49.5,
+         *           "quantity": 1,
+         *           "paidOn": "2025-03-15T18:04:31Z"
+         *         }
          *       }
          *     }
          */
@@ -10930,7 +11113,20 @@ export interface operations {
                      *           "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
                      *           "paidOn": "2025-03-15T18:04:31Z",
                      *           "expiresOn": "2025-03-28T10:15:00Z",
-                     *           "createdOn": "2025-03-14T10:15:00Z"
+                     *           "createdOn": "2025-03-14T10:15:00Z",
+                     *           "maxPayments": 1,
+                     *           "paymentCount": 1,
+                     *           "totalCollected": 49.5,
+                     *           "quantity": 1,
+                     *           "adjustableQuantity": null,
+                     *           "customAmount": null,
+                     *           "redirectUrl": null,
+                     *           "latestPayment": {
+                     *             "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                     *             "amount": 49.5,
+                     *             "quantity": 1,
+                     *             "paidOn": "2025-03-15T18:04:31Z"
+                     *           }
                      *         }
                      *       ],
                      *       "total": 1
@@ -10979,7 +11175,15 @@ export interface operations {
                      *       "transactionId": null,
                      *       "paidOn": null,
                      *       "expiresOn": "2025-03-28T10:15:00Z",
-                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *       "createdOn": "2025-03-14T10:15:00Z",
+                     *       "maxPayments": 1,
+                     *       "paymentCount": 0,
+                     *       "totalCollected": 0,
+                     *       "quantity": 1,
+                     *       "adjustableQuantity": null,
+                     *       "customAmount": null,
+                     *       "redirectUrl": null,
+                     *       "latestPayment": null
                      *     }
                      */
                     "application/json": components["schemas"]["QuickPayment"];
@@ -11059,7 +11263,15 @@ export interface operations {
                      *       "transactionId": null,
                      *       "paidOn": null,
                      *       "expiresOn": "2025-03-28T10:15:00Z",
-                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *       "createdOn": "2025-03-14T10:15:00Z",
+                     *       "maxPayments": 1,
+                     *       "paymentCount": 0,
+                     *       "totalCollected": 0,
+                     *       "quantity": 1,
+                     *       "adjustableQuantity": null,
+                     *       "customAmount": null,
+                     *       "redirectUrl": null,
+                     *       "latestPayment": null
                      *     }
                      */
                     "application/json": components["schemas"]["QuickPayment"];
@@ -11070,6 +11282,55 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    listQuickPaymentPayments: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number; a page beyond the last succeeds and returns no items. */
+                page?: components["parameters"]["Page"];
+                /** @description Items per page. The maximum is 100 (designed: the interface says a maximum exists but does not give it). */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path: {
+                /** @description The link id. */
+                quickPaymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the link's payments. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                     *           "amount": 24,
+                     *           "quantity": 2,
+                     *           "paidOn": "2025-03-15T18:04:31Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QuickPaymentPaymentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };
@@ -14338,7 +14599,12 @@ export interface operations {
     };
     paySandboxQuickPayment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The amount the payer chooses, USD, at most two decimal places: only for a link with customAmount, within its bounds (its suggested amount when absent). */
+                amount?: number;
+                /** @description The quantity the payer chooses: only for a link with adjustableQuantity, within its bounds (its suggested quantity when absent). */
+                quantity?: number;
+            };
             header?: {
                 /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
                 "x-merchant-id"?: components["parameters"]["MerchantId"];
@@ -14369,7 +14635,20 @@ export interface operations {
                      *       "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
                      *       "paidOn": "2025-03-15T18:04:31Z",
                      *       "expiresOn": "2025-03-28T10:15:00Z",
-                     *       "createdOn": "2025-03-14T10:15:00Z"
+                     *       "createdOn": "2025-03-14T10:15:00Z",
+                     *       "maxPayments": 1,
+                     *       "paymentCount": 1,
+                     *       "totalCollected": 49.5,
+                     *       "quantity": 1,
+                     *       "adjustableQuantity": null,
+                     *       "customAmount": null,
+                     *       "redirectUrl": null,
+                     *       "latestPayment": {
+                     *         "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                     *         "amount": 49.5,
+                     *         "quantity": 1,
+                     *         "paidOn": "2025-03-15T18:04:31Z"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["QuickPayment"];
@@ -17248,7 +17527,15 @@ export interface operations {
                  *         "transactionId": null,
                  *         "paidOn": null,
                  *         "expiresOn": "2025-03-28T10:15:00Z",
-                 *         "createdOn": "2025-03-14T10:15:00Z"
+                 *         "createdOn": "2025-03-14T10:15:00Z",
+                 *         "maxPayments": 1,
+                 *         "paymentCount": 0,
+                 *         "totalCollected": 0,
+                 *         "quantity": 1,
+                 *         "adjustableQuantity": null,
+                 *         "customAmount": null,
+                 *         "redirectUrl": null,
+                 *         "latestPayment": null
                  *       }
                  *     }
                  */
@@ -17345,7 +17632,20 @@ export interface operations {
                  *         "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
                  *         "paidOn": "2025-03-15T18:04:31Z",
                  *         "expiresOn": "2025-03-28T10:15:00Z",
-                 *         "createdOn": "2025-03-14T10:15:00Z"
+                 *         "createdOn": "2025-03-14T10:15:00Z",
+                 *         "maxPayments": 1,
+                 *         "paymentCount": 1,
+                 *         "totalCollected": 49.5,
+                 *         "quantity": 1,
+                 *         "adjustableQuantity": null,
+                 *         "customAmount": null,
+                 *         "redirectUrl": null,
+                 *         "latestPayment": {
+                 *           "transactionId": "1f3b5d7a-9c0e-4a2c-8e4a-6c8e0a2c4e6a",
+                 *           "amount": 49.5,
+                 *           "quantity": 1,
+                 *           "paidOn": "2025-03-15T18:04:31Z"
+                 *         }
                  *       }
                  *     }
                  */

@@ -1,14 +1,17 @@
 // The payment-link machine walked from the spec's table (`x-state-machine` on QuickPaymentStatus): a link created
 // through the creation row (its event once), every status the table reaches (by its commands, and by time:
 // an expiry passed on the sandbox clock), and from each, every command of the table (cancel, the sandbox's
-// payment). A permitted command answers 200, leaves the row's status and emits the row's event exactly once; a
-// forbidden one answers 400 with the errorCode the table names, changes nothing and emits nothing. A new row or
-// status in the spec is a new case without new code.
+// payment), once per row where a command has several (a payment that leaves payments, and the last one of a
+// reusable link: the link's terms pick the row). A permitted command answers 200, leaves the row's status and
+// emits the row's event exactly once; a forbidden one answers 400 with the errorCode the table names, changes
+// nothing and emits nothing. A second check pays a reusable link up to its limit and holds its count and total
+// to the payments actually made. A new row or status in the spec is a new case without new code.
+import { TransactionCreatorType } from '@pgw/client/enums';
 import { OperationId } from '@pgw/client/operations';
 import { CheckFailure, CheckSkipped, bodyOf, expectStatus, failWithAll, type Check, type CheckContext } from '../check.ts';
 import type { Exchange } from '../http.ts';
 import type { Spec } from '../spec.ts';
-import { machineOf, type Row } from './machine-tables.ts';
+import { machineOf, type Machine, type Row } from './machine-tables.ts';
 import { EventLog } from './event-log.ts';
 
 const SCHEMA = 'QuickPaymentStatus';
@@ -16,6 +19,16 @@ const SCHEMA = 'QuickPaymentStatus';
 const TIME = /^time\./;
 /** How far ahead of the merchant's clock a link to expire is made to expire, and how far the clock then moves. */
 const EXPIRES_IN_S = 60;
+
+/**
+ * The terms of a link that picks a row among its trigger's rows (designed: the spec says in each row's note
+ * what picks it): a payment that leaves payments is one of two, the last one of maxPayments (one, the default)
+ * the only one. Keyed `from trigger to`.
+ */
+const TERMS: Record<string, Record<string, unknown>> = {
+  'Active paySandboxQuickPayment Active': { maxPayments: 2 },
+  'Active paySandboxQuickPayment Paid': { maxPayments: 1 },
+};
 
 /** The statuses of a string enumeration, in the document's order. */
 function statusesOf(spec: Spec): string[] {
@@ -46,7 +59,7 @@ export function quickPaymentMachineChecks(spec: Spec): Check[] {
       if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
       const ctx = events.watching(given);
       try {
-        const statuses = statusesOf(ctx.spec);
+      const statuses   = statusesOf(ctx.spec);
         const commands = [...new Set(machine.rows.filter((r) => !r.from.includes('initial') && ctx.spec.operations.has(r.trigger)).map((r) => r.trigger))];
         const rowOf = (trigger: string, from: string): Row | undefined => machine.rows.find((r) => r.trigger === trigger && r.from.includes(from));
         const timeRow = machine.rows.find((r) => TIME.test(r.trigger) && r.from.includes(creation.to));
@@ -76,13 +89,13 @@ export function quickPaymentMachineChecks(spec: Spec): Check[] {
         };
         /** A new link (its creation row's event checked once), then the route's commands or the clock. */
         let creationChecked = false;
-        const reach = async (route: { command: string; to: string }[]): Promise<string> => {
+        const reach = async (route: { command: string; to: string }[], terms: Record<string, unknown> = {}): Promise<string> => {
           const watched = creationChecked ? undefined : creation.event ?? undefined;
           const before = watched === undefined ? 0 : await events.total(watched);
           const expiring = route.some((s) => TIME.test(s.command));
           const now = expiring ? await clockNow(ctx) : undefined;
           if (expiring && now === undefined) throw new CheckSkipped('the target has no sandbox clock to pass an expiry on (designed)');
-          const body = { amount: 10.5, description: ctx.unique('machine walk'), ...(now === undefined ? {} : { expiresOn: new Date(now.getTime() + EXPIRES_IN_S * 1000).toISOString() }) };
+          const body = { amount: 10.5, description: ctx.unique('machine walk'), ...terms, ...(now === undefined ? {} : { expiresOn: new Date(now.getTime() + EXPIRES_IN_S * 1000).toISOString() }) };
           const made = await ctx.call(ctx.spec.operation(creation.trigger), { body });
           expectStatus(made, 200, creation.trigger);
           const quickPaymentId = String(bodyOf(made).id);
@@ -106,33 +119,36 @@ export function quickPaymentMachineChecks(spec: Spec): Check[] {
           return quickPaymentId;
         };
         let tried = 0;
-        for (const [from, route] of routes) {
-          for (const trigger of commands) {
-            const quickPaymentId = await reach(route);
-            const reached = await status(quickPaymentId);
-            if (reached !== from) {
-              failures.push([`the way to ${from} (${route.map((s) => s.command).join(', ')}) left the link ${reached}`, undefined]);
-              continue;
-            }
-            const row = rowOf(trigger, from);
-            const watched = row?.event ?? undefined;
-            const before = await events.total(watched);
-            const answer = await command(trigger, quickPaymentId);
-            skipIfNotServed(answer, trigger);
-            tried++;
-            const now = await status(quickPaymentId);
-            const emitted = (await events.total(watched)) - before;
-            if (row) {
-              const to = row.to === 'same' ? from : row.to;
-              if (answer.response?.status !== 200 || now !== to) failures.push([`${trigger} on a ${from} link (permitted): expected 200 and ${to}; got ${String(answer.response?.status)} and ${now}`, answer]);
-            } else {
-              const wanted = machine.errorCodes[trigger];
-              if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || now !== from) {
-                failures.push([`${trigger} on a ${from} link (forbidden): expected 400 ${String(wanted)} and ${from}; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)} and ${now}`, answer]);
-              }
-            }
-            if (emitted !== (watched === undefined ? 0 : 1)) failures.push([`${trigger} on a ${from} link: ${watched === undefined ? 'no event' : `one ${watched}`} expected, ${String(emitted)} seen`, answer]);
+        // Each command from each status: once per row it has there (the row's terms pick it), or once, forbidden.
+        const cases = [...routes].flatMap(([from, route]) => commands.flatMap((trigger): { from: string; route: { command: string; to: string }[]; trigger: string; row: Row | undefined }[] => {
+          const rows = machine.rows.filter((r) => r.trigger === trigger && r.from.includes(from));
+          return rows.length === 0 ? [{ from, route, trigger, row: undefined }] : rows.map((row) => ({ from, route, trigger, row }));
+        }));
+        for (const { from, route, trigger, row } of cases) {
+          const terms = row === undefined ? {} : TERMS[`${from} ${trigger} ${row.to === 'same' ? from : row.to}`] ?? {};
+          const quickPaymentId = await reach(route, terms);
+          const reached = await status(quickPaymentId);
+          if (reached !== from) {
+            failures.push([`the way to ${from} (${route.map((s) => s.command).join(', ')}) left the link ${reached}`, undefined]);
+            continue;
           }
+          const watched = row?.event ?? undefined;
+          const before = await events.total(watched);
+          const answer = await command(trigger, quickPaymentId);
+          skipIfNotServed(answer, trigger);
+          tried++;
+          const now = await status(quickPaymentId);
+          const emitted = (await events.total(watched)) - before;
+          if (row) {
+            const to = row.to === 'same' ? from : row.to;
+            if (answer.response?.status !== 200 || now !== to) failures.push([`${trigger} on a ${from} link (permitted): expected 200 and ${to}; got ${String(answer.response?.status)} and ${now}`, answer]);
+          } else {
+            const wanted = machine.errorCodes[trigger];
+            if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || now !== from) {
+              failures.push([`${trigger} on a ${from} link (forbidden): expected 400 ${String(wanted)} and ${from}; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)} and ${now}`, answer]);
+            }
+          }
+          if (emitted !== (watched === undefined ? 0 : 1)) failures.push([`${trigger} on a ${from} link: ${watched === undefined ? 'no event' : `one ${watched}`} expected, ${String(emitted)} seen`, answer]);
         }
         await events.settle();
         failures.push(...events.disagreements);
@@ -144,5 +160,89 @@ export function quickPaymentMachineChecks(spec: Spec): Check[] {
         await events.close();
       }
     },
-  }];
+  }, reusableLinkCheck(machine)];
+}
+
+/** Whole cents of a wire amount (the suite's own arithmetic: never a sum of doubles). */
+const centsOf = (amount: unknown): number => Math.round(Number(amount) * 100);
+
+/**
+ * A reusable link paid up to its limit by the sandbox's payment, the payer's quantity and amount chosen: after
+ * each payment the link's paymentCount, totalCollected, latestPayment and status are what the payments actually
+ * made say (each transaction read back: its amount to the cent, creator type QuickPayment), one quick_payment.paid
+ * each; past the limit the payment is refused and nothing changes; the link's payment list is those payments.
+ */
+function reusableLinkCheck(machine: Machine): Check {
+  return {
+    id: `machines/${SCHEMA}:ReusableQuickPayment`,
+    group: 'transitions',
+    title: 'Reusable payment link: paid up to maxPayments with the payer\'s quantity or amount, its count and total are the payments actually made, and the next payment is refused',
+    tags: ['Quick Payments', OperationId.createQuickPayment, OperationId.paySandboxQuickPayment, OperationId.listQuickPaymentPayments, 'transitions'],
+    designed: true,
+    run: async (given) => {
+      const events = await EventLog.open(given);
+      if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
+      const ctx = events.watching(given);
+      try {
+        const failures: [string, Exchange | undefined][] = [];
+        const paidEvents = (): Promise<number> => events.total('quick_payment.paid');
+        /** Pays the link as the query chooses; the payment's transaction read back. */
+        const payments: { transactionId: string; cents: number; quantity: number }[] = [];
+        const payAndCheck = async (quickPaymentId: string, query: Record<string, string>, expected: { cents: number; quantity: number; status: string; count: number }): Promise<void> => {
+          const before = await paidEvents();
+          const paid = await ctx.call(OperationId.paySandboxQuickPayment, { path: { quickPaymentId }, query });
+          if (paid.response?.status === 404 && ctx.spec.operation(OperationId.paySandboxQuickPayment).designed) throw new CheckSkipped('the target has no sandbox payment-link control (designed)');
+          expectStatus(paid, 200, `${OperationId.paySandboxQuickPayment} ${JSON.stringify(query)}`);
+          const link = bodyOf(paid);
+          const latest = (link.latestPayment ?? {}) as Record<string, unknown>;
+          const transactionId = String(latest.transactionId);
+          const sale = await ctx.call(OperationId.getTransactionStatus, { path: { transactionId } });
+          const charged = centsOf(bodyOf(sale).amount);
+          if (sale.response?.status !== 200 || charged !== expected.cents || bodyOf(sale).creatorTypeId !== TransactionCreatorType.QuickPayment) {
+            failures.push([`payment ${String(expected.count)}: its transaction ${transactionId} is for ${String(charged)} cents (creator type ${String(bodyOf(sale).creatorTypeId)}), not ${String(expected.cents)} cents of creator type QuickPayment (5)`, sale]);
+          }
+          payments.push({ transactionId, cents: charged, quantity: expected.quantity });
+          const total = payments.reduce((sum, p) => sum + p.cents, 0);
+          if (link.paymentCount !== payments.length || centsOf(link.totalCollected) !== total || link.status !== expected.status
+            || link.transactionId !== transactionId || centsOf(latest.amount) !== charged || latest.quantity !== expected.quantity) {
+            failures.push([`after payment ${String(payments.length)}: expected ${expected.status}, paymentCount ${String(payments.length)}, totalCollected ${String(total / 100)}, latestPayment ${transactionId} of ${String(charged / 100)} x ${String(expected.quantity)}; got ${String(link.status)}, ${String(link.paymentCount)}, ${String(link.totalCollected)}, ${JSON.stringify(link.latestPayment)}`, paid]);
+          }
+          const emitted = (await paidEvents()) - before;
+          if (emitted !== 1) failures.push([`payment ${String(payments.length)}: one quick_payment.paid expected, ${String(emitted)} seen`, paid]);
+        };
+        // 7.30 a unit, up to 3 payments of 1 to 3 units: 7.30 x 3 is 21.90 to the cent.
+        const made = await ctx.call(OperationId.createQuickPayment, { body: { amount: 7.3, description: ctx.unique('reusable link'), maxPayments: 3, adjustableQuantity: { minimum: 1, maximum: 3 } } });
+        expectStatus(made, 200, OperationId.createQuickPayment);
+        const quickPaymentId = String(bodyOf(made).id);
+        if (bodyOf(made).maxPayments !== 3 || bodyOf(made).paymentCount !== 0) failures.push(['the new link does not read back maxPayments 3 and paymentCount 0', made]);
+        const last = machine.rows.find((r) => r.trigger === OperationId.paySandboxQuickPayment && r.from.includes('Active') && r.to !== 'Active' && r.to !== 'same')?.to ?? 'Paid';
+        await payAndCheck(quickPaymentId, {}, { cents: 730, quantity: 1, status: 'Active', count: 1 });
+        await payAndCheck(quickPaymentId, { quantity: '3' }, { cents: 2190, quantity: 3, status: 'Active', count: 2 });
+        await payAndCheck(quickPaymentId, { quantity: '2' }, { cents: 1460, quantity: 2, status: last, count: 3 });
+        const before = await paidEvents();
+        const refused = await ctx.call(OperationId.paySandboxQuickPayment, { path: { quickPaymentId } });
+        const wanted = machine.errorCodes[OperationId.paySandboxQuickPayment];
+        if (refused.response?.status !== 400 || bodyOf(refused).errorCode !== wanted) failures.push([`a fourth payment of a link of 3: expected 400 ${String(wanted)}, got ${String(refused.response?.status)} ${String(bodyOf(refused).errorCode)}`, refused]);
+        const read = await ctx.call(OperationId.getQuickPayment, { path: { quickPaymentId } });
+        if (bodyOf(read).paymentCount !== 3 || (await paidEvents()) !== before) failures.push(['the refused fourth payment changed the link or emitted an event', read]);
+        const list = await ctx.call(OperationId.listQuickPaymentPayments, { path: { quickPaymentId }, query: { pageSize: 100 } });
+        expectStatus(list, 200, OperationId.listQuickPaymentPayments);
+        const items = (Array.isArray(bodyOf(list).items) ? bodyOf(list).items : []) as Record<string, unknown>[];
+        const listed = items.map((p) => `${String(p.transactionId)} ${String(centsOf(p.amount))} x${String(p.quantity)}`);
+        const made3 = payments.map((p) => `${p.transactionId} ${String(p.cents)} x${String(p.quantity)}`);
+        if (bodyOf(list).total !== 3 || JSON.stringify(listed) !== JSON.stringify(made3)) failures.push([`the link's payments list ${JSON.stringify(listed)}, not the payments made ${JSON.stringify(made3)}`, list]);
+        // A payer-chosen amount: charged as chosen, to the cent.
+        const custom = await ctx.call(OperationId.createQuickPayment, { body: { amount: 25, description: ctx.unique('donation link'), maxPayments: null, customAmount: { minimum: 5, maximum: 500 } } });
+        expectStatus(custom, 200, OperationId.createQuickPayment);
+        payments.length = 0;
+        await payAndCheck(String(bodyOf(custom).id), { amount: '33.33' }, { cents: 3333, quantity: 1, status: 'Active', count: 1 });
+        await payAndCheck(String(bodyOf(custom).id), {}, { cents: 2500, quantity: 1, status: 'Active', count: 2 });
+        await events.settle();
+        failures.push(...events.disagreements);
+        failWithAll(failures);
+      } finally {
+        await events.close();
+      }
+    },
+  };
 }

@@ -239,7 +239,7 @@ const steps: readonly Step[] = [
   { op: OperationId.listTerminals }, { op: OperationId.getTerminal }, { op: OperationId.setSandboxTerminalPaperStatus },
   // Payment links (designed): one read and paid by the sandbox, another cancelled (an expiry in the future).
   { op: OperationId.createQuickPayment, request: (w) => ({ body: { amount: 12.5, description: 'Walk link', expiresOn: w.ctx.daysAhead(30) } }), keep: keepId('quickPaymentId') },
-  { op: OperationId.listQuickPayments }, { op: OperationId.getQuickPayment }, { op: OperationId.paySandboxQuickPayment },
+  { op: OperationId.listQuickPayments }, { op: OperationId.getQuickPayment }, { op: OperationId.paySandboxQuickPayment }, { op: OperationId.listQuickPaymentPayments },
   { op: OperationId.createQuickPayment, request: () => ({ body: { amount: 7, description: 'Walk link to cancel' } }), keep: keepId('quickPaymentId') },
   { op: OperationId.cancelQuickPayment },
   // Subscriptions (designed): on the customer's second card, cancelled at once so that the customer may be deleted last.

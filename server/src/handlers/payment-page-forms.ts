@@ -15,14 +15,17 @@ type Schemas = components['schemas'];
 export type Fields = Record<string, string>;
 export type FormKind = PagePayment['kind'];
 
+/** What a payment link's payer chooses in either form (its amount, its quantity); no request field of an invoice's. */
+const CHOICE_FIELDS = ['linkAmount', 'linkQuantity'] as const;
+
 /**
  * The fields of each form (everything else posted is ignored), the form token aside. The ACH consent time is
  * not one: the server records it (achRequest), whatever a page or a payer posts.
  */
 const FIELDS: Record<FormKind, readonly string[]> = {
-  card: ['accountNumber', 'expirationMonth', 'expirationYear', 'securityCode', 'billingCountryId', 'billingPostalCode', 'creditTotal', 'debitTotal'],
+  card: ['accountNumber', 'expirationMonth', 'expirationYear', 'securityCode', 'billingCountryId', 'billingPostalCode', 'creditTotal', 'debitTotal', ...CHOICE_FIELDS],
   ach: ['routingNumber', 'accountNumber', 'accountType', 'accountHolderType', 'firstName', 'lastName', 'companyName', 'email', 'addressLine1',
-    'addressLine2', 'city', 'stateId', 'billingPostalCode', 'authorizeBankWithdrawal'],
+    'addressLine2', 'city', 'stateId', 'billingPostalCode', 'authorizeBankWithdrawal', ...CHOICE_FIELDS],
 };
 
 /** The form's own fields of a parsed urlencoded body, each as one string. */
@@ -126,13 +129,13 @@ export function validPayment(kind: FormKind, id: string, body: unknown): PagePay
 
 const LABELS: Record<FormKind, Record<string, string>> = {
   card: {
-    totalAmount: 'Amount', accountNumber: 'Card number', pan: 'Card number', expirationYear: 'Expiry year', expirationMonth: 'Expiry month',
+    totalAmount: 'Amount', amount: 'Amount', quantity: 'Quantity', accountNumber: 'Card number', pan: 'Card number', expirationYear: 'Expiry year', expirationMonth: 'Expiry month',
     securityCode: 'Security code', billingCountryId: 'Billing country', billingPostalCode: 'Billing postal code', card: 'Card',
   },
   ach: {
     routingNumber: 'Routing number', accountNumber: 'Account number', accountType: 'Account type', accountHolderType: 'Account holder',
     firstName: 'First name', lastName: 'Last name', companyName: 'Company', email: 'Email', addressLine1: 'Address', addressLine2: 'Address line 2',
-    city: 'City', stateId: 'State', billingPostalCode: 'Postal code', authorizeBankWithdrawal: 'Authorization',
+    city: 'City', stateId: 'State', billingPostalCode: 'Postal code', authorizeBankWithdrawal: 'Authorization', amount: 'Amount', quantity: 'Quantity',
   },
 };
 

@@ -34,7 +34,7 @@ const options = (items: readonly Named[], selected?: number): string =>
   items.map((i) => `<option value="${String(i.id)}"${i.id === selected ? ' selected' : ''}>${e(i.name)}</option>`).join('');
 
 /** A labelled input; `attrs` are trusted attribute text written here (never user data). */
-const field = (id: string, name: string, label: string, attrs: string, hint?: string): string =>
+export const field = (id: string, name: string, label: string, attrs: string, hint?: string): string =>
   `<div class="f"><label for="${id}">${e(label)}</label>${hint === undefined ? '' : `<small id="${id}-hint">${e(hint)}</small>`}`
   + `<input id="${id}" name="${name}" ${attrs}${hint === undefined ? '' : ` aria-describedby="${id}-hint"`}></div>`;
 
@@ -47,12 +47,24 @@ export const achConsentText = (merchantName: string, amount: string, purpose: st
   + `${purpose}. I confirm that I may authorize debits of this account, and that I can revoke this authorization `
   + 'by contacting the merchant before the debit is processed.';
 
+/**
+ * What the payer chooses in a form (a payment link's amount or quantity): the inputs, written by the page that
+ * offers them (escaped there), and what the form says it charges instead of a fixed amount.
+ */
+export interface FormChoice {
+  /** The inputs for the card form and for the bank-account form (their ids differ). */
+  readonly inputs: (form: 'card' | 'ach') => string;
+  /** What is charged, in words ("the amount you enter above"). */
+  readonly charged: string;
+}
+
 /** The card form: `action` its address; the amounts the page told the payer for a credit and a debit card. */
-export function cardForm(action: string, amounts: { credit: Cents; debit: Cents }, token: string): string {
+export function cardForm(action: string, amounts: { credit: Cents; debit: Cents }, token: string, choice?: FormChoice): string {
   const months = Array.from({ length: 12 }, (_, i) => ({ id: i + 1, name: String(i + 1).padStart(2, '0') }));
-  const said = amounts.credit === amounts.debit
-    ? `Your card is charged ${e(formatUsd(amounts.credit))}.`
-    : `A credit card is charged ${e(formatUsd(amounts.credit))}, a debit card ${e(formatUsd(amounts.debit))}.`;
+  const said = choice !== undefined ? `Your card is charged ${e(choice.charged)}.`
+    : amounts.credit === amounts.debit
+      ? `Your card is charged ${e(formatUsd(amounts.credit))}.`
+      : `A credit card is charged ${e(formatUsd(amounts.credit))}, a debit card ${e(formatUsd(amounts.debit))}.`;
   return `<section aria-labelledby="card-h" class="pay">
 <h2 id="card-h">Pay by card</h2>
 <p>${said}</p>
@@ -60,6 +72,7 @@ export function cardForm(action: string, amounts: { credit: Cents; debit: Cents 
 <input type="hidden" name="formToken" value="${e(token)}">
 <input type="hidden" name="creditTotal" value="${e(wireText(amounts.credit))}">
 <input type="hidden" name="debitTotal" value="${e(wireText(amounts.debit))}">
+${choice?.inputs('card') ?? ''}
 ${field('card-number', 'accountNumber', 'Card number', 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" pattern="[0-9 \\-]{12,23}" spellcheck="false"')}
 <div class="row">
 ${select('card-exp-month', 'expirationMonth', 'Expiry month', `<option value="">Month</option>${options(months)}`, ' autocomplete="cc-exp-month" required')}
@@ -76,13 +89,14 @@ ${field('card-postal', 'billingPostalCode', 'Billing postal code', 'type="text" 
 }
 
 /** The bank-account form: `action` its address; `purpose` what the debit pays, in the authorization text. */
-export function achForm(action: string, cents: Cents, merchantName: string, purpose: string, token: string): string {
-  const amount = formatUsd(cents);
+export function achForm(action: string, cents: Cents, merchantName: string, purpose: string, token: string, choice?: FormChoice): string {
+  const amount = choice?.charged ?? formatUsd(cents);
   return `<section aria-labelledby="ach-h" class="pay">
 <h2 id="ach-h">Pay by bank account (ACH)</h2>
 <p>Your bank account is debited ${e(amount)}.</p>
 <form method="post" action="${e(action)}" id="ach-form" autocomplete="on">
 <input type="hidden" name="formToken" value="${e(token)}">
+${choice?.inputs('ach') ?? ''}
 <div class="row">
 ${field('ach-routing', 'routingNumber', 'Routing number', 'type="text" inputmode="numeric" autocomplete="off" required maxlength="9" pattern="[0-9]{9}" spellcheck="false"', '9 digits')}
 ${field('ach-account', 'accountNumber', 'Account number', 'type="text" inputmode="numeric" autocomplete="off" required maxlength="17" spellcheck="false"')}
@@ -108,7 +122,7 @@ ${field('ach-postal', 'billingPostalCode', 'Postal code (optional)', 'type="text
 <input type="checkbox" id="ach-authorize" name="authorizeBankWithdrawal" value="true" required aria-describedby="ach-consent-text">
 <label for="ach-authorize" id="ach-consent-text">${e(achConsentText(merchantName, amount, purpose))}</label>
 </div>
-<button type="submit" id="ach-pay">Pay ${e(amount)} by bank account</button>
+<button type="submit" id="ach-pay">Pay ${choice === undefined ? `${e(amount)} ` : ''}by bank account</button>
 </form>
 </section>`;
 }

@@ -18,13 +18,17 @@ import { achRequest, cardRequest, fieldsOf, messageOf, validPayment, type FormKi
 import type { PageForms, PageMessage } from './payment-page-views.ts';
 import { sameOrigin } from './same-origin.ts';
 
-/** The headers of every page answer: no caching, no framing, and only the response's own script and style. */
-export function pageHeaders(res: Response): string {
+/**
+ * The headers of every page answer: no caching, no framing, and only the response's own script and style.
+ * `redirectOrigin`: where a paid form's answer sends the browser (a payment link's redirectUrl), which
+ * form-action must name too, as browsers hold a form's redirects to it.
+ */
+export function pageHeaders(res: Response, redirectOrigin?: string): string {
   const nonce = randomBytes(16).toString('base64');
   res.set({
     'Cache-Control': 'no-store',
     'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self'; `
-      + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      + `form-action 'self'${redirectOrigin === undefined ? '' : ` ${redirectOrigin}`}; base-uri 'none'; frame-ancestors 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'same-origin',
   });
@@ -47,13 +51,21 @@ export interface PaymentPage<R extends { id: string; merchantId: string }> {
   readonly unpaid: string;
   /** The record by the path's id, or undefined when the page does not exist (404). */
   readonly find: (id: string) => Promise<R | undefined>;
-  /** Writes the page (status and message given) with `forms` when it can be paid: the caller reads it again first. */
-  readonly render: (res: Response, record: R, nonce: string, status: number, message: PageMessage | null, tokens: (record: R) => PageForms) => Promise<void>;
+  /**
+   * Writes the page (status and message given) with `forms` when it can be paid: the caller reads it again first.
+   * `receipt`: the transaction the page was sent back with after a payment (its `receipt` query), unchecked.
+   */
+  readonly render: (res: Response, record: R, nonce: string, status: number, message: PageMessage | null, tokens: (record: R) => PageForms, receipt?: string) => Promise<void>;
   /** Pays the record as the form asks, once per form token. */
   readonly pay: (deps: Scope & { hashKey: Buffer }, record: R, payment: PagePayment, formKey: string, fields: Record<string, string>) => Promise<PageOutcome>;
   /** The not-found page. */
   readonly notFoundHtml: string;
+  /** Where a paid form sends the browser instead of the page (a payment link's redirectUrl); null for the page. */
+  readonly paidAddress?: (record: R) => string | null;
 }
+
+/** The origin of an absolute URL, as CSP names a source (its scheme, host and port only). */
+const originOf = (address: string): string => new URL(address).origin;
 
 /** The router of one kind of payment page: GET the page, POST its card and bank-account forms. */
 export function paymentPageRouter<R extends { id: string; merchantId: string }>(services: Services, page: PaymentPage<R>): Router {
@@ -63,9 +75,10 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
   const subject = (id: string, kind: FormKind): string => `${page.subject}:${id}:${kind}`;
   const issue = (record: R): PageForms => ({ cardToken: tokens.issue(subject(record.id, 'card')), achToken: tokens.issue(subject(record.id, 'ach')) });
 
-  const render = async (res: Response, record: R, status: number, message: PageMessage | null): Promise<void> => {
-    const nonce = pageHeaders(res);
-    await page.render(res, record, nonce, status, message, issue);
+  const render = async (res: Response, record: R, status: number, message: PageMessage | null, receipt?: string): Promise<void> => {
+    const paid = page.paidAddress?.(record) ?? null;
+    const nonce = pageHeaders(res, paid === null ? undefined : originOf(paid));
+    await page.render(res, record, nonce, status, message, issue, receipt);
   };
 
   function notFound(res: Response): void {
@@ -79,7 +92,8 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
         notFound(res);
         return;
       }
-      await render(res, record, 200, null);
+      const receipt = req.query.receipt;
+      await render(res, record, 200, null, typeof receipt === 'string' ? receipt : undefined);
     }).catch(next);
   });
 
@@ -110,7 +124,9 @@ export function paymentPageRouter<R extends { id: string; merchantId: string }>(
         return outcome.paid ? outcome : undefined;
       });
       if (outcome.paid) {
-        res.set('Cache-Control', 'no-store').redirect(303, page.path.replace(':id', record.id));
+        // Back to the page (with the payment to show its receipt, where the page keeps taking payments), or the redirect.
+        const back = `${page.path.replace(':id', record.id)}${outcome.reference === undefined ? '' : `?receipt=${encodeURIComponent(outcome.reference)}`}`;
+        res.set('Cache-Control', 'no-store').redirect(303, page.paidAddress?.(record) ?? back);
         return;
       }
       const decline = outcome.decline ?? 'The payment was not accepted.';

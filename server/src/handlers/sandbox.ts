@@ -88,7 +88,7 @@ export const sandboxHandlers = {
     return { status: 200, body: await terminals.reportPaperStatus(context.merchant(), input.path.terminalId, input.body.paperStatus) };
   },
   async paySandboxQuickPayment(input: op.PaySandboxQuickPaymentInput, context: ServerContext): Promise<op.PaySandboxQuickPaymentResult> {
-    return { status: 200, body: await paySandboxQuickPayment(context.merchant(), input.path.quickPaymentId) };
+    return { status: 200, body: await paySandboxQuickPayment(context.merchant(), input.path.quickPaymentId, input.query) };
   },
   async resetSandbox(_input: op.ResetSandboxInput, context: ServerContext): Promise<op.ResetSandboxResult> {
     return { status: 200, body: await sandboxes.resetSandbox(context.merchant()) };

@@ -34,7 +34,8 @@ export const RESET_STEPS: readonly Step[] = [
   own('notifications', 'id', 'notifications'),
   through('invoice_history', 'invoice_id', 'invoices'),
   through('invoice_line_items', 'invoice_id', 'invoices'),
-  // A link names the transaction that paid it: links first.
+  // A link's payments name the link and their transactions, and a link its latest transaction: payments, then links.
+  own('quick_payment_payments', 'id'),
   own('quick_payments', 'id', 'quickPayments'),
   through('transaction_history', 'transaction_id', 'transactions'),
   own('transactions', 'id', 'transactions'),

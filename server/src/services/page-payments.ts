@@ -24,6 +24,8 @@ export interface PageOutcome {
   paid: boolean;
   /** The decline as the processor gave it ("Insufficient funds (051)"); null when paid. */
   decline: string | null;
+  /** The payment's transaction when paid, where the page shows a receipt of it (a reusable link's); else absent. */
+  reference?: string;
 }
 
 /**
@@ -73,5 +75,5 @@ export async function payOncePerForm(
   const result = await once(deps, { tenant: run.tenant, key: formKey }, hash, async (tx) => ({ status: 200, body: await pay(tx) }));
   const body = result.body as Partial<PageOutcome> | undefined;
   if (typeof body?.paid !== 'boolean') throw new ApiError('internal_error');
-  return { paid: body.paid, decline: typeof body.decline === 'string' ? body.decline : null };
+  return { paid: body.paid, decline: typeof body.decline === 'string' ? body.decline : null, ...(typeof body.reference === 'string' ? { reference: body.reference } : {}) };
 }

@@ -326,6 +326,21 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       expect(again.text).toMatch(/class="error" role="alert">[^<]*Cancelled/);
     });
 
+    it("shows a reusable link's payments of its limit and what they collected, as the sandbox's payments made them", async () => {
+      const h = await fresh(0);
+      const made = await request(s.app).post('/pay-api/v1/quick-payments').set(h).send({ amount: 4.1, description: 'dash reusable', maxPayments: 3, adjustableQuantity: { minimum: 1, maximum: 5 } });
+      const id = (made.body as { id: string }).id;
+      const open = await request(s.app).post('/pay-api/v1/quick-payments').set(h).send({ amount: 8, description: 'dash open', maxPayments: null });
+      for (const quantity of ['2', '3']) expect((await request(s.app).post(`/sandbox/v1/quick-payments/${id}/pay`).query({ quantity }).set(h)).status).toBe(200);
+      const d0 = await signIn(s, 0);
+      const page = await get(s, d0, '/dashboard/links');
+      expect(page.text).toContain(`<td class="n" id="link-${id}-payments">2 of 3</td>`);
+      // 4.10 x 2 + 4.10 x 3 = 20.50
+      expect(page.text).toContain(`<td class="n" id="link-${id}-collected">$20.50</td>`);
+      expect(page.text).toMatch(new RegExp(`<tr id="link-${id}">[\\s\\S]*?\\$4\\.10 × 1 to 5</td><td>Active</td>`));
+      expect(page.text).toContain(`<td class="n" id="link-${(open.body as { id: string }).id}-payments">0 (no limit)</td>`);
+    });
+
     it("refuses another merchant's link (404) and a POST without the CSRF token (403): nothing changes", async () => {
       const theirs = await create(1, 'theirs');
       const d0 = await signIn(s, 0);

@@ -136,6 +136,9 @@ const CASES: Case[] = [
     },
   },
   { operationId: 'createQuickPayment', field: 'amount', kind: 'payment', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-api/v1/quick-payments', { amount: at(MARK), description: 'Spelling' }, t, h); } },
+  // The bounds of a payer's amount: the suggested amount set at the other end, so that every accepted bound holds it.
+  { operationId: 'createQuickPayment', field: 'customAmount.minimum', kind: 'payment', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-api/v1/quick-payments', { amount: 999999.99, description: 'Spelling', customAmount: { minimum: at(MARK), maximum: 999999.99 } }, t, h); } },
+  { operationId: 'createQuickPayment', field: 'customAmount.maximum', kind: 'payment', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-api/v1/quick-payments', { amount: 0.01, description: 'Spelling', customAmount: { minimum: 0.01, maximum: at(MARK) } }, t, h); } },
   { operationId: 'createSubscription', field: 'amount', kind: 'payment', make: async (s) => { const h = await s.as(0); const payer = await newPayer(s); return (t) => post(s, '/pay-api/v1/subscriptions', { ...payer, amount: at(MARK), frequency: 'Monthly' }, t, h); } },
   { operationId: 'updateSubscription', field: 'amount', kind: 'payment', make: async (s) => { const h = await s.as(0); const id = await newSubscription(s); return (t) => post(s, `/pay-api/v1/subscriptions/${id}`, { amount: at(MARK) }, t, h, 'put'); } },
   { operationId: 'createLineItem', field: 'unitPrice', kind: 'money', make: async (s) => { const h = await s.as(0); return (t) => post(s, '/pay-int-api/line-items', { productName: 'Widget', unitPrice: at(MARK), unitTypeId: 1 }, t, h); } },
@@ -230,8 +233,8 @@ describe.each(engines())('every spelling of every decimal field (%s)', (engine) 
       const res = await (await c.make(s))(text);
       if (res.status !== 200) failures.push(`${text}: ${String(res.status)} ${res.text.slice(0, 300)}`);
       else if (c.operationId === 'createQuickPayment' || c.operationId.endsWith('Subscription')) {
-        // A link and a subscription keep the amount as they answer it.
-        const kept = (res.body as { amount: number }).amount;
+        // A link and a subscription keep the amount (or the bound) as they answer it.
+        const kept = c.field.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], res.body);
         if (kept !== value) failures.push(`${text}: kept as ${String(kept)}, not ${String(value)}`);
       } else if (c.kind === 'payment' && c.operationId !== 'submitInvoiceCardPayment') {
         const result = res.body as { transactionId: string; responseCode: string };

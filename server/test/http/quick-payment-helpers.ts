@@ -8,6 +8,9 @@ export const LINKS = '/pay-api/v1/quick-payments';
 export interface Link {
   id: string; url: string; amount: number; description: string | null; status: 'Active' | 'Paid' | 'Expired' | 'Cancelled';
   transactionId: string | null; paidOn: string | null; expiresOn: string | null; createdOn: string;
+  maxPayments: number | null; paymentCount: number; totalCollected: number; quantity: number;
+  adjustableQuantity: { minimum: number; maximum: number } | null; customAmount: { minimum: number; maximum: number } | null;
+  redirectUrl: string | null; latestPayment: { transactionId: string; amount: number; quantity: number; paidOn: string } | null;
 }
 
 /** The merchant's business time now (its sandbox clock). */

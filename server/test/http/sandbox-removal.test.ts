@@ -36,7 +36,7 @@ describe.each(engines())('sandbox deletion and reset (%s)', (engine) => {
       await fill(s, sb.h, sb, receiver);
       const held = await merchantRowCounts(s.db, sb.merchantId);
       for (const table of ['customers', 'payment_methods', 'transactions', 'transaction_history', 'invoices', 'invoice_line_items', 'categories', 'line_items',
-        'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'idempotency_keys', 'settlement_batches', 'terminals', 'quick_payments', 'subscriptions', 'api_keys']) {
+        'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'outbox_events', 'idempotency_keys', 'settlement_batches', 'terminals', 'quick_payments', 'quick_payment_payments', 'subscriptions', 'api_keys']) {
         expect(held[table], `${table} before the delete`).toBeGreaterThan(0);
       }
       const others = await snapshotOthers(s.db, sb.merchantId);
