@@ -24,6 +24,8 @@ export class Receiver {
   private readonly answers = new Map<string, number[]>();
   private server: Server | undefined;
   private base = '';
+  /** Who waits for the next delivery (waitFor). */
+  private readonly arrivals = new Set<() => void>();
 
   async start(options: ReceiverOptions = {}): Promise<void> {
     const host = options.host ?? '127.0.0.1';
@@ -34,6 +36,9 @@ export class Receiver {
         const path = req.url ?? '/';
         const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
         this.deliveries.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        const waiting = [...this.arrivals];
+        this.arrivals.clear();
+        for (const wake of waiting) wake();
         const queued = this.answers.get(path);
         const status = queued && queued.length > 1 ? queued.shift() ?? 204 : queued?.[0] ?? 204;
         res.writeHead(status).end();
@@ -62,10 +67,16 @@ export class Receiver {
     return this.deliveries.filter((d) => d.path === path);
   }
 
-  /** Waits until `count` deliveries reached a path (or the time is up), then returns them. */
+  /** Waits until `count` deliveries reached a path (or the time is up), then returns them; woken by each arrival. */
   async waitFor(path: string, count: number, timeoutMs: number): Promise<Delivery[]> {
     const until = Date.now() + timeoutMs;
-    while (this.at(path).length < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (this.at(path).length < count && Date.now() < until) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(0, until - Date.now()));
+        function done(): void { clearTimeout(timer); resolve(); }
+        this.arrivals.add(done);
+      });
+    }
     return this.at(path);
   }
 

@@ -53,7 +53,8 @@ async function run(label: string, databaseUrl: string, instances: number, dir: s
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}/hooks`;
   const file = path.join(dir, `${label}.json`);
-  const quiet = { PGW_WORKER_INTERVAL_MS: '1000000', PGW_DELIVERY_INTERVAL_MS: '1000000' };
+  // No worker at all (a commit's wake-up would start deliveries otherwise).
+  const quiet = { PGW_WORKER_INTERVAL_MS: '0' };
   const children: Instance[] = [];
   try {
     // Phase 1: a backlog made with no worker delivering, then drained by the instances.

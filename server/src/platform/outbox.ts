@@ -9,6 +9,8 @@ import { apiSpec, webhookEventProblems } from '@pgw/client/server';
 import type { WebhookEvent, WebhookEventName } from '@pgw/client/webhooks';
 import { insertFanOut } from '../repositories/webhook-deliveries.ts';
 import { groupBy } from './group.ts';
+import { whenCommitted } from './transaction.ts';
+import { deliveriesDue } from './wakeups.ts';
 
 /** The `data` of an event type, as the spec's payload schema types it. */
 export type EventData<T extends WebhookEventName> = Extract<WebhookEvent, { type: T }>['data'];
@@ -46,9 +48,12 @@ type Row = ReturnType<typeof rowOf>;
 
 /** One delivery per (event, subscribed active webhook of its merchant), in the events' transaction. */
 async function fanOut(trx: Knex, rows: readonly Row[]): Promise<void> {
+  let scheduled = false;
   for (const [merchantId, events] of groupBy(rows, (row) => row.merchant_id)) {
-    await insertFanOut(trx, merchantId, events.map((e) => ({ eventId: e.id, eventType: e.type, at: e.occurred_on })));
+    if (await insertFanOut(trx, merchantId, events.map((e) => ({ eventId: e.id, eventType: e.type, at: e.occurred_on })))) scheduled = true;
   }
+  // Deliveries due now start once they are committed, not at the worker's next poll.
+  if (scheduled) whenCommitted(trx, deliveriesDue);
 }
 
 export async function recordEvent<T extends WebhookEventName>(trx: Knex, event: OutboxEvent<T>): Promise<string> {

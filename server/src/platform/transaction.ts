@@ -23,6 +23,15 @@ export async function afterCommit(db: Knex, task: Task): Promise<void> {
   tasks.push(task);
 }
 
+/**
+ * Runs `task` once `db`'s transaction has committed, when it was opened by this module; otherwise (outside a
+ * transaction too) not at all. For a wake-up whose work a poll also finds: it may be lost, never run early.
+ */
+export function whenCommitted(db: Knex, task: () => void): void {
+  const tasks = db.isTransaction ? committed.get(db) : undefined;
+  tasks?.push(() => { task(); return Promise.resolve(); });
+}
+
 /** One caller's work in a group (SQLite), with what settles its promise. */
 interface Member {
   readonly work: (tx: Knex.Transaction) => Promise<unknown>;

@@ -47,13 +47,15 @@ const CHUNK = 200;
  * of the merchant that selects its type now. On PostgreSQL one insert reads the webhooks itself, held with the
  * events' own inserts (`insertLater`: no round trip of its own); on SQLite the webhooks are read, then inserted.
  */
-export async function insertFanOut(db: Knex, merchantId: string, events: readonly { eventId: string; eventType: string; at: string }[]): Promise<void> {
+/** Schedules the deliveries of events to the merchant's endpoints; false when it surely scheduled none. */
+export async function insertFanOut(db: Knex, merchantId: string, events: readonly { eventId: string; eventType: string; at: string }[]): Promise<boolean> {
   if (!isPostgres(db)) {
     const endpoints = await activeEndpoints(db, merchantId);
-    if (endpoints.length === 0) return;
-    await insertScheduled(db, events.flatMap((e) => endpoints.filter((p) => p.eventTypes.includes(e.eventType))
-      .map((p) => ({ merchantId, endpointId: p.id, eventId: e.eventId, eventType: e.eventType, at: e.at }))));
-    return;
+    if (endpoints.length === 0) return false;
+    const rows = events.flatMap((e) => endpoints.filter((p) => p.eventTypes.includes(e.eventType))
+      .map((p) => ({ merchantId, endpointId: p.id, eventId: e.eventId, eventType: e.eventType, at: e.at })));
+    await insertScheduled(db, rows);
+    return rows.length > 0;
   }
   // The events as one JSON value (a clock advance fans out 10,000 at once).
   await insertLater(db, db.raw(`insert into webhook_deliveries (id, merchant_id, endpoint_id, event_id, event_type, status, trigger_type, attempt_number, next_retry_at, created_on)
@@ -61,6 +63,8 @@ export async function insertFanOut(db: Knex, merchantId: string, events: readonl
       from json_to_recordset(?::json) as v (event_id text, event_type text, at text)
       join webhook_endpoints e on e.merchant_id = ? and e.is_active and e.deleted_on is null and jsonb_exists(e.event_types::jsonb, v.event_type)`,
   [JSON.stringify(events.map((e) => ({ event_id: e.eventId, event_type: e.eventType, at: e.at }))), merchantId]));
+  // Held to the commit with the rest (insertLater): how many it made is not known here.
+  return true;
 }
 
 /** The fan-out's deliveries (SQLite), many rows a statement. */

@@ -201,13 +201,14 @@ describe.each(engines())('SIGKILL during a delivery burst (%s)', (engine) => {
     const hooks = await receiver(100);
     cleanups.push(hooks.close);
     const file = path.join(dir, `${engine}-kill.json`);
-    const first = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file, PGW_WORKER_INTERVAL_MS: '1000000', PGW_DELIVERY_INTERVAL_MS: '1000000' });
+    // No worker (interval 0): nothing is delivered, not even on the wake-up a commit gives.
+    const first = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file, PGW_WORKER_INTERVAL_MS: '0' });
     cleanups.push(() => stop(first));
     const bearer = await token(first.baseUrl, file);
     await subscribe(first.baseUrl, bearer, hooks.url);
     await emit([{ baseUrl: first.baseUrl, bearer }], 300);
     await stop(first, 'SIGKILL');
-    // Its worker did not run (long intervals): restart with one, and kill it again mid-burst.
+    // Its worker did not run: restart with one, and kill it again mid-burst.
     hooks.hold(true);
     const second = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file });
     await hooks.until((ids) => ids.length >= 30, WAIT_MS);
@@ -222,5 +223,23 @@ describe.each(engines())('SIGKILL during a delivery burst (%s)', (engine) => {
     expect(new Set(hooks.ids).size).toBe(300);
     console.log(`SIGKILL (${engine}): 300 events; ${String(before)} delivered before the kill mid-burst; after the restart all 300 delivered ` +
       `(${String(hooks.ids.length)} requests: at least once, receivers dedupe by webhook-id)`);
+  });
+});
+
+describe.each(engines())('a delivery starts when its event commits (%s)', (engine) => {
+  it('is made without waiting for the next poll', { timeout: 2 * WAIT_MS }, async () => {
+    const db = await database(engine, dir);
+    cleanups.push(db.drop);
+    const hooks = await receiver(0);
+    cleanups.push(hooks.close);
+    const file = path.join(dir, `${engine}-wake.json`);
+    // The worker's delivery poll would come after 1,000 s: only the wake-up of the commit can send these.
+    const server = await start({ DATABASE_URL: db.url, PGW_CREDENTIALS_FILE: file, PGW_WORKER_INTERVAL_MS: '1000000', PGW_DELIVERY_INTERVAL_MS: '1000000' });
+    cleanups.push(() => stop(server));
+    const bearer = await token(server.baseUrl, file);
+    await subscribe(server.baseUrl, bearer, hooks.url);
+    await emit([{ baseUrl: server.baseUrl, bearer }], 25);
+    await hooks.until((ids) => new Set(ids).size >= 25, WAIT_MS);
+    expect(new Set(hooks.ids).size).toBe(25);
   });
 });
