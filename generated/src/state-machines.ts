@@ -177,23 +177,30 @@ export const quickPaymentStateMachine = {
 /** A row of the quickPayment state machine, with its literal types. */
 export type QuickPaymentTransition = (typeof quickPaymentStateMachine.transitions)[number];
 /** The status ids of the subscription state machine (SubscriptionStatus). */
-export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed';
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing';
 /** The triggers of the subscription state machine: operationIds, and the network and time events under `triggers`. */
-export type SubscriptionTrigger = 'createSubscription' | 'updateSubscription' | 'cancelSubscription' | 'payment.collected' | 'payment.failed' | 'payment.returned' | 'time.periodEnded';
+export type SubscriptionTrigger = 'createSubscription' | 'updateSubscription' | 'cancelSubscription' | 'time.trialEnded' | 'time.periodEnded' | 'payment.collected' | 'payment.failed' | 'payment.returned';
 /** The subscription state machine (SubscriptionStatus). A trigger with no row for a status is forbidden there. */
 export const subscriptionStateMachine = {
   name: 'subscription',
   schema: 'SubscriptionStatus',
-  statuses: { Active: 'Active', PastDue: 'PastDue', Delinquent: 'Delinquent', Cancelled: 'Cancelled', Completed: 'Completed' },
+  statuses: { Active: 'Active', PastDue: 'PastDue', Delinquent: 'Delinquent', Cancelled: 'Cancelled', Completed: 'Completed', Trialing: 'Trialing' },
   refusal: { kind: 'errorCode', errorCodes: { updateSubscription: 'subscription_not_open', cancelSubscription: 'subscription_not_open' } },
   triggers: {
     'payment.collected': 'A payment that fell due on the merchant\'s business clock (or its retry) is collected: the card sale is approved (Captured), or the ACH debit is accepted (Scheduled).',
     'payment.failed': 'A payment that fell due (or its retry) fails: the card sale is declined or fails, or the ACH debit fails at creation (above the merchant\'s maxTransactionAmount).',
     'payment.returned': 'The ACH debit of the subscription\'s latest collected payment is returned by the bank or fails at the network (the ACH machine\'s return or failure), after the subscription counted it as collected.',
-    'time.periodEnded': 'The next payment of a subscription cancelled at period end (cancelAtPeriodEnd) falls due: it is cancelled instead, without a charge.',
+    'time.periodEnded': 'The next payment of a subscription cancelled at period end (cancelAtPeriodEnd) falls due: it is cancelled instead, without a charge. For a Trialing subscription, the period is the trial.',
+    'time.trialEnded': 'The trial\'s end (trialEnd) is reached on the merchant\'s business clock: the subscription turns Active and its first payment is made at that time (the Active rows of payment.collected and payment.failed follow in the same run).',
   },
   transitions: [
     { from: null, trigger: 'createSubscription', to: 'Active', responseCodes: [], event: 'subscription.created', types: null, provenance: 'designed', note: 'The first payment falls due at startDate (now when absent).' },
+    { from: null, trigger: 'createSubscription', to: 'Trialing', responseCodes: [], event: 'subscription.created', types: null, provenance: 'designed', note: 'With trialPeriodDays or trialEnd: nothing is charged; the first payment falls due at the trial\'s end (startDate and nextPaymentDate are that time).' },
+    { from: 'Trialing', trigger: 'updateSubscription', to: 'Trialing', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A change during a trial applies to the first payment; nothing is prorated (nothing was paid).' },
+    { from: 'Trialing', trigger: 'cancelSubscription', to: 'Trialing', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd true sets cancelAtPeriodEnd; the subscription is Cancelled at the trial\'s end, without a charge.' },
+    { from: 'Trialing', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd false cancels the trial at once; nothing is ever charged.' },
+    { from: 'Trialing', trigger: 'time.trialEnded', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The first payment is attempted at once, as an Active subscription\'s scheduled payment (its event, subscription.paid or subscription.payment_failed, tells the outcome).' },
+    { from: 'Trialing', trigger: 'time.periodEnded', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A trial cancelled at its end ends without a charge.' },
     { from: 'Active', trigger: 'updateSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A new payment method or amount applies from the next attempt; a PastDue subscription\'s next retry uses the new payment method (how a merchant recovers it).' },
     { from: 'PastDue', trigger: 'updateSubscription', to: 'PastDue', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A new payment method or amount applies from the next attempt; a PastDue subscription\'s next retry uses the new payment method (how a merchant recovers it).' },
     { from: 'Active', trigger: 'cancelSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd true sets cancelAtPeriodEnd; the subscription is Cancelled when its next payment falls due.' },

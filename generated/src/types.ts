@@ -811,7 +811,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription
-         * @description Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -837,7 +837,7 @@ export interface paths {
         get: operations["getSubscription"];
         /**
          * Change a subscription's payment method or amount
-         * @description Changes the payment method and/or the amount of an Active or PastDue subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+         * @description Changes the payment method and/or the amount of an Active, PastDue or Trialing subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
          */
         put: operations["updateSubscription"];
         post?: never;
@@ -861,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels an Active or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active one stays Active with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+         * @description Cancels an Active, Trialing or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -3823,7 +3823,7 @@ export interface components {
             lastTransactionDate: string | null;
             /** @description Amount of the customer's latest approved payment, or null when there is none (as in the record). */
             lastTransactionAmount: number | null;
-            /** @description Sum of the amounts of each payment of the customer's Active and PastDue subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
+            /** @description Sum of the amounts of each payment of the customer's Active, PastDue and Trialing subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
             activeSubscriptionsAmount: number;
             /** @description The contact's name, firstName and lastName joined by a space (lastName alone when there is no first name). */
             contactName: string;
@@ -4289,7 +4289,7 @@ export interface components {
             lastTransactionAmount: number | null;
             /**
              * Format: int32
-             * @description Number of the customer's live subscriptions: those Active or PastDue (a PastDue one is still collected, by its retries). Delinquent, Cancelled and Completed ones do not count.
+             * @description Number of the customer's live subscriptions: those Active, PastDue or Trialing (a PastDue one is still collected, by its retries; a Trialing one will be). Delinquent, Cancelled and Completed ones do not count.
              */
             numberOfSubscriptions: number;
             /** @description The customer's stored cards, oldest first. */
@@ -5103,11 +5103,11 @@ export interface components {
         };
         /**
          * SubscriptionStatus
-         * @description Status of a subscription. Active: payments are collected on schedule. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @example Active
          * @enum {string}
          */
-        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed";
+        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed" | "Trialing";
         /**
          * SubscriptionFrequency
          * @description How often a payment is collected. Payment n falls due at startDate plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from startDate rather than from the previous payment, the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
@@ -5138,7 +5138,8 @@ export interface components {
          *       "cancelAtPeriodEnd": false,
          *       "cancelledOn": null,
          *       "lineItemId": null,
-         *       "quantity": null
+         *       "quantity": null,
+         *       "trialEnd": null
          *     }
          */
         WebhookSubscription: {
@@ -5167,7 +5168,7 @@ export interface components {
             status: components["schemas"]["SubscriptionStatus"];
             /**
              * Format: date-time
-             * @description When the first payment is due.
+             * @description When the first payment is due (with a trial, the trial's end).
              */
             startDate: string;
             /**
@@ -5224,6 +5225,11 @@ export interface components {
              * @description Units of the line item in each payment; null when an amount was given.
              */
             quantity: number | null;
+            /**
+             * Format: date-time
+             * @description When the trial ends (its first payment falls due then); null for a subscription created without a trial.
+             */
+            trialEnd: string | null;
         };
         /**
          * SubscriptionList
@@ -5250,7 +5256,8 @@ export interface components {
          *           "cancelAtPeriodEnd": false,
          *           "cancelledOn": null,
          *           "lineItemId": null,
-         *           "quantity": null
+         *           "quantity": null,
+         *           "trialEnd": null
          *         }
          *       ],
          *       "total": 1
@@ -5266,7 +5273,7 @@ export interface components {
         };
         /**
          * SubscriptionCreateRequest
-         * @description A subscription to create: who pays, with which stored payment method, how much and how often. Give exactly one of amount and lineItemId (the amount is then the line item's unitPrice times quantity, fixed at creation).
+         * @description A subscription to create: who pays, with which stored payment method, how much and how often. Give exactly one of amount and lineItemId (the amount is then the line item's unitPrice times quantity, fixed at creation). A trial (at most one of trialPeriodDays and trialEnd, neither with startDate) starts at creation: the subscription is Trialing, nothing is charged until the trial ends, and the schedule is counted from the trial's end (the first payment falls due then).
          * @example {
          *       "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
          *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
@@ -5302,9 +5309,19 @@ export interface components {
             frequency: components["schemas"]["SubscriptionFrequency"];
             /**
              * Format: date-time
-             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now.
+             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now. Not with a trial (the trial's end is then the first payment's date).
              */
             startDate?: string;
+            /**
+             * Format: int32
+             * @description A trial of that many days from creation (business clock): nothing is charged until it ends; the first payment falls due at its end. Not with trialEnd or startDate.
+             */
+            trialPeriodDays?: number;
+            /**
+             * Format: date-time
+             * @description The trial's end (business clock): at least a minute after now and at most 730 days after it. Not with trialPeriodDays or startDate.
+             */
+            trialEnd?: string;
             /**
              * Format: int32
              * @description The number of payments after which the subscription is Completed; absent or null for no end.
@@ -8812,7 +8829,8 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null
          *       }
          *     }
          */
@@ -8853,7 +8871,8 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null
          *       }
          *     }
          */
@@ -8894,7 +8913,8 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null
          *       }
          *     }
          */
@@ -8935,7 +8955,8 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null
          *       }
          *     }
          */
@@ -16818,7 +16839,8 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null
                  *       }
                  *     }
                  */
@@ -16926,7 +16948,8 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null
                  *       }
                  *     }
                  */
@@ -17034,7 +17057,8 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null
                  *       }
                  *     }
                  */
@@ -17142,7 +17166,8 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null
                  *       }
                  *     }
                  */

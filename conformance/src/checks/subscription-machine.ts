@@ -88,7 +88,7 @@ class Walker {
   /** Cancels a subscription that still collects, so that the next scenario's clock moves charge nothing else. */
   async retire(id: string): Promise<void> {
     const status = (await this.read(id)).status;
-    if (status === 'Active' || status === 'PastDue') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
+    if (status === 'Active' || status === 'PastDue' || status === 'Trialing') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
   }
 }
 
@@ -97,6 +97,7 @@ async function reach(w: Walker, status: string): Promise<string> {
   const later = { startDate: await w.tomorrow() };
   switch (status) {
     case 'Active': return (await w.create('card', later)).id;
+    case 'Trialing': return (await w.create('card', { trialPeriodDays: 3 })).id;
     case 'Cancelled': {
       const { id } = await w.create('card', later);
       expectStatus(await w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: {} }), 200, OperationId.cancelSubscription);
@@ -127,11 +128,13 @@ async function collectedByAch(w: Walker): Promise<string> {
 }
 
 /** How each row is fired: the subscription at the row's from status, and the call or clock move that fires it. */
-type Scenario = (w: Walker) => Promise<{ id: () => string; fire: () => Promise<Exchange | undefined> }>;
-const fixed = (id: string, fire: () => Promise<Exchange | undefined>) => ({ id: () => id, fire });
+/** `then`: the event of the row that follows in the same run (a trial's end is its first payment's). */
+type Scenario = (w: Walker) => Promise<{ id: () => string; fire: () => Promise<Exchange | undefined>; then?: string }>;
+const fixed = (id: string, fire: () => Promise<Exchange | undefined>, then?: string) => ({ id: () => id, fire, ...(then === undefined ? {} : { then }) });
 const update = (w: Walker, id: string, body: Sub) => w.ctx.call(OperationId.updateSubscription, { path: { subscriptionId: id }, body });
 const cancel = (w: Walker, id: string, atPeriodEnd: boolean) => w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd } });
 const dueNext = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).nextPaymentDate ?? (await w.read(id)).startDate); return undefined; };
+const trialEndOf = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).trialEnd); return undefined; };
 const startAt = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).startDate); return undefined; };
 const toCard = async (w: Walker, id: string): Promise<void> => {
   const customerId = String((await w.read(id)).customerId);
@@ -148,6 +151,25 @@ const SCENARIOS: Record<string, Scenario> = {
       id = String(bodyOf(made).subscriptionId);
       return made;
     } };
+  },
+  'initial createSubscription Trialing': async (w) => {
+    const { customerId, methodId } = await w.customerWith('card');
+    let id = '';
+    return { id: () => id, fire: async () => {
+      const made = await w.ctx.call(OperationId.createSubscription, { body: { customerId, paymentMethodId: methodId, amount: 6, frequency: 'Monthly', trialPeriodDays: 5 } });
+      id = String(bodyOf(made).subscriptionId);
+      return made;
+    } };
+  },
+  'Trialing updateSubscription Trialing': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => update(w, id, { amount: 7 })); },
+  'Trialing cancelSubscription Trialing': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => cancel(w, id, true)); },
+  'Trialing cancelSubscription Cancelled': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => cancel(w, id, false)); },
+  'Trialing time.trialEnded Active': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, trialEndOf(w, id), 'subscription.paid'); },
+  'Trialing time.periodEnded Cancelled': async (w) => {
+    const id = await reach(w, 'Trialing');
+    const end = (await w.read(id)).trialEnd;
+    expectStatus(await cancel(w, id, true), 200, 'cancel at the trial\'s end');
+    return fixed(id, async () => { await w.advanceTo(end); return undefined; });
   },
   'Active updateSubscription Active': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => update(w, id, { amount: 7 })); },
   'PastDue updateSubscription PastDue': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, () => update(w, id, { amount: 7 })); },
@@ -215,7 +237,7 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
             failures.push([`no way to fire the row ${key}`, undefined]);
             continue;
           }
-          const { id, fire } = await scenario(w);
+          const { id, fire, then } = await scenario(w);
           const before = await w.counts();
           const answer = await fire();
           if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
@@ -223,8 +245,9 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
           const expected = row.to === 'same' ? from : row.to;
           if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
           const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
-          const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0));
-          if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${row.event ?? 'none'} once`, answer]);
+          const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0) + (type === then ? 1 : 0));
+          const expectedEvents = [row.event, then].filter((e) => e !== null && e !== undefined).join(' and ');
+          if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${expectedEvents === '' ? 'none' : expectedEvents} once`, answer]);
           await w.retire(id());
         }
       }

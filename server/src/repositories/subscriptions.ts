@@ -6,7 +6,10 @@ import { type Cents, centsOfColumn } from '../platform/money.ts';
 import { locked } from '../platform/transaction.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 
-export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed';
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing';
+
+/** The statuses of a subscription that collects, or will (its customer and payment method are kept for it). */
+export const LIVE_STATUSES: readonly SubscriptionStatus[] = ['Active', 'PastDue', 'Trialing'];
 export type Frequency = 'Weekly' | 'BiWeekly' | 'Monthly' | 'Quarterly' | 'Yearly';
 
 export interface SubscriptionRecord {
@@ -32,6 +35,7 @@ export interface SubscriptionRecord {
   description: string | null;
   lineItemId: string | null;
   quantity: number | null;
+  trialEnd: string | null;
   createdOn: string;
 }
 
@@ -41,6 +45,7 @@ export interface Row {
   last_payment_date: string | null; failed_payment_count: number | string; failures_before_attempt: number | string; transaction_id: string | null;
   payments_count: number | string; total_payments: number | string | null; cancel_at_period_end: boolean | number; cancelled_on: string | null;
   description: string | null; line_item_id: string | null; quantity: number | string | null; created_on: string;
+  trial_end: string | null;
 }
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -68,6 +73,7 @@ export const recordOf = (row: Row): SubscriptionRecord => ({
   description: row.description,
   lineItemId: row.line_item_id,
   quantity: numberOrNull(row.quantity),
+  trialEnd: row.trial_end,
   createdOn: row.created_on,
 });
 
@@ -83,6 +89,7 @@ export async function insertSubscription(db: Knex, s: SubscriptionRecord): Promi
   await db('subscriptions').insert({
     id: s.id, merchant_id: s.merchantId, customer_id: s.customerId, frequency: s.frequency, start_date: s.startDate,
     total_payments: s.totalPayments, description: s.description, line_item_id: s.lineItemId, quantity: s.quantity, created_on: s.createdOn,
+    trial_end: s.trialEnd,
     ...changeable(s),
   });
 }
@@ -150,9 +157,9 @@ export async function findByTransaction(db: Knex, transactionId: string): Promis
   return row ? { id: row.id, merchantId: row.merchant_id } : undefined;
 }
 
-/** Whether a live (Active or PastDue) subscription pays with the payment method. */
+/** Whether a live (LIVE_STATUSES) subscription pays with the payment method. */
 export async function paymentMethodInUse(db: Knex, paymentMethodId: string): Promise<boolean> {
-  return (await db('subscriptions').where({ payment_method_id: paymentMethodId }).whereIn('status', ['Active', 'PastDue']).first('id')) !== undefined;
+  return (await db('subscriptions').where({ payment_method_id: paymentMethodId }).whereIn('status', LIVE_STATUSES).first('id')) !== undefined;
 }
 
 /** Adds to the customer's live subscription count and their payments' sum (negative: removes). */

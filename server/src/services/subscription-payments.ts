@@ -91,6 +91,11 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
     await engine.transition(db, subscriptionFamily, s, 'time.periodEnded', at, { cancelledOn: iso(at), nextPaymentDate: null, dueAt: null });
     return false;
   }
+  if (s.status === 'Trialing') {
+    // The trial is over: Active now, and its first scheduled payment is made at once, as any Active one's.
+    const active = await engine.transition(db, subscriptionFamily, s, 'time.trialEnded', at, {});
+    return active === undefined ? false : runOne(scope, active);
+  }
   // A scheduled payment moves the schedule on; a retry (PastDue) does not.
   const scheduleIndex = s.status === 'Active' ? s.scheduleIndex + 1 : s.scheduleIndex;
   const { transaction, collected } = await charge(scope, s);
@@ -108,7 +113,7 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
 export async function runDueSubscriptions(scope: InTx<Scope>, due: readonly SubscriptionRecord[]): Promise<number> {
   let attempted = 0;
   for (const s of due) {
-    if (s.status !== 'Active' && s.status !== 'PastDue') {
+    if (s.status !== 'Active' && s.status !== 'PastDue' && s.status !== 'Trialing') {
       // A due time left on a subscription that stopped collecting: nothing more falls due.
       await repo.clearDue(scope.db, s.id);
       continue;

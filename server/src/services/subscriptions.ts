@@ -77,7 +77,29 @@ async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: str
 /** The request field that set the amount, for an error about it. */
 const amountField = (body: { amount?: number; quantity?: number }): string => (body.amount !== undefined ? 'amount' : body.quantity !== undefined ? 'quantity' : 'lineItemId');
 
-/** Creates an Active subscription whose first payment falls due at startDate (now when absent). */
+const DAY_MS = 86_400_000;
+/** The longest trial, in days (spec: trialPeriodDays' maximum, trialEnd's bound). */
+const MAX_TRIAL_DAYS = 730;
+
+/**
+ * The trial's end a create request asks for (undefined: no trial), refusing into errors a trial with startDate,
+ * both trial fields, or a trialEnd less than a minute ahead or more than MAX_TRIAL_DAYS ahead.
+ */
+function trialEndOf(body: Schemas['SubscriptionCreateRequest'], now: Date, errors: Problems): Date | undefined {
+  if (body.trialPeriodDays !== undefined && body.trialEnd !== undefined) {
+    add(errors, 'trialEnd', 'give at most one of trialPeriodDays and trialEnd');
+    return undefined;
+  }
+  if (body.trialPeriodDays === undefined && body.trialEnd === undefined) return undefined;
+  if (body.startDate !== undefined) add(errors, 'startDate', "is not allowed with a trial: the first payment falls due at the trial's end");
+  if (body.trialPeriodDays !== undefined) return new Date(now.getTime() + body.trialPeriodDays * DAY_MS);
+  const end = new Date(body.trialEnd ?? '');
+  if (end.getTime() < now.getTime() + START_GRACE_MS) add(errors, 'trialEnd', "must be at least a minute after now (the merchant's business clock)");
+  else if (end.getTime() > now.getTime() + MAX_TRIAL_DAYS * DAY_MS) add(errors, 'trialEnd', `must be at most ${String(MAX_TRIAL_DAYS)} days after now`);
+  return end;
+}
+
+/** Creates an Active subscription whose first payment falls due at startDate (now when absent), or a Trialing one. */
 export async function createSubscription(scope: Scope, body: Schemas['SubscriptionCreateRequest']): Promise<SubscriptionView> {
   const now = scope.clock.now();
   const customerId = body.customerId.toLowerCase();
@@ -98,17 +120,19 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
       if (given.getTime() < now.getTime() - START_GRACE_MS) add(errors, 'startDate', "must not be in the past (the merchant's business clock)");
       else if (given > now) start = given;
     }
+    const trialEnd = trialEndOf(body, now, errors);
     if (Object.keys(errors).length > 0 || !method || cents === undefined) throw new ApiError('validation_failed', { errors });
-    const first = iso(start);
+    // With a trial, the first payment falls due at its end and the schedule is counted from there.
+    const first = iso(trialEnd ?? start);
     const fresh: SubscriptionRecord = {
       id: randomUUID(), merchantId: scope.merchantId, customerId, paymentMethodId: method.id, amountCents: cents, frequency: body.frequency,
-      status: 'Active', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
+      status: trialEnd === undefined ? 'Active' : 'Trialing', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
       lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
-      createdOn: iso(now),
+      trialEnd: trialEnd === undefined ? null : first, createdOn: iso(now),
     };
-    const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {});
+    const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {}, { to: trialEnd === undefined ? 'Active' : 'Trialing' });
     return subscriptionView(record);
   });
 }
@@ -126,7 +150,7 @@ export async function listSubscriptions(scope: Scope, list: ListQuery & Subscrip
 
 const notOpen = (trigger: 'updateSubscription' | 'cancelSubscription', s: SubscriptionRecord): ApiError =>
   new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], {
-    details: `The subscription is ${s.status}: only an Active or PastDue subscription can be ${trigger === 'updateSubscription' ? 'changed' : 'cancelled'}.`,
+    details: `The subscription is ${s.status}: only an Active, PastDue or Trialing subscription can be ${trigger === 'updateSubscription' ? 'changed' : 'cancelled'}.`,
     entityId: s.id,
   });
 
@@ -158,15 +182,15 @@ export async function updateSubscription(scope: Scope, id: string, body: Schemas
   });
 }
 
-/** Cancels at once, or (an Active one, atPeriodEnd) when its next payment falls due. */
+/** Cancels at once, or (an Active or Trialing one, atPeriodEnd) when its next payment falls due (its trial ends). */
 export async function cancelSubscription(scope: Scope, id: string, body: Schemas['SubscriptionCancelRequest'] | undefined): Promise<SubscriptionView> {
   const now = scope.clock.now();
   return withTransaction(scope.db, async (tx) => {
     const s = await lockOwn(tx, scope, id);
-    const atPeriodEnd = body?.atPeriodEnd === true && s.status === 'Active';
+    const atPeriodEnd = body?.atPeriodEnd === true && (s.status === 'Active' || s.status === 'Trialing');
     // At period end no payment is made any more: the due time stays, as the time the subscription ends.
     const after = atPeriodEnd
-      ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: 'Active' })
+      ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: s.status })
       : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null }, { to: 'Cancelled' });
     if (!after) throw notOpen('cancelSubscription', s);
     return subscriptionView(after);

@@ -9,9 +9,12 @@ type Subscription = components['schemas']['WebhookSubscription'];
 
 const usd = (amount: number): string => formatUsd(toCents(amount));
 
+/** What a status does not say alone: when a trial ends. */
+const statusNote = (s: Subscription) => (s.status === 'Trialing' && s.trialEnd !== null ? html` (trial until ${formatTime(s.trialEnd)})` : '');
+
 export function subscriptionsPage(frame: Frame, list: { items: Subscription[]; total: number; page: number; pages: number }): string {
   const rows = list.items.map((s) => html`<tr id="subscription-${s.subscriptionId}">
-<td>${s.description ?? html`<span class="muted">no description</span>`}</td><td>${s.status}${s.cancelAtPeriodEnd ? ' (cancels at period end)' : ''}</td>
+<td>${s.description ?? html`<span class="muted">no description</span>`}</td><td>${s.status}${s.cancelAtPeriodEnd ? ' (cancels at period end)' : ''}${statusNote(s)}</td>
 <td>${s.customerId}</td><td>${usd(s.amount)}</td><td>${s.frequency}</td>
 <td>${s.nextPaymentDate === null ? html`<span class="muted">none</span>` : formatTime(s.nextPaymentDate)}</td><td>${String(s.paymentsCount)}</td><td>${String(s.failedPaymentCount)}</td></tr>`);
   return page(frame, 'Subscriptions', html`<p>${list.total} subscriptions, newest first. Payments are made when they fall due on the business clock (the Clock page moves it).</p>

@@ -11,7 +11,7 @@ import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from 
 import { CUSTOMERS, DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN, type Subscription } from './subscription-helpers.ts';
 
 const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
-const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed'] as const;
+const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed', 'Trialing'] as const;
 type Status = (typeof STATUSES)[number];
 
 describe.each(engines())('subscriptions (%s)', (engine) => {
@@ -38,7 +38,7 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         subscriptionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string, customerId, paymentMethodId: card, amount: 12.5, currencyIsoCode: 'USD',
         frequency: 'Weekly', status: 'Active', startDate, nextPaymentDate: startDate, lastPaymentDate: null, failedPaymentCount: 0, transactionId: null,
         createdOn: expect.any(String) as string, description: 'Weekly box', totalPayments: 4, paymentsCount: 0, cancelAtPeriodEnd: false, cancelledOn: null,
-        lineItemId: null, quantity: null,
+        lineItemId: null, quantity: null, trialEnd: null,
       });
       expect(await sub.read(made.subscriptionId)).toEqual(made);
       expect(await subscriptionEvents(s, made.subscriptionId)).toEqual([['subscription.created', made]]);
@@ -223,8 +223,8 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
       const declining = await sub.card(customerId, DECLINING_CARD);
       const later = status === 'Active' || status === 'Cancelled';
       const made = await sub.created({
-        customerId, paymentMethodId: later ? good : declining, amount: 6, frequency: 'Monthly', ...(status === 'Completed' ? { totalPayments: 1 } : {}), ...options,
-        ...(later ? { startDate: await tomorrow() } : {}),
+        customerId, paymentMethodId: later || status === 'Trialing' ? good : declining, amount: 6, frequency: 'Monthly', ...(status === 'Completed' ? { totalPayments: 1 } : {}), ...options,
+        ...(later ? { startDate: await tomorrow() } : {}), ...(status === 'Trialing' ? { trialPeriodDays: 3 } : {}),
       });
       const id = made.subscriptionId;
       if (status === 'Cancelled') expect((await sub.cancel(id, undefined)).status).toBe(200);
@@ -263,13 +263,33 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
     }
 
     /** Each row: how to bring a subscription to the row's from status, and the call that fires its trigger; returns the id. */
-    type Fire = () => Promise<{ id: string; fire: () => Promise<unknown> }>;
+    /** `then`: the events of the row that follows this one in the same run (a trial's end, then its first payment). */
+    type Fire = () => Promise<{ id: string; fire: () => Promise<unknown>; then?: string[] }>;
     const SCENARIOS: Record<string, Fire> = {
       'initial createSubscription Active': async () => {
         const customerId = await sub.customer();
         const card = await sub.card(customerId);
         let id = '';
         return { get id() { return id; }, fire: async () => { id = (await sub.created({ customerId, paymentMethodId: card, amount: 6, frequency: 'Monthly' })).subscriptionId; } };
+      },
+      'initial createSubscription Trialing': async () => {
+        const customerId = await sub.customer();
+        const card = await sub.card(customerId);
+        let id = '';
+        return { get id() { return id; }, fire: async () => { id = (await sub.created({ customerId, paymentMethodId: card, amount: 6, frequency: 'Monthly', trialPeriodDays: 5 })).subscriptionId; } };
+      },
+      'Trialing updateSubscription Trialing': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
+      'Trialing cancelSubscription Trialing': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
+      'Trialing cancelSubscription Cancelled': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: false }) }; },
+      'Trialing time.trialEnded Active': async () => {
+        const { id } = await reach('Trialing');
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).trialEnd ?? ''), then: ['subscription.paid'] };
+      },
+      'Trialing time.periodEnded Cancelled': async () => {
+        const { id } = await reach('Trialing');
+        const end = (await sub.read(id)).trialEnd ?? '';
+        expect((await sub.cancel(id, { atPeriodEnd: true })).status).toBe(200);
+        return { id, fire: () => sub.advanceTo(end) };
       },
       'Active updateSubscription Active': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
       'PastDue updateSubscription PastDue': async () => { const { id } = await reach('PastDue'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
@@ -334,7 +354,7 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
       await scenario.fire();
       const after = await sub.read(scenario.id);
       expect(after.status).toBe(row.to);
-      expect((await types(scenario.id)).slice(before.length)).toEqual(row.event === null ? [] : [row.event]);
+      expect((await types(scenario.id)).slice(before.length)).toEqual([...(row.event === null ? [] : [row.event]), ...(scenario.then ?? [])]);
     }, 60_000);
 
     const COMMANDS = [

@@ -24,6 +24,7 @@ import * as customerCountSlots from './019_customer_count_slots.ts';
 import * as outboxStreamRowid from './020_outbox_stream_rowid.ts';
 import * as customerCreatedIndex from './021_customer_created_index.ts';
 import * as streamPositions from './022_stream_positions.ts';
+import * as subscriptionPlans from './024_subscription_plans.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -48,6 +49,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '020_outbox_stream_rowid': outboxStreamRowid,
   '021_customer_created_index': customerCreatedIndex,
   '022_stream_positions': streamPositions,
+  '024_subscription_plans': subscriptionPlans,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
