@@ -478,7 +478,7 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
    * Change a subscription's payment method or amount
    *
-   * Changes the payment method and/or the amount of an Active, PastDue or Trialing subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+   * Changes the payment method and/or the amount of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
    *
    * `PUT /pay-api/v1/subscriptions/{subscriptionId}`
    */
@@ -486,11 +486,27 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
    * Cancel a subscription
    *
-   * Cancels an Active, Trialing or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+   * Cancels an Active, Trialing, PastDue or Paused subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue or Paused subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
    *
    * `POST /pay-api/v1/subscriptions/{subscriptionId}/cancel`
    */
   cancelSubscription(input: op.CancelSubscriptionInput, context: Ctx): Promise<op.CancelSubscriptionResult>;
+  /**
+   * Pause a subscription
+   *
+   * Pauses an Active or PastDue subscription: it becomes Paused (pausedOn now, nextPaymentDate null). A Paused subscription is not charged, its retries stop and it never turns Delinquent, whatever dates pass on the business clock; a return of a debit made before the pause does not move it. It can be changed (updateSubscription), resumed (resumeSubscription) or cancelled. No body, no event (the interface has none for it). A Trialing, Paused, Delinquent, Cancelled or Completed subscription answers 400 with errorCode `subscription_not_pausable` and changes nothing; an unknown subscription answers 404.
+   *
+   * `POST /pay-api/v1/subscriptions/{subscriptionId}/pause`
+   */
+  pauseSubscription(input: op.PauseSubscriptionInput, context: Ctx): Promise<op.PauseSubscriptionResult>;
+  /**
+   * Resume a paused subscription
+   *
+   * Resumes a Paused subscription: it becomes Active, failedPaymentCount 0, pausedOn null. The resume rule: the schedule keeps its anchor (startDate, or the anchor a change of frequency set), and the next payment falls due at the first date of that schedule at or after the resume time (business clock); the periods that began while it was paused are not charged, and a payment that was failing when it was paused is not retried. A subscription cancelled at period end stays so: it is Cancelled at that date instead. No body, no event. Any other status answers 400 with errorCode `subscription_not_paused` and changes nothing; an unknown subscription answers 404.
+   *
+   * `POST /pay-api/v1/subscriptions/{subscriptionId}/resume`
+   */
+  resumeSubscription(input: op.ResumeSubscriptionInput, context: Ctx): Promise<op.ResumeSubscriptionResult>;
 }
 
 /**

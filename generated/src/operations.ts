@@ -823,6 +823,44 @@ export type CancelSubscriptionResult =
   | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/cancel']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/cancel']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `pauseSubscription` handler receives (validated against the document). */
+export interface PauseSubscriptionInput {
+  path: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `pauseSubscription` handler may answer: each status the document allows, with its body. */
+export type PauseSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `resumeSubscription` handler receives (validated against the document). */
+export interface ResumeSubscriptionInput {
+  path: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `resumeSubscription` handler may answer: each status the document allows, with its body. */
+export type ResumeSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listApiKeys` handler receives (validated against the document). */
 export interface ListApiKeysInput {
   path: Record<string, never>;
@@ -1826,6 +1864,8 @@ export const OperationId = {
     getSubscription: 'getSubscription',
     updateSubscription: 'updateSubscription',
     cancelSubscription: 'cancelSubscription',
+    pauseSubscription: 'pauseSubscription',
+    resumeSubscription: 'resumeSubscription',
     listApiKeys: 'listApiKeys',
     createApiKey: 'createApiKey',
     deleteApiKey: 'deleteApiKey',
@@ -1928,6 +1968,8 @@ export interface HandlerTypes {
   getSubscription: { input: GetSubscriptionInput; result: GetSubscriptionResult };
   updateSubscription: { input: UpdateSubscriptionInput; result: UpdateSubscriptionResult };
   cancelSubscription: { input: CancelSubscriptionInput; result: CancelSubscriptionResult };
+  pauseSubscription: { input: PauseSubscriptionInput; result: PauseSubscriptionResult };
+  resumeSubscription: { input: ResumeSubscriptionInput; result: ResumeSubscriptionResult };
   listApiKeys: { input: ListApiKeysInput; result: ListApiKeysResult };
   createApiKey: { input: CreateApiKeyInput; result: CreateApiKeyResult };
   deleteApiKey: { input: DeleteApiKeyInput; result: DeleteApiKeyResult };
@@ -2423,6 +2465,26 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'pauseSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}/pause',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'resumeSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}/resume',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
       security: [['bearerAuth']],
     }),
     route({

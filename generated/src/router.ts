@@ -74,6 +74,8 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     getSubscription: (input, context) => h.subscriptions.getSubscription(input, context),
     updateSubscription: (input, context) => h.subscriptions.updateSubscription(input, context),
     cancelSubscription: (input, context) => h.subscriptions.cancelSubscription(input, context),
+    pauseSubscription: (input, context) => h.subscriptions.pauseSubscription(input, context),
+    resumeSubscription: (input, context) => h.subscriptions.resumeSubscription(input, context),
     listApiKeys: (input, context) => h.apiKeys.listApiKeys(input, context),
     createApiKey: (input, context) => h.apiKeys.createApiKey(input, context),
     deleteApiKey: (input, context) => h.apiKeys.deleteApiKey(input, context),

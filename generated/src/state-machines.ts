@@ -177,15 +177,15 @@ export const quickPaymentStateMachine = {
 /** A row of the quickPayment state machine, with its literal types. */
 export type QuickPaymentTransition = (typeof quickPaymentStateMachine.transitions)[number];
 /** The status ids of the subscription state machine (SubscriptionStatus). */
-export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing';
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing' | 'Paused';
 /** The triggers of the subscription state machine: operationIds, and the network and time events under `triggers`. */
-export type SubscriptionTrigger = 'createSubscription' | 'updateSubscription' | 'cancelSubscription' | 'time.trialEnded' | 'time.periodEnded' | 'payment.collected' | 'payment.failed' | 'payment.returned';
+export type SubscriptionTrigger = 'createSubscription' | 'updateSubscription' | 'cancelSubscription' | 'time.trialEnded' | 'time.periodEnded' | 'pauseSubscription' | 'resumeSubscription' | 'payment.collected' | 'payment.failed' | 'payment.returned';
 /** The subscription state machine (SubscriptionStatus). A trigger with no row for a status is forbidden there. */
 export const subscriptionStateMachine = {
   name: 'subscription',
   schema: 'SubscriptionStatus',
-  statuses: { Active: 'Active', PastDue: 'PastDue', Delinquent: 'Delinquent', Cancelled: 'Cancelled', Completed: 'Completed', Trialing: 'Trialing' },
-  refusal: { kind: 'errorCode', errorCodes: { updateSubscription: 'subscription_not_open', cancelSubscription: 'subscription_not_open' } },
+  statuses: { Active: 'Active', PastDue: 'PastDue', Delinquent: 'Delinquent', Cancelled: 'Cancelled', Completed: 'Completed', Trialing: 'Trialing', Paused: 'Paused' },
+  refusal: { kind: 'errorCode', errorCodes: { updateSubscription: 'subscription_not_open', cancelSubscription: 'subscription_not_open', pauseSubscription: 'subscription_not_pausable', resumeSubscription: 'subscription_not_paused' } },
   triggers: {
     'payment.collected': 'A payment that fell due on the merchant\'s business clock (or its retry) is collected: the card sale is approved (Captured), or the ACH debit is accepted (Scheduled).',
     'payment.failed': 'A payment that fell due (or its retry) fails: the card sale is declined or fails, or the ACH debit fails at creation (above the merchant\'s maxTransactionAmount).',
@@ -206,6 +206,11 @@ export const subscriptionStateMachine = {
     { from: 'Active', trigger: 'cancelSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd true sets cancelAtPeriodEnd; the subscription is Cancelled when its next payment falls due.' },
     { from: 'Active', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd false, or a PastDue subscription (its current period is unpaid, so its period ends now). The interface has no subscription.cancelled event.' },
     { from: 'PastDue', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'atPeriodEnd false, or a PastDue subscription (its current period is unpaid, so its period ends now). The interface has no subscription.cancelled event.' },
+    { from: 'Active', trigger: 'pauseSubscription', to: 'Paused', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'Collection stops (nextPaymentDate null): no payment, no retry, never Delinquent while Paused. The interface has no event for it.' },
+    { from: 'PastDue', trigger: 'pauseSubscription', to: 'Paused', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'Collection stops (nextPaymentDate null): no payment, no retry, never Delinquent while Paused. The interface has no event for it.' },
+    { from: 'Paused', trigger: 'resumeSubscription', to: 'Active', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'The next payment falls due at the first date of the schedule at or after the resume time; the periods that began while Paused are not charged; failedPaymentCount is 0.' },
+    { from: 'Paused', trigger: 'updateSubscription', to: 'Paused', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'A change while Paused applies from the first payment after the resume; nothing is prorated.' },
+    { from: 'Paused', trigger: 'cancelSubscription', to: 'Cancelled', responseCodes: [], event: null, types: null, provenance: 'designed', note: 'At once, whatever atPeriodEnd says (a Paused subscription has no period running).' },
     { from: 'Active', trigger: 'payment.collected', to: 'Active', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'A renewal; nextPaymentDate is the next date of the schedule.' },
     { from: 'Active', trigger: 'payment.collected', to: 'Completed', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'The last of totalPayments was collected; nextPaymentDate null.' },
     { from: 'PastDue', trigger: 'payment.collected', to: 'Active', responseCodes: [], event: 'subscription.paid', types: null, provenance: 'designed', note: 'A retry succeeded; failedPaymentCount is 0 again and the schedule goes on from its anchor.' },

@@ -837,7 +837,7 @@ export interface paths {
         get: operations["getSubscription"];
         /**
          * Change a subscription's payment method or amount
-         * @description Changes the payment method and/or the amount of an Active, PastDue or Trialing subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+         * @description Changes the payment method and/or the amount of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
          */
         put: operations["updateSubscription"];
         post?: never;
@@ -861,9 +861,55 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels an Active, Trialing or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+         * @description Cancels an Active, Trialing, PastDue or Paused subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue or Paused subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
          */
         post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a subscription
+         * @description Pauses an Active or PastDue subscription: it becomes Paused (pausedOn now, nextPaymentDate null). A Paused subscription is not charged, its retries stop and it never turns Delinquent, whatever dates pass on the business clock; a return of a debit made before the pause does not move it. It can be changed (updateSubscription), resumed (resumeSubscription) or cancelled. No body, no event (the interface has none for it). A Trialing, Paused, Delinquent, Cancelled or Completed subscription answers 400 with errorCode `subscription_not_pausable` and changes nothing; an unknown subscription answers 404.
+         */
+        post: operations["pauseSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused subscription
+         * @description Resumes a Paused subscription: it becomes Active, failedPaymentCount 0, pausedOn null. The resume rule: the schedule keeps its anchor (startDate, or the anchor a change of frequency set), and the next payment falls due at the first date of that schedule at or after the resume time (business clock); the periods that began while it was paused are not charged, and a payment that was failing when it was paused is not retried. A subscription cancelled at period end stays so: it is Cancelled at that date instead. No body, no event. Any other status answers 400 with errorCode `subscription_not_paused` and changes nothing; an unknown subscription answers 404.
+         */
+        post: operations["resumeSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3823,7 +3869,7 @@ export interface components {
             lastTransactionDate: string | null;
             /** @description Amount of the customer's latest approved payment, or null when there is none (as in the record). */
             lastTransactionAmount: number | null;
-            /** @description Sum of the amounts of each payment of the customer's Active, PastDue and Trialing subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
+            /** @description Sum of the amounts of each payment of the customer's Active, PastDue, Trialing and Paused subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
             activeSubscriptionsAmount: number;
             /** @description The contact's name, firstName and lastName joined by a space (lastName alone when there is no first name). */
             contactName: string;
@@ -4289,7 +4335,7 @@ export interface components {
             lastTransactionAmount: number | null;
             /**
              * Format: int32
-             * @description Number of the customer's live subscriptions: those Active, PastDue or Trialing (a PastDue one is still collected, by its retries; a Trialing one will be). Delinquent, Cancelled and Completed ones do not count.
+             * @description Number of the customer's live subscriptions: those Active, PastDue, Trialing or Paused (a PastDue one is still collected, by its retries; a Trialing or Paused one will be). Delinquent, Cancelled and Completed ones do not count.
              */
             numberOfSubscriptions: number;
             /** @description The customer's stored cards, oldest first. */
@@ -5103,11 +5149,11 @@ export interface components {
         };
         /**
          * SubscriptionStatus
-         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. Paused: paused by the merchant (pauseSubscription): not charged, no retries, never Delinquent, until resumeSubscription makes it Active again (the next payment by the resume rule there) or it is cancelled. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @example Active
          * @enum {string}
          */
-        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed" | "Trialing";
+        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed" | "Trialing" | "Paused";
         /**
          * SubscriptionFrequency
          * @description How often a payment is collected. Payment n falls due at startDate plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from startDate rather than from the previous payment, the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
@@ -5139,7 +5185,8 @@ export interface components {
          *       "cancelledOn": null,
          *       "lineItemId": null,
          *       "quantity": null,
-         *       "trialEnd": null
+         *       "trialEnd": null,
+         *       "pausedOn": null
          *     }
          */
         WebhookSubscription: {
@@ -5173,7 +5220,7 @@ export interface components {
             startDate: string;
             /**
              * Format: date-time
-             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed).
+             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed, Paused, or cancelled at period end).
              */
             nextPaymentDate: string | null;
             /**
@@ -5230,6 +5277,11 @@ export interface components {
              * @description When the trial ends (its first payment falls due then); null for a subscription created without a trial.
              */
             trialEnd: string | null;
+            /**
+             * Format: date-time
+             * @description When the subscription was paused (business clock); null unless it is Paused.
+             */
+            pausedOn: string | null;
         };
         /**
          * SubscriptionList
@@ -5257,7 +5309,8 @@ export interface components {
          *           "cancelledOn": null,
          *           "lineItemId": null,
          *           "quantity": null,
-         *           "trialEnd": null
+         *           "trialEnd": null,
+         *           "pausedOn": null
          *         }
          *       ],
          *       "total": 1
@@ -5332,7 +5385,7 @@ export interface components {
         };
         /**
          * SubscriptionUpdateRequest
-         * @description What changes in an Active or PastDue subscription, from its next payment attempt. At least one field.
+         * @description What changes in an Active, PastDue, Trialing or Paused subscription, from its next payment attempt. At least one field.
          * @example {
          *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9"
          *     }
@@ -8830,7 +8883,8 @@ export interface components {
          *         "cancelledOn": null,
          *         "lineItemId": null,
          *         "quantity": null,
-         *         "trialEnd": null
+         *         "trialEnd": null,
+         *         "pausedOn": null
          *       }
          *     }
          */
@@ -8872,7 +8926,8 @@ export interface components {
          *         "cancelledOn": null,
          *         "lineItemId": null,
          *         "quantity": null,
-         *         "trialEnd": null
+         *         "trialEnd": null,
+         *         "pausedOn": null
          *       }
          *     }
          */
@@ -8914,7 +8969,8 @@ export interface components {
          *         "cancelledOn": null,
          *         "lineItemId": null,
          *         "quantity": null,
-         *         "trialEnd": null
+         *         "trialEnd": null,
+         *         "pausedOn": null
          *       }
          *     }
          */
@@ -8956,7 +9012,8 @@ export interface components {
          *         "cancelledOn": null,
          *         "lineItemId": null,
          *         "quantity": null,
-         *         "trialEnd": null
+         *         "trialEnd": null,
+         *         "pausedOn": null
          *       }
          *     }
          */
@@ -11278,6 +11335,76 @@ export interface operations {
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    pauseSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
@@ -16840,7 +16967,8 @@ export interface operations {
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
                  *         "quantity": null,
-                 *         "trialEnd": null
+                 *         "trialEnd": null,
+                 *         "pausedOn": null
                  *       }
                  *     }
                  */
@@ -16949,7 +17077,8 @@ export interface operations {
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
                  *         "quantity": null,
-                 *         "trialEnd": null
+                 *         "trialEnd": null,
+                 *         "pausedOn": null
                  *       }
                  *     }
                  */
@@ -17058,7 +17187,8 @@ export interface operations {
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
                  *         "quantity": null,
-                 *         "trialEnd": null
+                 *         "trialEnd": null,
+                 *         "pausedOn": null
                  *       }
                  *     }
                  */
@@ -17167,7 +17297,8 @@ export interface operations {
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
                  *         "quantity": null,
-                 *         "trialEnd": null
+                 *         "trialEnd": null,
+                 *         "pausedOn": null
                  *       }
                  *     }
                  */

@@ -88,7 +88,7 @@ class Walker {
   /** Cancels a subscription that still collects, so that the next scenario's clock moves charge nothing else. */
   async retire(id: string): Promise<void> {
     const status = (await this.read(id)).status;
-    if (status === 'Active' || status === 'PastDue' || status === 'Trialing') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
+    if (status === 'Active' || status === 'PastDue' || status === 'Trialing' || status === 'Paused') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
   }
 }
 
@@ -98,6 +98,11 @@ async function reach(w: Walker, status: string): Promise<string> {
   switch (status) {
     case 'Active': return (await w.create('card', later)).id;
     case 'Trialing': return (await w.create('card', { trialPeriodDays: 3 })).id;
+    case 'Paused': {
+      const { id } = await w.create('card', later);
+      expectStatus(await pause(w, id), 200, OperationId.pauseSubscription);
+      return id;
+    }
     case 'Cancelled': {
       const { id } = await w.create('card', later);
       expectStatus(await w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: {} }), 200, OperationId.cancelSubscription);
@@ -132,6 +137,8 @@ async function collectedByAch(w: Walker): Promise<string> {
 type Scenario = (w: Walker) => Promise<{ id: () => string; fire: () => Promise<Exchange | undefined>; then?: string }>;
 const fixed = (id: string, fire: () => Promise<Exchange | undefined>, then?: string) => ({ id: () => id, fire, ...(then === undefined ? {} : { then }) });
 const update = (w: Walker, id: string, body: Sub) => w.ctx.call(OperationId.updateSubscription, { path: { subscriptionId: id }, body });
+const pause = (w: Walker, id: string) => w.ctx.call(OperationId.pauseSubscription, { path: { subscriptionId: id } });
+const resume = (w: Walker, id: string) => w.ctx.call(OperationId.resumeSubscription, { path: { subscriptionId: id } });
 const cancel = (w: Walker, id: string, atPeriodEnd: boolean) => w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd } });
 const dueNext = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).nextPaymentDate ?? (await w.read(id)).startDate); return undefined; };
 const trialEndOf = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).trialEnd); return undefined; };
@@ -171,6 +178,11 @@ const SCENARIOS: Record<string, Scenario> = {
     expectStatus(await cancel(w, id, true), 200, 'cancel at the trial\'s end');
     return fixed(id, async () => { await w.advanceTo(end); return undefined; });
   },
+  'Active pauseSubscription Paused': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => pause(w, id)); },
+  'PastDue pauseSubscription Paused': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, () => pause(w, id)); },
+  'Paused resumeSubscription Active': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => resume(w, id)); },
+  'Paused updateSubscription Paused': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => update(w, id, { amount: 7 })); },
+  'Paused cancelSubscription Cancelled': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => cancel(w, id, true)); },
   'Active updateSubscription Active': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => update(w, id, { amount: 7 })); },
   'PastDue updateSubscription PastDue': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, () => update(w, id, { amount: 7 })); },
   'Active cancelSubscription Active': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => cancel(w, id, true)); },
@@ -210,7 +222,8 @@ const SCENARIOS: Record<string, Scenario> = {
 const keyOf = (row: Row, from: string): string => `${from} ${row.trigger} ${row.to === 'same' ? from : row.to}`;
 
 /** The commands on a subscription, with the bodies that pick each of their rows. */
-const COMMANDS: [string, Sub][] = [['updateSubscription', { amount: 2 }], ['cancelSubscription', { atPeriodEnd: false }], ['cancelSubscription', { atPeriodEnd: true }]];
+const COMMANDS: [string, Sub | undefined][] = [['updateSubscription', { amount: 2 }], ['cancelSubscription', { atPeriodEnd: false }], ['cancelSubscription', { atPeriodEnd: true }],
+  ['pauseSubscription', undefined], ['resumeSubscription', undefined]];
 
 export function subscriptionMachineChecks(spec: Spec): Check[] {
   const machine = machineOf(spec, SCHEMA);
@@ -258,7 +271,7 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
           const id = await reach(w, status);
           const was = await w.read(id);
           const before = await w.counts();
-          const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, body });
+          const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, ...(body === undefined ? {} : { body }) });
           const now = await w.read(id);
           const emitted = (await w.counts()).some((n, i) => n !== before[i]);
           const wanted = machine.errorCodes[command];

@@ -1,4 +1,4 @@
-// HTTP of the subscriptions: create, list, read, change and cancel (the payments are the worker's).
+// HTTP of the subscriptions: create, list, read, change, cancel, pause and resume (the payments are the worker's).
 import type { SubscriptionsHandlers } from '@pgw/client/handlers';
 import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
@@ -19,5 +19,11 @@ export const subscriptionsHandlers = {
   },
   async cancelSubscription(input: op.CancelSubscriptionInput, context: ServerContext): Promise<op.CancelSubscriptionResult> {
     return { status: 200, body: await subscriptions.cancelSubscription(context.merchant(), input.path.subscriptionId, input.body) };
+  },
+  async pauseSubscription(input: op.PauseSubscriptionInput, context: ServerContext): Promise<op.PauseSubscriptionResult> {
+    return { status: 200, body: await subscriptions.pauseSubscription(context.merchant(), input.path.subscriptionId) };
+  },
+  async resumeSubscription(input: op.ResumeSubscriptionInput, context: ServerContext): Promise<op.ResumeSubscriptionResult> {
+    return { status: 200, body: await subscriptions.resumeSubscription(context.merchant(), input.path.subscriptionId) };
   },
 } satisfies SubscriptionsHandlers<ServerContext>;

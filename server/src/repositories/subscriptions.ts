@@ -6,10 +6,10 @@ import { type Cents, centsOfColumn } from '../platform/money.ts';
 import { locked } from '../platform/transaction.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 
-export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing';
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing' | 'Paused';
 
 /** The statuses of a subscription that collects, or will (its customer and payment method are kept for it). */
-export const LIVE_STATUSES: readonly SubscriptionStatus[] = ['Active', 'PastDue', 'Trialing'];
+export const LIVE_STATUSES: readonly SubscriptionStatus[] = ['Active', 'PastDue', 'Trialing', 'Paused'];
 export type Frequency = 'Weekly' | 'BiWeekly' | 'Monthly' | 'Quarterly' | 'Yearly';
 
 export interface SubscriptionRecord {
@@ -36,6 +36,7 @@ export interface SubscriptionRecord {
   lineItemId: string | null;
   quantity: number | null;
   trialEnd: string | null;
+  pausedOn: string | null;
   createdOn: string;
 }
 
@@ -45,7 +46,7 @@ export interface Row {
   last_payment_date: string | null; failed_payment_count: number | string; failures_before_attempt: number | string; transaction_id: string | null;
   payments_count: number | string; total_payments: number | string | null; cancel_at_period_end: boolean | number; cancelled_on: string | null;
   description: string | null; line_item_id: string | null; quantity: number | string | null; created_on: string;
-  trial_end: string | null;
+  trial_end: string | null; paused_on: string | null;
 }
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -74,6 +75,7 @@ export const recordOf = (row: Row): SubscriptionRecord => ({
   lineItemId: row.line_item_id,
   quantity: numberOrNull(row.quantity),
   trialEnd: row.trial_end,
+  pausedOn: row.paused_on,
   createdOn: row.created_on,
 });
 
@@ -82,7 +84,7 @@ const changeable = (s: SubscriptionRecord): Record<string, unknown> => ({
   payment_method_id: s.paymentMethodId, amount_cents: s.amountCents, status: s.status, schedule_index: s.scheduleIndex,
   next_payment_date: s.nextPaymentDate, due_at: s.dueAt, last_payment_date: s.lastPaymentDate, failed_payment_count: s.failedPaymentCount,
   failures_before_attempt: s.failuresBeforeAttempt, transaction_id: s.transactionId, payments_count: s.paymentsCount,
-  cancel_at_period_end: s.cancelAtPeriodEnd, cancelled_on: s.cancelledOn,
+  cancel_at_period_end: s.cancelAtPeriodEnd, cancelled_on: s.cancelledOn, paused_on: s.pausedOn,
 });
 
 export async function insertSubscription(db: Knex, s: SubscriptionRecord): Promise<void> {

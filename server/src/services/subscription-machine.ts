@@ -26,7 +26,7 @@ export const subscriptionView = (s: SubscriptionRecord): SubscriptionView => ({
   frequency: s.frequency, status: s.status, startDate: s.startDate, nextPaymentDate: s.nextPaymentDate, lastPaymentDate: s.lastPaymentDate,
   failedPaymentCount: s.failedPaymentCount, transactionId: s.transactionId, createdOn: s.createdOn, description: s.description,
   totalPayments: s.totalPayments, paymentsCount: s.paymentsCount, cancelAtPeriodEnd: s.cancelAtPeriodEnd, cancelledOn: s.cancelledOn,
-  lineItemId: s.lineItemId, quantity: s.quantity, trialEnd: s.trialEnd,
+  lineItemId: s.lineItemId, quantity: s.quantity, trialEnd: s.trialEnd, pausedOn: s.pausedOn,
 });
 
 /** The customer's count and amount a subscription adds while it is live. */

@@ -2,7 +2,7 @@
 // at startDate plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
 // Feb 28/29 -> Mar 31), and a failed payment is retried 1 day after its first failure and 2 days after its
 // second; the third failure is the last. Pure functions of business times.
-import type { Frequency } from '../repositories/subscriptions.ts';
+import type { Frequency, SubscriptionRecord } from '../repositories/subscriptions.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -35,4 +35,20 @@ const RETRY_DAYS: readonly number[] = [1, 2];
 export function retryAt(failedAt: Date, failures: number): Date | undefined {
   const days = RETRY_DAYS[failures - 1];
   return failures >= ATTEMPTS || days === undefined ? undefined : new Date(failedAt.getTime() + days * DAY_MS);
+}
+
+/**
+ * The first payment of the subscription's schedule (from its scheduleIndex on) due at or after `at`: its index
+ * and date (the resume rule: the periods that began while paused are skipped).
+ */
+export function firstScheduledFrom(s: Pick<SubscriptionRecord, 'startDate' | 'frequency' | 'scheduleIndex'>, at: Date): { index: number; at: Date } {
+  const start = new Date(s.startDate);
+  let index = s.scheduleIndex;
+  let date = paymentDate(start, s.frequency, index);
+  // At most a few hundred steps: a year of weekly periods is 53 (the clock advance is bounded too).
+  while (date < at) {
+    index += 1;
+    date = paymentDate(start, s.frequency, index);
+  }
+  return { index, at: date };
 }

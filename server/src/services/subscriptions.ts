@@ -20,6 +20,7 @@ import type { SubscriptionFilter, SubscriptionRecord } from '../repositories/sub
 import * as engine from './engine.ts';
 import { LARGEST_PAYMENT_CENTS, amountCents, processorFor } from './payments.ts';
 import { subscriptionFamily, subscriptionView, type SubscriptionView } from './subscription-machine.ts';
+import { firstScheduledFrom } from './subscription-schedule.ts';
 
 type Schemas = components['schemas'];
 type Problems = Record<string, string[]>;
@@ -130,7 +131,7 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
       lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
-      trialEnd: trialEnd === undefined ? null : first, createdOn: iso(now),
+      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, createdOn: iso(now),
     };
     const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {}, { to: trialEnd === undefined ? 'Active' : 'Trialing' });
     return subscriptionView(record);
@@ -148,11 +149,17 @@ export async function listSubscriptions(scope: Scope, list: ListQuery & Subscrip
   return { items: items.map(subscriptionView), total };
 }
 
-const notOpen = (trigger: 'updateSubscription' | 'cancelSubscription', s: SubscriptionRecord): ApiError =>
-  new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], {
-    details: `The subscription is ${s.status}: only an Active, PastDue or Trialing subscription can be ${trigger === 'updateSubscription' ? 'changed' : 'cancelled'}.`,
-    entityId: s.id,
-  });
+/** What each command needs, for the refusal's details. */
+const NEEDS = {
+  updateSubscription: 'only an Active, PastDue, Trialing or Paused subscription can be changed',
+  cancelSubscription: 'only an Active, PastDue, Trialing or Paused subscription can be cancelled',
+  pauseSubscription: 'only an Active or PastDue subscription can be paused',
+  resumeSubscription: 'only a Paused subscription can be resumed',
+} as const;
+
+/** The table's refusal of a command the subscription's status has no row for. */
+const notOpen = (trigger: keyof typeof NEEDS, s: SubscriptionRecord): ApiError =>
+  new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], { details: `The subscription is ${s.status}: ${NEEDS[trigger]}.`, entityId: s.id });
 
 /** Locks the merchant's subscription (404 when it has none with that id). */
 async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
@@ -188,11 +195,44 @@ export async function cancelSubscription(scope: Scope, id: string, body: Schemas
   return withTransaction(scope.db, async (tx) => {
     const s = await lockOwn(tx, scope, id);
     const atPeriodEnd = body?.atPeriodEnd === true && (s.status === 'Active' || s.status === 'Trialing');
+    // A Paused subscription's due time is already null; cancelled, it is no longer paused.
     // At period end no payment is made any more: the due time stays, as the time the subscription ends.
     const after = atPeriodEnd
       ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: s.status })
-      : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null }, { to: 'Cancelled' });
+      : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null, pausedOn: null }, { to: 'Cancelled' });
     if (!after) throw notOpen('cancelSubscription', s);
+    return subscriptionView(after);
+  });
+}
+
+/** Pauses an Active or PastDue subscription: nothing falls due until it is resumed (no payment, no retry). */
+export async function pauseSubscription(scope: Scope, id: string): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'pauseSubscription', now, { pausedOn: iso(now), nextPaymentDate: null, dueAt: null });
+    if (!after) throw notOpen('pauseSubscription', s);
+    return subscriptionView(after);
+  });
+}
+
+/**
+ * Resumes a Paused subscription (the spec's resume rule): Active, the next payment at the first date of its
+ * schedule at or after now; the periods that began while Paused are not charged, a failing payment not retried.
+ */
+export async function resumeSubscription(scope: Scope, id: string): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    if (!engine.permits(subscriptionFamily, s, 'resumeSubscription', now)) throw notOpen('resumeSubscription', s);
+    const { index, at } = firstScheduledFrom(s, now);
+    const next = iso(at);
+    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'resumeSubscription', now, {
+      pausedOn: null, scheduleIndex: index, failedPaymentCount: 0, failuresBeforeAttempt: 0,
+      // Cancelled at period end: no payment any more, but the subscription ends at that date (the worker's due time).
+      nextPaymentDate: s.cancelAtPeriodEnd ? null : next, dueAt: next,
+    });
+    if (!after) throw notOpen('resumeSubscription', s);
     return subscriptionView(after);
   });
 }

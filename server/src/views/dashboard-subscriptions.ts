@@ -9,8 +9,9 @@ type Subscription = components['schemas']['WebhookSubscription'];
 
 const usd = (amount: number): string => formatUsd(toCents(amount));
 
-/** What a status does not say alone: when a trial ends. */
-const statusNote = (s: Subscription) => (s.status === 'Trialing' && s.trialEnd !== null ? html` (trial until ${formatTime(s.trialEnd)})` : '');
+/** What a status does not say alone: when a trial ends, since when it is paused. */
+const statusNote = (s: Subscription) => (s.status === 'Trialing' && s.trialEnd !== null ? html` (trial until ${formatTime(s.trialEnd)})`
+  : s.status === 'Paused' && s.pausedOn !== null ? html` (since ${formatTime(s.pausedOn)})` : '');
 
 export function subscriptionsPage(frame: Frame, list: { items: Subscription[]; total: number; page: number; pages: number }): string {
   const rows = list.items.map((s) => html`<tr id="subscription-${s.subscriptionId}">

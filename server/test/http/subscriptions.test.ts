@@ -11,7 +11,7 @@ import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from 
 import { CUSTOMERS, DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN, type Subscription } from './subscription-helpers.ts';
 
 const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
-const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed', 'Trialing'] as const;
+const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed', 'Trialing', 'Paused'] as const;
 type Status = (typeof STATUSES)[number];
 
 describe.each(engines())('subscriptions (%s)', (engine) => {
@@ -38,7 +38,7 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         subscriptionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string, customerId, paymentMethodId: card, amount: 12.5, currencyIsoCode: 'USD',
         frequency: 'Weekly', status: 'Active', startDate, nextPaymentDate: startDate, lastPaymentDate: null, failedPaymentCount: 0, transactionId: null,
         createdOn: expect.any(String) as string, description: 'Weekly box', totalPayments: 4, paymentsCount: 0, cancelAtPeriodEnd: false, cancelledOn: null,
-        lineItemId: null, quantity: null, trialEnd: null,
+        lineItemId: null, quantity: null, trialEnd: null, pausedOn: null,
       });
       expect(await sub.read(made.subscriptionId)).toEqual(made);
       expect(await subscriptionEvents(s, made.subscriptionId)).toEqual([['subscription.created', made]]);
@@ -221,13 +221,14 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
       const customerId = await sub.customer();
       const good = await sub.card(customerId);
       const declining = await sub.card(customerId, DECLINING_CARD);
-      const later = status === 'Active' || status === 'Cancelled';
+      const later = status === 'Active' || status === 'Cancelled' || status === 'Paused';
       const made = await sub.created({
         customerId, paymentMethodId: later || status === 'Trialing' ? good : declining, amount: 6, frequency: 'Monthly', ...(status === 'Completed' ? { totalPayments: 1 } : {}), ...options,
         ...(later ? { startDate: await tomorrow() } : {}), ...(status === 'Trialing' ? { trialPeriodDays: 3 } : {}),
       });
       const id = made.subscriptionId;
       if (status === 'Cancelled') expect((await sub.cancel(id, undefined)).status).toBe(200);
+      if (status === 'Paused') expect((await sub.pause(id)).status).toBe(200);
       if (status === 'Completed') {
         expect((await sub.update(id, { paymentMethodId: good })).status).toBe(200);
         await sub.advance(1);
@@ -291,6 +292,11 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         expect((await sub.cancel(id, { atPeriodEnd: true })).status).toBe(200);
         return { id, fire: () => sub.advanceTo(end) };
       },
+      'Active pauseSubscription Paused': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.pause(id) }; },
+      'PastDue pauseSubscription Paused': async () => { const { id } = await reach('PastDue'); return { id, fire: () => sub.pause(id) }; },
+      'Paused resumeSubscription Active': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.resume(id) }; },
+      'Paused updateSubscription Paused': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
+      'Paused cancelSubscription Cancelled': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
       'Active updateSubscription Active': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
       'PastDue updateSubscription PastDue': async () => { const { id } = await reach('PastDue'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
       'Active cancelSubscription Active': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
@@ -361,6 +367,8 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
       ['updateSubscription', (id: string) => sub.update(id, { amount: 2 })],
       ['cancelSubscription', (id: string) => sub.cancel(id, { atPeriodEnd: false })],
       ['cancelSubscription', (id: string) => sub.cancel(id, { atPeriodEnd: true })],
+      ['pauseSubscription', (id: string) => sub.pause(id)],
+      ['resumeSubscription', (id: string) => sub.resume(id)],
     ] as const;
     const forbidden = STATUSES.flatMap((status) => COMMANDS.filter(([trigger]) => !subscriptionStateMachine.transitions.some((r) => r.from === status && r.trigger === trigger))
       .map(([trigger, call], i) => [`${status} ${trigger} #${String(i)}`, status, trigger, call] as const));

@@ -6,11 +6,13 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('subscriptions', (t) => {
     t.string('trial_end', 24);
+    t.string('paused_on', 24);
   });
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('subscriptions', (t) => {
     t.dropColumn('trial_end');
+    t.dropColumn('paused_on');
   });
 }
