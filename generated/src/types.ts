@@ -836,8 +836,8 @@ export interface paths {
          */
         get: operations["getSubscription"];
         /**
-         * Change a subscription's payment method or amount
-         * @description Changes the payment method and/or the amount of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+         * Change a subscription's payment method or plan
+         * @description Changes the payment method and/or the plan of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values): the amount, or a line item (unitPrice times quantity), the quantity, the frequency. `proration` says how a plan change is charged: NextPeriod (the default) from the next payment; ProrateNow at once, by the formula of SubscriptionPlanChange (the unused time of the old price credited, the remaining time of the new price charged, over the period's seconds, each rounded to the cent half away from zero), a positive difference charged to the payment method in the same transaction as the change (its transaction emits its own payment event), a negative one kept as credit for the next payments. The answer's latestChange says what was charged or credited, and amount and nextPaymentDate what will be. A PastDue subscription's next retry uses a new payment method, which is how a merchant recovers it. No subscription event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; ProrateNow on a subscription that is not Active with a paid period, both amount and lineItemId, quantity with amount (or on a subscription priced by an amount, without lineItemId), an unknown line item or one priced 0, a payment method that is not a stored one of the subscription's customer, or a new amount above the largest payment answer 400 naming the field and change nothing; a prorated charge that is declined answers 400 with errorCode `subscription_proration_declined` and changes nothing. A change and a renewal falling due at the same time are serialized by the subscription's row lock: the change prorates the period it finds. An unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
          */
         put: operations["updateSubscription"];
         post?: never;
@@ -5156,11 +5156,89 @@ export interface components {
         SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed" | "Trialing" | "Paused";
         /**
          * SubscriptionFrequency
-         * @description How often a payment is collected. Payment n falls due at startDate plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from startDate rather than from the previous payment, the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
+         * @description How often a payment is collected. Payment n falls due at the schedule's anchor plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from the anchor rather than from the previous payment (the anchor is startDate, or the date from which a change of frequency counts: see SubscriptionUpdateRequest), the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
          * @example Monthly
          * @enum {string}
          */
         SubscriptionFrequency: "Weekly" | "BiWeekly" | "Monthly" | "Quarterly" | "Yearly";
+        /**
+         * SubscriptionProration
+         * @description How a plan change is charged. NextPeriod (the default): nothing now; the next payment (and each after it) is of the new amount, and a new frequency counts its intervals from the next payment date. ProrateNow (Stripe's proration; an Active subscription whose current period is paid): the unused time of the old price is credited and the remaining time of the new price charged at once, by the formula of SubscriptionPlanChange; a new frequency starts a new period now (the full new price, less that credit).
+         * @example ProrateNow
+         * @enum {string}
+         */
+        SubscriptionProration: "NextPeriod" | "ProrateNow";
+        /**
+         * SubscriptionPlanChange
+         * @description The latest plan change of a subscription and what it charged or credited. With ProrateNow, over the current period [periodStart, periodEnd) of periodSeconds seconds, of which remainingSeconds remain at changedOn (whole seconds, rounded down; 0 to periodSeconds): unusedCredit = previousAmount x remainingSeconds / periodSeconds and remainingCharge = amount x remainingSeconds / periodSeconds, each in cents rounded half away from zero (a new frequency: remainingCharge is the full amount, its period starting at changedOn). netAmount = remainingCharge - unusedCredit. A positive netAmount is charged at once to the payment method (chargedAmount, transactionId; a decline refuses the change); a negative one becomes credit (creditedAmount) taken off the next payments (creditAmount on the subscription). With NextPeriod the period fields are null, the amounts 0 and nothing is charged now: the next payment is of amount, at the subscription's nextPaymentDate.
+         * @example {
+         *       "changedOn": "2025-04-24T00:00:00Z",
+         *       "proration": "ProrateNow",
+         *       "previousAmount": 29.99,
+         *       "amount": 49.99,
+         *       "previousFrequency": "Monthly",
+         *       "frequency": "Monthly",
+         *       "periodStart": "2025-04-14T00:00:00Z",
+         *       "periodEnd": "2025-05-14T00:00:00Z",
+         *       "periodSeconds": 2592000,
+         *       "remainingSeconds": 1728000,
+         *       "unusedCredit": 19.99,
+         *       "remainingCharge": 33.33,
+         *       "netAmount": 13.34,
+         *       "chargedAmount": 13.34,
+         *       "creditedAmount": 0,
+         *       "transactionId": "3e5a7c9b-1d2f-4a4c-8e6a-0b2d4f6a8c0e"
+         *     }
+         */
+        SubscriptionPlanChange: {
+            /**
+             * Format: date-time
+             * @description When the change was made (business clock).
+             */
+            changedOn: string;
+            proration: components["schemas"]["SubscriptionProration"];
+            /** @description The amount of each payment before the change, USD. */
+            previousAmount: number;
+            /** @description The amount of each payment after the change, USD. */
+            amount: number;
+            previousFrequency: components["schemas"]["SubscriptionFrequency"];
+            frequency: components["schemas"]["SubscriptionFrequency"];
+            /**
+             * Format: date-time
+             * @description The start of the prorated period; null with NextPeriod.
+             */
+            periodStart: string | null;
+            /**
+             * Format: date-time
+             * @description The end of the prorated period (the next payment date before the change); null with NextPeriod.
+             */
+            periodEnd: string | null;
+            /**
+             * Format: int64
+             * @description Seconds of the prorated period; null with NextPeriod.
+             */
+            periodSeconds: number | null;
+            /**
+             * Format: int64
+             * @description Seconds of the period left at changedOn; null with NextPeriod.
+             */
+            remainingSeconds: number | null;
+            /** @description The old price's unused time, USD (0 with NextPeriod). */
+            unusedCredit: number;
+            /** @description The new price's remaining time (or a new frequency's full period), USD (0 with NextPeriod). */
+            remainingCharge: number;
+            /** @description remainingCharge - unusedCredit, USD; negative for a downgrade. */
+            netAmount: number;
+            /** @description What was charged at once (netAmount when positive, else 0), USD. */
+            chargedAmount: number;
+            /** @description What became credit for the next payments (-netAmount when negative, else 0), USD. */
+            creditedAmount: number;
+            /**
+             * Format: uuid
+             * @description The transaction of the charge; null when nothing was charged.
+             */
+            transactionId: string | null;
+        };
         /**
          * WebhookSubscription
          * @description A recurring payment of a customer: its schedule, its state and its latest payment attempt.
@@ -5186,7 +5264,9 @@ export interface components {
          *       "lineItemId": null,
          *       "quantity": null,
          *       "trialEnd": null,
-         *       "pausedOn": null
+         *       "pausedOn": null,
+         *       "creditAmount": 0,
+         *       "latestChange": null
          *     }
          */
         WebhookSubscription: {
@@ -5264,7 +5344,7 @@ export interface components {
             cancelledOn: string | null;
             /**
              * Format: uuid
-             * @description The catalogue line item the amount was taken from at creation; null when an amount was given.
+             * @description The catalogue line item the amount was taken from (at creation or the latest plan change); null when an amount was given.
              */
             lineItemId: string | null;
             /**
@@ -5282,6 +5362,10 @@ export interface components {
              * @description When the subscription was paused (business clock); null unless it is Paused.
              */
             pausedOn: string | null;
+            /** @description Credit left by a prorated downgrade, USD: taken off the next payments (a payment it covers whole is collected without a transaction). */
+            creditAmount: number;
+            /** @description The latest plan change and what it charged or credited; null before any. */
+            latestChange: components["schemas"]["SubscriptionPlanChange"] | null;
         };
         /**
          * SubscriptionList
@@ -5310,7 +5394,9 @@ export interface components {
          *           "lineItemId": null,
          *           "quantity": null,
          *           "trialEnd": null,
-         *           "pausedOn": null
+         *           "pausedOn": null,
+         *           "creditAmount": 0,
+         *           "latestChange": null
          *         }
          *       ],
          *       "total": 1
@@ -5385,9 +5471,13 @@ export interface components {
         };
         /**
          * SubscriptionUpdateRequest
-         * @description What changes in an Active, PastDue, Trialing or Paused subscription, from its next payment attempt. At least one field.
+         * @description What changes in an Active, PastDue, Trialing or Paused subscription: its payment method, and its plan (at most one of amount and lineItemId; quantity; frequency), charged as proration says. At least one field.
          * @example {
          *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9"
+         *     }
+         * @example {
+         *       "amount": 49.99,
+         *       "proration": "ProrateNow"
          *     }
          */
         SubscriptionUpdateRequest: {
@@ -5396,8 +5486,22 @@ export interface components {
              * @description Another stored card or bank account of the subscription's customer.
              */
             paymentMethodId?: string;
-            /** @description The amount of each payment from the next attempt, USD. */
+            /** @description The amount of each payment from the next attempt, USD. Not with lineItemId or quantity; a subscription priced from a line item is then priced by this amount (lineItemId and quantity null). */
             amount?: number;
+            /**
+             * Format: uuid
+             * @description Another catalogue line item: each payment becomes its unitPrice times quantity (the quantity given, else the subscription's, else 1). Not with amount.
+             */
+            lineItemId?: string;
+            /**
+             * Format: int32
+             * @description Units of the line item in each payment (the subscription's line item, or lineItemId's). Not with amount; 400 for a subscription priced by an amount unless lineItemId is given.
+             */
+            quantity?: number;
+            /** @description A new frequency. NextPeriod: its intervals count from the next payment date. ProrateNow: a new period starts now (the next payment one new interval later). */
+            frequency?: components["schemas"]["SubscriptionFrequency"];
+            /** @description How the change of amount, line item, quantity or frequency is charged (NextPeriod when absent). ProrateNow needs an Active subscription whose current period is paid (paymentsCount at least 1, its next payment ahead) and that is not cancelled at period end: another answers 400 naming proration and changes nothing. */
+            proration?: components["schemas"]["SubscriptionProration"];
         };
         /**
          * SubscriptionCancelRequest
@@ -8884,7 +8988,9 @@ export interface components {
          *         "lineItemId": null,
          *         "quantity": null,
          *         "trialEnd": null,
-         *         "pausedOn": null
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null
          *       }
          *     }
          */
@@ -8927,7 +9033,9 @@ export interface components {
          *         "lineItemId": null,
          *         "quantity": null,
          *         "trialEnd": null,
-         *         "pausedOn": null
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null
          *       }
          *     }
          */
@@ -8970,7 +9078,9 @@ export interface components {
          *         "lineItemId": null,
          *         "quantity": null,
          *         "trialEnd": null,
-         *         "pausedOn": null
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null
          *       }
          *     }
          */
@@ -9013,7 +9123,9 @@ export interface components {
          *         "lineItemId": null,
          *         "quantity": null,
          *         "trialEnd": null,
-         *         "pausedOn": null
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null
          *       }
          *     }
          */
@@ -16968,7 +17080,9 @@ export interface operations {
                  *         "lineItemId": null,
                  *         "quantity": null,
                  *         "trialEnd": null,
-                 *         "pausedOn": null
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null
                  *       }
                  *     }
                  */
@@ -17078,7 +17192,9 @@ export interface operations {
                  *         "lineItemId": null,
                  *         "quantity": null,
                  *         "trialEnd": null,
-                 *         "pausedOn": null
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null
                  *       }
                  *     }
                  */
@@ -17188,7 +17304,9 @@ export interface operations {
                  *         "lineItemId": null,
                  *         "quantity": null,
                  *         "trialEnd": null,
-                 *         "pausedOn": null
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null
                  *       }
                  *     }
                  */
@@ -17298,7 +17416,9 @@ export interface operations {
                  *         "lineItemId": null,
                  *         "quantity": null,
                  *         "trialEnd": null,
-                 *         "pausedOn": null
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null
                  *       }
                  *     }
                  */

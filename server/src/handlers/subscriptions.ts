@@ -2,6 +2,7 @@
 import type { SubscriptionsHandlers } from '@pgw/client/handlers';
 import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
+import * as plans from '../services/subscription-plans.ts';
 import * as subscriptions from '../services/subscriptions.ts';
 
 export const subscriptionsHandlers = {
@@ -15,7 +16,7 @@ export const subscriptionsHandlers = {
     return { status: 200, body: await subscriptions.getSubscription(context.merchant(), input.path.subscriptionId) };
   },
   async updateSubscription(input: op.UpdateSubscriptionInput, context: ServerContext): Promise<op.UpdateSubscriptionResult> {
-    return { status: 200, body: await subscriptions.updateSubscription(context.merchant(), input.path.subscriptionId, input.body) };
+    return { status: 200, body: await plans.updateSubscription(context.merchant(), input.path.subscriptionId, input.body) };
   },
   async cancelSubscription(input: op.CancelSubscriptionInput, context: ServerContext): Promise<op.CancelSubscriptionResult> {
     return { status: 200, body: await subscriptions.cancelSubscription(context.merchant(), input.path.subscriptionId, input.body) };

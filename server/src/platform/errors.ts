@@ -29,6 +29,7 @@ const registry = {
   quick_payment_not_active: { status: 400, exceptionType: 'BusinessRuleException', message: 'The payment link is Paid, Expired or Cancelled: it can no longer be paid or cancelled.' },
   terminal_paper_change_not_allowed: { status: 400, exceptionType: 'BusinessRuleException', message: "The terminal's paper status cannot change to that status from its current one." },
   subscription_not_open: { status: 400, exceptionType: 'BusinessRuleException', message: 'Update and cancel need an Active, PastDue, Trialing or Paused subscription.' },
+  subscription_proration_declined: { status: 400, exceptionType: 'BusinessRuleException', message: 'The prorated charge of the plan change was declined or failed; the subscription is unchanged.' },
   subscription_not_pausable: { status: 400, exceptionType: 'BusinessRuleException', message: 'Pause needs an Active or PastDue subscription.' },
   subscription_not_paused: { status: 400, exceptionType: 'BusinessRuleException', message: 'Resume needs a Paused subscription.' },
   customer_has_subscriptions: { status: 400, exceptionType: 'BusinessRuleException', message: 'The customer has an Active, PastDue, Trialing or Paused subscription; cancel it first.' },

@@ -4,7 +4,7 @@
 // transaction with the subscription row locked. Also the ACH machine's return of a subscription's debit.
 import { AchTransactionStatus, CardTransactionStatus, PaymentMethodType, SecCode, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
-import { fromCents } from '../platform/money.ts';
+import { type Cents, fromCents, minCents, minusCents } from '../platform/money.ts';
 import type { InTx, Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
 import { inSavepoint } from '../platform/transaction.ts';
@@ -25,11 +25,11 @@ interface Attempt {
   readonly collected: boolean;
 }
 
-/** Charges the subscription's amount to its payment method at the scope's time (the due time). */
-async function charge(scope: InTx<Scope>, s: SubscriptionRecord): Promise<Attempt> {
+/** Charges `cents` to the subscription's payment method at the scope's time (a payment's due time, a proration's). */
+export async function chargeSubscription(scope: InTx<Scope>, s: SubscriptionRecord, cents: Cents): Promise<Attempt> {
   const method = await findPaymentMethod(scope.db, s.customerId, s.paymentMethodId);
   if (!method) return { transaction: undefined, collected: false };
-  const amount = fromCents(s.amountCents);
+  const amount = fromCents(cents);
   try {
     // A refusal of the payment service (no processor any more) fails the attempt and writes nothing of it.
     return await inSavepoint(scope.db, async (tx) => {
@@ -55,7 +55,7 @@ async function charge(scope: InTx<Scope>, s: SubscriptionRecord): Promise<Attemp
 
 /** The next scheduled payment's date, not before `at` (a recovery after the anchor passed collects at once). */
 function nextScheduled(s: SubscriptionRecord, index: number, at: Date): string {
-  const date = paymentDate(new Date(s.startDate), s.frequency, index);
+  const date = paymentDate(new Date(s.anchorDate), s.frequency, index);
   return iso(date < at ? at : date);
 }
 
@@ -98,10 +98,13 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
   }
   // A scheduled payment moves the schedule on; a retry (PastDue) does not.
   const scheduleIndex = s.status === 'Active' ? s.scheduleIndex + 1 : s.scheduleIndex;
-  const { transaction, collected } = await charge(scope, s);
+  // Credit of a prorated downgrade is taken off first; a payment it covers whole is collected without a charge.
+  const credit = minCents(s.creditCents, s.amountCents);
+  const due = minusCents(s.amountCents, credit);
+  const { transaction, collected } = due === 0 ? { transaction: undefined, collected: true } : await chargeSubscription(scope, s, due);
   if (collected) {
     const { to, change } = collectedChange(s, scheduleIndex, transaction, at);
-    await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, change, { to });
+    await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, { ...change, creditCents: minusCents(s.creditCents, credit) }, { to });
   } else {
     const { to, change } = failedChange(s.failedPaymentCount + 1, scheduleIndex, transaction?.id ?? null, at);
     await engine.transition(db, subscriptionFamily, s, 'payment.failed', at, change, { to });

@@ -1,5 +1,5 @@
 // The subscription schedule, as the spec's SubscriptionFrequency and SubscriptionStatus say: payment n falls due
-// at startDate plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
+// at the anchor (startDate, or where a change of frequency set it) plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
 // Feb 28/29 -> Mar 31), and a failed payment is retried 1 day after its first failure and 2 days after its
 // second; the third failure is the last. Pure functions of business times.
 import type { Frequency, SubscriptionRecord } from '../repositories/subscriptions.ts';
@@ -41,8 +41,8 @@ export function retryAt(failedAt: Date, failures: number): Date | undefined {
  * The first payment of the subscription's schedule (from its scheduleIndex on) due at or after `at`: its index
  * and date (the resume rule: the periods that began while paused are skipped).
  */
-export function firstScheduledFrom(s: Pick<SubscriptionRecord, 'startDate' | 'frequency' | 'scheduleIndex'>, at: Date): { index: number; at: Date } {
-  const start = new Date(s.startDate);
+export function firstScheduledFrom(s: Pick<SubscriptionRecord, 'anchorDate' | 'frequency' | 'scheduleIndex'>, at: Date): { index: number; at: Date } {
+  const start = new Date(s.anchorDate);
   let index = s.scheduleIndex;
   let date = paymentDate(start, s.frequency, index);
   // At most a few hundred steps: a year of weekly periods is 53 (the clock advance is bounded too).

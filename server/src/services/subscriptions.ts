@@ -1,12 +1,12 @@
-// Subscriptions: create (the machine's creation row, subscription.created), list, read, change the payment
-// method or amount, and cancel (at once or at period end), each change through the one engine in one
-// transaction with its event and the customer's counts. The payments themselves are subscription-payments.ts.
+// Subscriptions: create (the machine's creation row, subscription.created, a trial), list, read, cancel (at once
+// or at period end), pause and resume, each change through the one engine in one transaction with its event and
+// the customer's counts. Plan changes are subscription-plans.ts; the payments subscription-payments.ts.
 import { randomUUID } from 'node:crypto';
 import { PaymentMethodType } from '@pgw/client/enums';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { type Cents, centsOfExact, fromCents } from '../platform/money.ts';
+import { type Cents, centsOfExact, fromCents, ZERO_CENTS } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
@@ -23,8 +23,8 @@ import { subscriptionFamily, subscriptionView, type SubscriptionView } from './s
 import { firstScheduledFrom } from './subscription-schedule.ts';
 
 type Schemas = components['schemas'];
-type Problems = Record<string, string[]>;
-const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
+export type Problems = Record<string, string[]>;
+export const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
 
 /** How far in the past a startDate may be and still be taken as now (the client's clock and the network's delay). */
 const START_GRACE_MS = 60_000;
@@ -32,7 +32,7 @@ const START_GRACE_MS = 60_000;
 const kindOf = (method: StoredPaymentMethod): PaymentMethodType => (method.kind === 'card' ? PaymentMethodType.Card : PaymentMethodType.ElectronicCheck);
 
 /** The stored card or bank account of the customer with that id; 400 naming the field otherwise. */
-async function methodOf(tx: Tx, scope: Scope, customerId: string, id: string, errors: Problems): Promise<StoredPaymentMethod | undefined> {
+export async function methodOf(tx: Tx, scope: Scope, customerId: string, id: string, errors: Problems): Promise<StoredPaymentMethod | undefined> {
   const method = await findPaymentMethod(tx, customerId, id.toLowerCase());
   if (!method) {
     add(errors, 'paymentMethodId', 'is not a stored card or bank account of the customer');
@@ -65,7 +65,7 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
  * Refuses (into errors, naming field) an amount no payment of the subscription could take: above the largest
  * payment, or above the merchant's maxTransactionAmount, where every payment would be declined.
  */
-async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
+export async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
   const each = `makes each payment ${String(fromCents(cents))} USD`;
   if (cents > LARGEST_PAYMENT_CENTS) {
     add(errors, field, `${each}, above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`);
@@ -131,7 +131,7 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
       lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
-      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, createdOn: iso(now),
+      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, anchorDate: first, creditCents: ZERO_CENTS, latestChange: null, createdOn: iso(now),
     };
     const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {}, { to: trialEnd === undefined ? 'Active' : 'Trialing' });
     return subscriptionView(record);
@@ -158,35 +158,14 @@ const NEEDS = {
 } as const;
 
 /** The table's refusal of a command the subscription's status has no row for. */
-const notOpen = (trigger: keyof typeof NEEDS, s: SubscriptionRecord): ApiError =>
+export const notOpen = (trigger: keyof typeof NEEDS, s: SubscriptionRecord): ApiError =>
   new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], { details: `The subscription is ${s.status}: ${NEEDS[trigger]}.`, entityId: s.id });
 
 /** Locks the merchant's subscription (404 when it has none with that id). */
-async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
+export async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
   const found = await engine.lock({ db: tx }, subscriptionFamily, { merchant_id: scope.merchantId, id: id.toLowerCase() });
   if (!found) throw notFound(id, 'subscription');
   return found;
-}
-
-/** Changes the payment method and/or amount of an Active or PastDue subscription, from its next attempt. */
-export async function updateSubscription(scope: Scope, id: string, body: Schemas['SubscriptionUpdateRequest']): Promise<SubscriptionView> {
-  const now = scope.clock.now();
-  // A malformed amount is refused naming the field whatever the subscription's status.
-  const cents = body.amount === undefined ? undefined : amountCents(body.amount);
-  return withTransaction(scope.db, async (tx) => {
-    const s = await lockOwn(tx, scope, id);
-    if (!engine.permits(subscriptionFamily, s, 'updateSubscription', now)) throw notOpen('updateSubscription', s);
-    const errors: Problems = {};
-    const method = body.paymentMethodId === undefined ? undefined : await methodOf(tx, scope, s.customerId, body.paymentMethodId, errors);
-    if (cents !== undefined) await checkPayable(tx, scope.merchantId, cents, 'amount', errors);
-    if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
-    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'updateSubscription', now, {
-      ...(method === undefined ? {} : { paymentMethodId: method.id }),
-      ...(cents === undefined ? {} : { amountCents: cents }),
-    });
-    if (!after) throw notOpen('updateSubscription', s);
-    return subscriptionView(after);
-  });
 }
 
 /** Cancels at once, or (an Active or Trialing one, atPeriodEnd) when its next payment falls due (its trial ends). */

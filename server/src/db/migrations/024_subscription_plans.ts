@@ -7,6 +7,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('subscriptions', (t) => {
     t.string('trial_end', 24);
     t.string('paused_on', 24);
+    // The schedule's anchor: payment n falls due n intervals after it (start_date until a change of frequency).
+    t.string('anchor_date', 24);
+    t.bigInteger('credit_cents').notNullable().defaultTo(0);
+    // The latest plan change and its proration, as the API shows it (JSON).
+    t.text('latest_change');
   });
 }
 
@@ -14,5 +19,8 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('subscriptions', (t) => {
     t.dropColumn('trial_end');
     t.dropColumn('paused_on');
+    t.dropColumn('anchor_date');
+    t.dropColumn('credit_cents');
+    t.dropColumn('latest_change');
   });
 }
