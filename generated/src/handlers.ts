@@ -452,6 +452,22 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
  */
 export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
+   * Get the subscription dunning settings
+   *
+   * Returns the merchant's dunning settings: the retry schedule of a failed subscription payment and what the last failure does. Every merchant has them from its creation (retryDays [1, 2], afterLastFailure Delinquent).
+   *
+   * `GET /pay-api/v1/configurations/subscriptions`
+   */
+  getSubscriptionSettings(input: op.GetSubscriptionSettingsInput, context: Ctx): Promise<op.GetSubscriptionSettingsResult>;
+  /**
+   * Change the subscription dunning settings
+   *
+   * Changes the merchant's dunning settings (the fields given; the others keep their values) and answers them. They apply from the next failed payment attempt of any of its subscriptions, run by the business clock: a PastDue subscription's retry already scheduled keeps its time. retryDays of more than 8 entries, an entry outside 1 to 30, entries summing to more than 60 days, or another afterLastFailure answer 400 naming the field and change nothing.
+   *
+   * `PUT /pay-api/v1/configurations/subscriptions`
+   */
+  updateSubscriptionSettings(input: op.UpdateSubscriptionSettingsInput, context: Ctx): Promise<op.UpdateSubscriptionSettingsResult>;
+  /**
    * List the merchant's subscriptions
    *
    * Lists the merchant's subscriptions. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `customerId` keeps one customer's, `status` those in that status.
@@ -462,7 +478,7 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
    * Create a subscription
    *
-   * Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+   * Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
    *
    * `POST /pay-api/v1/subscriptions`
    */

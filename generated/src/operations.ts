@@ -514,6 +514,40 @@ export type GetPaymentConfigurationResult =
   | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/payments']['get']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/payments']['get']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `getSubscriptionSettings` handler receives (validated against the document). */
+export interface GetSubscriptionSettingsInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/configurations/subscriptions']['get']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `getSubscriptionSettings` handler may answer: each status the document allows, with its body. */
+export type GetSubscriptionSettingsResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `updateSubscriptionSettings` handler receives (validated against the document). */
+export interface UpdateSubscriptionSettingsInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/configurations/subscriptions']['put']['parameters']['header']>['x-merchant-id']; };
+  body: paths['/pay-api/v1/configurations/subscriptions']['put']['requestBody']['content']['application/json'];
+}
+
+/** What the `updateSubscriptionSettings` handler may answer: each status the document allows, with its body. */
+export type UpdateSubscriptionSettingsResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listContactInfos` handler receives (validated against the document). */
 export interface ListContactInfosInput {
   path: Record<string, never>;
@@ -1847,6 +1881,8 @@ export const OperationId = {
     deletePaymentMethod: 'deletePaymentMethod',
     makeDefaultPaymentMethod: 'makeDefaultPaymentMethod',
     getPaymentConfiguration: 'getPaymentConfiguration',
+    getSubscriptionSettings: 'getSubscriptionSettings',
+    updateSubscriptionSettings: 'updateSubscriptionSettings',
     listContactInfos: 'listContactInfos',
     issueTapToPayToken: 'issueTapToPayToken',
     activateTapToPayDevice: 'activateTapToPayDevice',
@@ -1951,6 +1987,8 @@ export interface HandlerTypes {
   deletePaymentMethod: { input: DeletePaymentMethodInput; result: DeletePaymentMethodResult };
   makeDefaultPaymentMethod: { input: MakeDefaultPaymentMethodInput; result: MakeDefaultPaymentMethodResult };
   getPaymentConfiguration: { input: GetPaymentConfigurationInput; result: GetPaymentConfigurationResult };
+  getSubscriptionSettings: { input: GetSubscriptionSettingsInput; result: GetSubscriptionSettingsResult };
+  updateSubscriptionSettings: { input: UpdateSubscriptionSettingsInput; result: UpdateSubscriptionSettingsResult };
   listContactInfos: { input: ListContactInfosInput; result: ListContactInfosResult };
   issueTapToPayToken: { input: IssueTapToPayTokenInput; result: IssueTapToPayTokenResult };
   activateTapToPayDevice: { input: ActivateTapToPayDeviceInput; result: ActivateTapToPayDeviceResult };
@@ -2295,6 +2333,26 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [],
       headerParams: ['x-merchant-id'],
       requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'getSubscriptionSettings',
+      group: 'subscriptions',
+      method: 'get',
+      path: '/pay-api/v1/configurations/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'updateSubscriptionSettings',
+      group: 'subscriptions',
+      method: 'put',
+      path: '/pay-api/v1/configurations/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: ['application/json'],
       security: [['bearerAuth']],
     }),
     route({

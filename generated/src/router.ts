@@ -57,6 +57,8 @@ export function createApiRouter<Ctx>(options: ApiRouterOptions<Ctx>): ApiRouter 
     deletePaymentMethod: (input, context) => h.paymentMethods.deletePaymentMethod(input, context),
     makeDefaultPaymentMethod: (input, context) => h.paymentMethods.makeDefaultPaymentMethod(input, context),
     getPaymentConfiguration: (input, context) => h.configuration.getPaymentConfiguration(input, context),
+    getSubscriptionSettings: (input, context) => h.subscriptions.getSubscriptionSettings(input, context),
+    updateSubscriptionSettings: (input, context) => h.subscriptions.updateSubscriptionSettings(input, context),
     listContactInfos: (input, context) => h.configuration.listContactInfos(input, context),
     issueTapToPayToken: (input, context) => h.devices.issueTapToPayToken(input, context),
     activateTapToPayDevice: (input, context) => h.devices.activateTapToPayDevice(input, context),

@@ -573,6 +573,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay-api/v1/configurations/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the subscription dunning settings
+         * @description Returns the merchant's dunning settings: the retry schedule of a failed subscription payment and what the last failure does. Every merchant has them from its creation (retryDays [1, 2], afterLastFailure Delinquent).
+         */
+        get: operations["getSubscriptionSettings"];
+        /**
+         * Change the subscription dunning settings
+         * @description Changes the merchant's dunning settings (the fields given; the others keep their values) and answers them. They apply from the next failed payment attempt of any of its subscriptions, run by the business clock: a PastDue subscription's retry already scheduled keeps its time. retryDays of more than 8 entries, an entry outside 1 to 30, entries summing to more than 60 days, or another afterLastFailure answer 400 naming the field and change nothing.
+         */
+        put: operations["updateSubscriptionSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay-api/v1/configurations/contact-infos": {
         parameters: {
             query?: never;
@@ -811,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription
-         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -4786,6 +4810,59 @@ export interface components {
             maxTransactionAmount: number | null;
         };
         /**
+         * SubscriptionRetryDays
+         * @description The retries of a failed payment: retry n falls due retryDays[n-1] days after the previous failed attempt (so [1, 2] retries a payment that failed on its due date 1 and 3 days later). A payment is attempted 1 + retryDays.length times; [] makes the first failure the last. At most 8 retries, each 1 to 30 days, 60 days in all.
+         * @example [
+         *       1,
+         *       2
+         *     ]
+         */
+        SubscriptionRetryDays: number[];
+        /**
+         * SubscriptionAfterLastFailure
+         * @description What the last failed attempt at a payment does: Delinquent (collection stops, subscription.delinquent) or Cancelled (the subscription is cancelled, cancelledOn then, with subscription.payment_failed showing it Cancelled; the interface has no subscription.cancelled).
+         * @example Cancelled
+         * @enum {string}
+         */
+        SubscriptionAfterLastFailure: "Delinquent" | "Cancelled";
+        /**
+         * SubscriptionSettings
+         * @description A merchant's dunning settings: how a failed subscription payment is retried and what happens after the last failure. A merchant starts with retryDays [1, 2] and afterLastFailure Delinquent. The settings in force at each failure decide its retry (a change applies from the next failure of any subscription).
+         * @example {
+         *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
+         *       "retryDays": [
+         *         1,
+         *         2
+         *       ],
+         *       "afterLastFailure": "Delinquent"
+         *     }
+         */
+        SubscriptionSettings: {
+            /**
+             * Format: uuid
+             * @description The merchant.
+             */
+            merchantId: string;
+            retryDays: components["schemas"]["SubscriptionRetryDays"];
+            afterLastFailure: components["schemas"]["SubscriptionAfterLastFailure"];
+        };
+        /**
+         * SubscriptionSettingsUpdateRequest
+         * @description The dunning settings to change; a field left out keeps its value. At least one field.
+         * @example {
+         *       "retryDays": [
+         *         3,
+         *         5,
+         *         7
+         *       ],
+         *       "afterLastFailure": "Cancelled"
+         *     }
+         */
+        SubscriptionSettingsUpdateRequest: {
+            retryDays?: components["schemas"]["SubscriptionRetryDays"];
+            afterLastFailure?: components["schemas"]["SubscriptionAfterLastFailure"];
+        };
+        /**
          * ConfigurationContactInfo
          * @description A contact address of the merchant, usable for example as an invoice's merchantContactInfoId. Each merchant has one main address.
          * @example {
@@ -5149,7 +5226,7 @@ export interface components {
         };
         /**
          * SubscriptionStatus
-         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. Paused: paused by the merchant (pauseSubscription): not charged, no retries, never Delinquent, until resumeSubscription makes it Active again (the next payment by the resume rule there) or it is cancelled. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. Paused: paused by the merchant (pauseSubscription): not charged, no retries, never Delinquent, until resumeSubscription makes it Active again (the next payment by the resume rule there) or it is cancelled. PastDue: the latest payment failed and is retried on the merchant's retry schedule (SubscriptionSettings.retryDays; by default 1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the last attempt at one payment failed and the merchant's afterLastFailure is Delinquent; collection stopped (nextPaymentDate null). After the last failure a merchant whose afterLastFailure is Cancelled has the subscription Cancelled instead. Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @example Active
          * @enum {string}
          */
@@ -10679,6 +10756,66 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSubscriptionSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSubscriptionSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionSettingsUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettings"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
         };

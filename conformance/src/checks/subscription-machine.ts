@@ -85,6 +85,25 @@ class Walker {
     return Promise.all(EVENTS.map((type) => this.events.total(type)));
   }
 
+  /** The merchant's dunning settings as the walk found them, put back by restore(). */
+  private original: Sub | undefined;
+
+  /** Changes the merchant's dunning settings for one row (the first change keeps the original to restore). */
+  async dunning(body: Sub): Promise<void> {
+    if (this.original === undefined) {
+      const read = await this.ctx.call(OperationId.getSubscriptionSettings, {});
+      expectStatus(read, 200, OperationId.getSubscriptionSettings);
+      const { retryDays, afterLastFailure } = bodyOf(read);
+      this.original = { retryDays, afterLastFailure };
+    }
+    expectStatus(await this.ctx.call(OperationId.updateSubscriptionSettings, { body }), 200, OperationId.updateSubscriptionSettings);
+  }
+
+  /** Puts the merchant's dunning settings back as the walk found them. */
+  async restore(): Promise<void> {
+    if (this.original !== undefined) expectStatus(await this.ctx.call(OperationId.updateSubscriptionSettings, { body: this.original }), 200, OperationId.updateSubscriptionSettings);
+  }
+
   /** Cancels a subscription that still collects, so that the next scenario's clock moves charge nothing else. */
   async retire(id: string): Promise<void> {
     const status = (await this.read(id)).status;
@@ -200,6 +219,22 @@ const SCENARIOS: Record<string, Scenario> = {
   'Active payment.failed PastDue': async (w) => { const { id } = await w.create('declining', { startDate: await w.tomorrow() }); return fixed(id, startAt(w, id)); },
   'PastDue payment.failed PastDue': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, dueNext(w, id)); },
   'PastDue payment.failed Delinquent': async (w) => { const id = await reach(w, 'PastDue'); await dueNext(w, id)(); return fixed(id, dueNext(w, id)); },
+  'PastDue payment.failed Cancelled': async (w) => { const id = await reach(w, 'PastDue'); await w.dunning({ retryDays: [1], afterLastFailure: 'Cancelled' }); return fixed(id, dueNext(w, id)); },
+  'Active payment.failed Delinquent': async (w) => {
+    const { id } = await w.create('declining', { startDate: await w.tomorrow() });
+    await w.dunning({ retryDays: [] });
+    return fixed(id, startAt(w, id));
+  },
+  'Active payment.failed Cancelled': async (w) => {
+    const { id } = await w.create('declining', { startDate: await w.tomorrow() });
+    await w.dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+    return fixed(id, startAt(w, id));
+  },
+  'Active payment.returned Cancelled': async (w) => {
+    const id = await collectedByAch(w);
+    await w.dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+    return fixed(id, async () => { await w.until(id, (s) => s.status !== 'Active'); return undefined; });
+  },
   'Active payment.returned PastDue': async (w) => {
     const id = await collectedByAch(w);
     return fixed(id, async () => { await w.until(id, (s) => s.status !== 'Active'); return undefined; });
@@ -242,44 +277,50 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
       if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
       const w = new Walker(ctx, events);
       const failures: [string, Exchange | undefined][] = [];
-      for (const row of machine.rows) {
-        for (const from of row.from) {
-          const key = keyOf(row, from);
-          const scenario = SCENARIOS[key];
-          if (!scenario) {
-            failures.push([`no way to fire the row ${key}`, undefined]);
-            continue;
+      try {
+        for (const row of machine.rows) {
+          for (const from of row.from) {
+            const key = keyOf(row, from);
+            const scenario = SCENARIOS[key];
+            if (!scenario) {
+              failures.push([`no way to fire the row ${key}`, undefined]);
+              continue;
+            }
+            const { id, fire, then } = await scenario(w);
+            const before = await w.counts();
+            const answer = await fire();
+            if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
+            const after = await w.read(id());
+            const expected = row.to === 'same' ? from : row.to;
+            if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
+            const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
+            const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0) + (type === then ? 1 : 0));
+            const expectedEvents = [row.event, then].filter((e) => e !== null && e !== undefined).join(' and ');
+            if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${expectedEvents === '' ? 'none' : expectedEvents} once`, answer]);
+            await w.retire(id());
+            await w.restore();
           }
-          const { id, fire, then } = await scenario(w);
-          const before = await w.counts();
-          const answer = await fire();
-          if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
-          const after = await w.read(id());
-          const expected = row.to === 'same' ? from : row.to;
-          if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
-          const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
-          const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0) + (type === then ? 1 : 0));
-          const expectedEvents = [row.event, then].filter((e) => e !== null && e !== undefined).join(' and ');
-          if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${expectedEvents === '' ? 'none' : expectedEvents} once`, answer]);
-          await w.retire(id());
         }
-      }
-      for (const status of statuses) {
-        for (const [command, body] of COMMANDS) {
-          const permitted = machine.rows.some((r) => r.trigger === command && r.from.includes(status));
-          if (permitted) continue;
-          const id = await reach(w, status);
-          const was = await w.read(id);
-          const before = await w.counts();
-          const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, ...(body === undefined ? {} : { body }) });
-          const now = await w.read(id);
-          const emitted = (await w.counts()).some((n, i) => n !== before[i]);
-          const wanted = machine.errorCodes[command];
-          if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || JSON.stringify(now) !== JSON.stringify(was) || emitted) {
-            failures.push([`${command} ${JSON.stringify(body)} on a ${status} subscription (forbidden): expected 400 ${String(wanted)}, unchanged, no event; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)}${emitted ? ', an event' : ''}`, answer]);
+        for (const status of statuses) {
+          for (const [command, body] of COMMANDS) {
+            const permitted = machine.rows.some((r) => r.trigger === command && r.from.includes(status));
+            if (permitted) continue;
+            const id = await reach(w, status);
+            const was = await w.read(id);
+            const before = await w.counts();
+            const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, ...(body === undefined ? {} : { body }) });
+            const now = await w.read(id);
+            const emitted = (await w.counts()).some((n, i) => n !== before[i]);
+            const wanted = machine.errorCodes[command];
+            if (answer.response?.status !== 400 || bodyOf(answer).errorCode !== wanted || JSON.stringify(now) !== JSON.stringify(was) || emitted) {
+              failures.push([`${command} ${JSON.stringify(body)} on a ${status} subscription (forbidden): expected 400 ${String(wanted)}, unchanged, no event; got ${String(answer.response?.status)} ${String(bodyOf(answer).errorCode)}${emitted ? ', an event' : ''}`, answer]);
+            }
+            await w.retire(id);
           }
-          await w.retire(id);
         }
+      } finally {
+        // A scenario that failed half-way leaves the merchant's settings as they were.
+        await w.restore();
       }
       await events.close();
       failWithAll(failures);

@@ -1,8 +1,10 @@
-// HTTP of the subscriptions: create, list, read, change, cancel, pause and resume (the payments are the worker's).
+// HTTP of the subscriptions: create, list, read, change, cancel, pause and resume, and the merchant's dunning
+// settings (the payments are the worker's).
 import type { SubscriptionsHandlers } from '@pgw/client/handlers';
 import type * as op from '@pgw/client/operations';
 import type { ServerContext } from '../platform/context.ts';
 import * as plans from '../services/subscription-plans.ts';
+import * as settings from '../services/subscription-settings.ts';
 import * as subscriptions from '../services/subscriptions.ts';
 
 export const subscriptionsHandlers = {
@@ -26,5 +28,11 @@ export const subscriptionsHandlers = {
   },
   async resumeSubscription(input: op.ResumeSubscriptionInput, context: ServerContext): Promise<op.ResumeSubscriptionResult> {
     return { status: 200, body: await subscriptions.resumeSubscription(context.merchant(), input.path.subscriptionId) };
+  },
+  async getSubscriptionSettings(_input: op.GetSubscriptionSettingsInput, context: ServerContext): Promise<op.GetSubscriptionSettingsResult> {
+    return { status: 200, body: await settings.getSubscriptionSettings(context.merchant()) };
+  },
+  async updateSubscriptionSettings(input: op.UpdateSubscriptionSettingsInput, context: ServerContext): Promise<op.UpdateSubscriptionSettingsResult> {
+    return { status: 200, body: await settings.updateSubscriptionSettings(context.merchant(), input.body) };
   },
 } satisfies SubscriptionsHandlers<ServerContext>;

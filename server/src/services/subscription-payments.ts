@@ -18,6 +18,8 @@ import * as engine from './engine.ts';
 import { processorFor } from './payments.ts';
 import { subscriptionFamily, type SubscriptionChange } from './subscription-machine.ts';
 import { paymentDate, retryAt } from './subscription-schedule.ts';
+import { dunningOf, INITIAL_DUNNING } from './subscription-settings.ts';
+import type { DunningSettings } from '../repositories/subscription-settings.ts';
 
 /** The payment's transaction (undefined: none could be made, e.g. the payment method is gone) and whether it collected. */
 interface Attempt {
@@ -73,18 +75,23 @@ function collectedChange(s: SubscriptionRecord, scheduleIndex: number, transacti
   };
 }
 
-/** The move after the `failures`-th failed attempt at one payment: PastDue with its retry, or Delinquent after the last. */
-function failedChange(failures: number, scheduleIndex: number, transactionId: string | null, at: Date): { to: 'PastDue' | 'Delinquent'; change: SubscriptionChange } {
-  const retry = retryAt(at, failures);
+/**
+ * The move after the `failures`-th failed attempt at one payment: PastDue with its retry by the merchant's
+ * schedule, or after the last, Delinquent or Cancelled as the merchant's afterLastFailure says.
+ */
+function failedChange(dunning: DunningSettings, failures: number, scheduleIndex: number, transactionId: string | null, at: Date): { to: 'PastDue' | 'Delinquent' | 'Cancelled'; change: SubscriptionChange } {
+  const retry = retryAt(at, failures, dunning.retryDays);
   const next = retry === undefined ? null : iso(retry);
-  return { to: retry === undefined ? 'Delinquent' : 'PastDue', change: { scheduleIndex, failedPaymentCount: failures, transactionId, nextPaymentDate: next, dueAt: next } };
+  const change: SubscriptionChange = { scheduleIndex, failedPaymentCount: failures, transactionId, nextPaymentDate: next, dueAt: next };
+  if (retry !== undefined) return { to: 'PastDue', change };
+  return dunning.afterLastFailure === 'Cancelled' ? { to: 'Cancelled', change: { ...change, cancelledOn: iso(at) } } : { to: 'Delinquent', change };
 }
 
 /**
  * Runs one locked subscription that fell due at the scope's time: cancels it at period end, or charges the
  * payment (a scheduled one or a retry) and moves it by the outcome. True when a payment was attempted.
  */
-async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolean> {
+async function runOne(scope: InTx<Scope>, s: SubscriptionRecord, dunning: DunningSettings): Promise<boolean> {
   const at = scope.clock.now();
   const db = { db: scope.db };
   if (s.cancelAtPeriodEnd) {
@@ -94,7 +101,7 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
   if (s.status === 'Trialing') {
     // The trial is over: Active now, and its first scheduled payment is made at once, as any Active one's.
     const active = await engine.transition(db, subscriptionFamily, s, 'time.trialEnded', at, {});
-    return active === undefined ? false : runOne(scope, active);
+    return active === undefined ? false : runOne(scope, active, dunning);
   }
   // A scheduled payment moves the schedule on; a retry (PastDue) does not.
   const scheduleIndex = s.status === 'Active' ? s.scheduleIndex + 1 : s.scheduleIndex;
@@ -106,7 +113,7 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
     const { to, change } = collectedChange(s, scheduleIndex, transaction, at);
     await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, { ...change, creditCents: minusCents(s.creditCents, credit) }, { to });
   } else {
-    const { to, change } = failedChange(s.failedPaymentCount + 1, scheduleIndex, transaction?.id ?? null, at);
+    const { to, change } = failedChange(dunning, s.failedPaymentCount + 1, scheduleIndex, transaction?.id ?? null, at);
     await engine.transition(db, subscriptionFamily, s, 'payment.failed', at, change, { to });
   }
   return true;
@@ -115,20 +122,22 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolea
 /** Runs the merchant's subscriptions due at the scope's time, locked by the caller; returns the payments attempted. */
 export async function runDueSubscriptions(scope: InTx<Scope>, due: readonly SubscriptionRecord[]): Promise<number> {
   let attempted = 0;
+  // The merchant's settings in force at these failures (read once for what falls due together).
+  const dunning = due.length === 0 ? INITIAL_DUNNING : await dunningOf(scope.db, scope.merchantId);
   for (const s of due) {
     if (s.status !== 'Active' && s.status !== 'PastDue' && s.status !== 'Trialing') {
       // A due time left on a subscription that stopped collecting: nothing more falls due.
       await repo.clearDue(scope.db, s.id);
       continue;
     }
-    if (await runOne(scope, s)) attempted += 1;
+    if (await runOne(scope, s, dunning)) attempted += 1;
   }
   return attempted;
 }
 
 /**
  * A debit that a subscription counted as collected is returned (or fails at the network) afterwards: the payment
- * is failed after all (Active -> PastDue with its retry, or Delinquent when it was the third attempt). Runs in
+ * is failed after all (Active -> PastDue with its retry, or Delinquent or Cancelled when it was the last attempt). Runs in
  * the transaction of the debit's change; any other transaction changes nothing.
  */
 export async function subscriptionPaymentReturned(tx: Tx, record: TransactionRecord, at: Date): Promise<void> {
@@ -138,7 +147,7 @@ export async function subscriptionPaymentReturned(tx: Tx, record: TransactionRec
   const s = await engine.lock({ db: tx }, subscriptionFamily, { merchant_id: found.merchantId, id: found.id });
   // Only the latest attempt of an Active subscription (the machine has no other row for a return).
   if (!s || s.transactionId !== record.id || !engine.permits(subscriptionFamily, s, 'payment.returned', at)) return;
-  const { to, change } = failedChange(s.failuresBeforeAttempt + 1, s.scheduleIndex, record.id, at);
+  const { to, change } = failedChange(await dunningOf(tx, found.merchantId), s.failuresBeforeAttempt + 1, s.scheduleIndex, record.id, at);
   // The returned payment is collected no more; if it was the last of totalPayments, the schedule has none left.
   await engine.transition({ db: tx }, subscriptionFamily, s, 'payment.returned', at, { ...change, paymentsCount: Math.max(0, s.paymentsCount - 1) }, { to });
 }

@@ -62,6 +62,8 @@ export function subscriptionCalls(server: () => TestServer) {
     },
     pause: async (id: string, who: 0 | 1 = 0): Promise<request.Response> => request(app()).post(`${SUBSCRIPTIONS}/${id}/pause`).set(await h(who)),
     resume: async (id: string, who: 0 | 1 = 0): Promise<request.Response> => request(app()).post(`${SUBSCRIPTIONS}/${id}/resume`).set(await h(who)),
+    settings: async (body: object, who: 0 | 1 = 0): Promise<request.Response> => request(app()).put('/pay-api/v1/configurations/subscriptions').set(await h(who)).send(body),
+    readSettings: async (who: 0 | 1 = 0): Promise<request.Response> => request(app()).get('/pay-api/v1/configurations/subscriptions').set(await h(who)),
     async advance(seconds: number, who: 0 | 1 = 0): Promise<{ now: string; ran: Ran }> {
       return ok(await request(app()).post('/sandbox/v1/clock/advance').set(await h(who)).send({ seconds })) as { now: string; ran: Ran };
     },

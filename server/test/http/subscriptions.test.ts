@@ -5,7 +5,7 @@
 // of the spec's SubscriptionStatus table (each permitted move with exactly its event, each forbidden command
 // refused with the table's errorCode).
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { CUSTOMERS, DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN, type Subscription } from './subscription-helpers.ts';
@@ -216,6 +216,9 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
   });
 
   describe('the SubscriptionStatus table, row by row', () => {
+    // Some rows need the merchant's dunning settings changed: each test leaves the initial ones.
+    afterEach(async () => { expect((await sub.settings({ retryDays: [1, 2], afterLastFailure: 'Delinquent' })).status).toBe(200); });
+    const dunning = async (body: object): Promise<void> => { expect((await sub.settings(body)).status).toBe(200); };
     /** A subscription brought to `status` by the API and the clock alone (declining: its card declines). */
     async function reach(status: Status, options: { totalPayments?: number } = {}): Promise<{ id: string; customerId: string; good: string }> {
       const customerId = await sub.customer();
@@ -325,6 +328,30 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         const { id } = await reach('PastDue');
         await sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '');
         return { id, fire: async () => sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '') };
+      },
+      'PastDue payment.failed Cancelled': async () => {
+        const { id } = await reach('PastDue');
+        await dunning({ retryDays: [1], afterLastFailure: 'Cancelled' });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '') };
+      },
+      'Active payment.failed Delinquent': async () => {
+        const customerId = await sub.customer();
+        const declining = await sub.card(customerId, DECLINING_CARD);
+        const { subscriptionId: id } = await sub.created({ customerId, paymentMethodId: declining, amount: 6, frequency: 'Monthly', startDate: await tomorrow() });
+        await dunning({ retryDays: [] });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).startDate) };
+      },
+      'Active payment.failed Cancelled': async () => {
+        const customerId = await sub.customer();
+        const declining = await sub.card(customerId, DECLINING_CARD);
+        const { subscriptionId: id } = await sub.created({ customerId, paymentMethodId: declining, amount: 6, frequency: 'Monthly', startDate: await tomorrow() });
+        await dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).startDate) };
+      },
+      'Active payment.returned Cancelled': async () => {
+        const id = await collectedByAch();
+        await dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+        return { id, fire: () => until(id, (x) => x.status !== 'Active') };
       },
       'Active payment.returned PastDue': async () => { const id = await collectedByAch(); return { id, fire: () => until(id, (x) => x.status !== 'Active') }; },
       'Active payment.returned Delinquent': async () => {

@@ -13,9 +13,18 @@ export async function up(knex: Knex): Promise<void> {
     // The latest plan change and its proration, as the API shows it (JSON).
     t.text('latest_change');
   });
+  // A merchant's dunning settings; a merchant without a row has the spec's initial ones.
+  await knex.schema.createTable('subscription_settings', (t) => {
+    t.string('merchant_id', 36).primary().references('id').inTable('merchants');
+    // JSON array of day offsets (SubscriptionRetryDays).
+    t.string('retry_days', 100).notNullable();
+    t.string('after_last_failure', 12).notNullable();
+    t.string('modified_on', 24).notNullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('subscription_settings');
   await knex.schema.alterTable('subscriptions', (t) => {
     t.dropColumn('trial_end');
     t.dropColumn('paused_on');
