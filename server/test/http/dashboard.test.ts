@@ -353,11 +353,17 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
       const mine = await make(0, `Mine ${crypto.randomUUID()}`);
       const theirs = await make(1, `Theirs ${crypto.randomUUID()}`);
       const trial = await make(0, `Trial ${crypto.randomUUID()}`, { trialPeriodDays: 10 });
+      // Paid, then downgraded at once: the unused time becomes credit.
+      const credited = await make(0, `Credited ${crypto.randomUUID()}`);
+      expect((await request(s.app).post('/sandbox/v1/clock/advance').set(await fresh(0)).send({ seconds: 1 })).status).toBe(200);
+      const down = await request(s.app).put(`/pay-api/v1/subscriptions/${credited.subscriptionId}`).set(await fresh(0)).send({ amount: 1000, proration: 'ProrateNow' });
+      expect(down.status, down.text).toBe(200);
       const d0 = await signIn(s, 0);
       const page = await get(s, d0, '/dashboard/subscriptions');
       expect(page.status).toBe(200);
       const rowOf = (id: string): string => /<tr id="subscription-[^"]+">[\s\S]*?<\/tr>/.exec(page.text.slice(page.text.indexOf(`subscription-${id}`) - 8))?.[0] ?? '';
       expect(rowOf(trial.subscriptionId)).toMatch(/Trialing \(trial until [^)]+\)/);
+      expect(rowOf(credited.subscriptionId)).toMatch(/\$1,000\.00 <span class="muted">\(credit \$2\d\d\.\d\d\)<\/span>/);
       const row = rowOf(mine.subscriptionId);
       expect(row).toContain('Active');
       expect(row).toContain(mine.customerId);
