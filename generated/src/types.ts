@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription
-         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). With invoicePerPeriod (true by default, as Stripe, Kill Bill and Lago bill each period), each scheduled payment goes with an invoice of its period, in the same transaction: published when the payment falls due (Due, `invoice.created`; the subscription's customer, one line named by the description, else "Subscription", of the amount charged after any credit, no tax, discount, fees or shipping, dueDate the payment's due time), then paid by the payment (Paid with its transactionId, `invoice.paid`). A failed attempt leaves it unpaid with a PaymentFailed history entry and each retry pays the same invoice; after the last failure it stays unpaid (PastDue) for the merchant to cancel or mark paid. A payment the credit covers whole has an invoice of its amount, marked paid without a transaction. It is listed, has its PDF and hosted page like any invoice, and latestInvoiceId names it. A merchant whose invoice settings refuse manually entered lines gets bare payments. An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -5343,7 +5343,9 @@ export interface components {
          *       "trialEnd": null,
          *       "pausedOn": null,
          *       "creditAmount": 0,
-         *       "latestChange": null
+         *       "latestChange": null,
+         *       "invoicePerPeriod": true,
+         *       "latestInvoiceId": null
          *     }
          */
         WebhookSubscription: {
@@ -5443,6 +5445,13 @@ export interface components {
             creditAmount: number;
             /** @description The latest plan change and what it charged or credited; null before any. */
             latestChange: components["schemas"]["SubscriptionPlanChange"] | null;
+            /** @description Whether each scheduled payment goes with an invoice of its period. */
+            invoicePerPeriod: boolean;
+            /**
+             * Format: uuid
+             * @description The invoice of the latest period (paid, or still open while its payment is retried); null before the first or without invoicePerPeriod.
+             */
+            latestInvoiceId: string | null;
         };
         /**
          * SubscriptionList
@@ -5473,7 +5482,9 @@ export interface components {
          *           "trialEnd": null,
          *           "pausedOn": null,
          *           "creditAmount": 0,
-         *           "latestChange": null
+         *           "latestChange": null,
+         *           "invoicePerPeriod": true,
+         *           "latestInvoiceId": null
          *         }
          *       ],
          *       "total": 1
@@ -5545,6 +5556,11 @@ export interface components {
             totalPayments?: number | null;
             /** @description The merchant's description of the subscription (it becomes each payment's description). */
             description?: string | null;
+            /**
+             * @description True (the default): each scheduled payment goes with an invoice of its period, published when the payment falls due (invoice.created) and paid by it (invoice.paid); see createSubscription. False: bare payments.
+             * @default true
+             */
+            invoicePerPeriod?: boolean;
         };
         /**
          * SubscriptionUpdateRequest
@@ -9067,7 +9083,9 @@ export interface components {
          *         "trialEnd": null,
          *         "pausedOn": null,
          *         "creditAmount": 0,
-         *         "latestChange": null
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9112,7 +9130,9 @@ export interface components {
          *         "trialEnd": null,
          *         "pausedOn": null,
          *         "creditAmount": 0,
-         *         "latestChange": null
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9157,7 +9177,9 @@ export interface components {
          *         "trialEnd": null,
          *         "pausedOn": null,
          *         "creditAmount": 0,
-         *         "latestChange": null
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9202,7 +9224,9 @@ export interface components {
          *         "trialEnd": null,
          *         "pausedOn": null,
          *         "creditAmount": 0,
-         *         "latestChange": null
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -17219,7 +17243,9 @@ export interface operations {
                  *         "trialEnd": null,
                  *         "pausedOn": null,
                  *         "creditAmount": 0,
-                 *         "latestChange": null
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17331,7 +17357,9 @@ export interface operations {
                  *         "trialEnd": null,
                  *         "pausedOn": null,
                  *         "creditAmount": 0,
-                 *         "latestChange": null
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17443,7 +17471,9 @@ export interface operations {
                  *         "trialEnd": null,
                  *         "pausedOn": null,
                  *         "creditAmount": 0,
-                 *         "latestChange": null
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17555,7 +17585,9 @@ export interface operations {
                  *         "trialEnd": null,
                  *         "pausedOn": null,
                  *         "creditAmount": 0,
-                 *         "latestChange": null
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */

@@ -45,6 +45,8 @@ export interface SubscriptionRecord {
   anchorDate: string;
   creditCents: Cents;
   latestChange: PlanChange | null;
+  invoicePerPeriod: boolean;
+  latestInvoiceId: string | null;
   createdOn: string;
 }
 
@@ -55,6 +57,7 @@ export interface Row {
   payments_count: number | string; total_payments: number | string | null; cancel_at_period_end: boolean | number; cancelled_on: string | null;
   description: string | null; line_item_id: string | null; quantity: number | string | null; created_on: string;
   trial_end: string | null; paused_on: string | null; anchor_date: string | null; credit_cents: number | string; latest_change: string | null;
+  invoice_per_period: boolean | number; latest_invoice_id: string | null;
 }
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -87,6 +90,8 @@ export const recordOf = (row: Row): SubscriptionRecord => ({
   anchorDate: row.anchor_date ?? row.start_date,
   creditCents: centsOfColumn(row.credit_cents),
   latestChange: row.latest_change === null ? null : JSON.parse(row.latest_change) as PlanChange,
+  invoicePerPeriod: Boolean(row.invoice_per_period),
+  latestInvoiceId: row.latest_invoice_id,
   createdOn: row.created_on,
 });
 
@@ -97,13 +102,13 @@ const changeable = (s: SubscriptionRecord): Record<string, unknown> => ({
   failures_before_attempt: s.failuresBeforeAttempt, transaction_id: s.transactionId, payments_count: s.paymentsCount,
   cancel_at_period_end: s.cancelAtPeriodEnd, cancelled_on: s.cancelledOn, paused_on: s.pausedOn,
   anchor_date: s.anchorDate, credit_cents: s.creditCents, latest_change: s.latestChange === null ? null : JSON.stringify(s.latestChange),
-  frequency: s.frequency, line_item_id: s.lineItemId, quantity: s.quantity,
+  frequency: s.frequency, line_item_id: s.lineItemId, quantity: s.quantity, latest_invoice_id: s.latestInvoiceId,
 });
 
 export async function insertSubscription(db: Knex, s: SubscriptionRecord): Promise<void> {
   await db('subscriptions').insert({
     id: s.id, merchant_id: s.merchantId, customer_id: s.customerId, start_date: s.startDate,
-    total_payments: s.totalPayments, description: s.description, created_on: s.createdOn,
+    total_payments: s.totalPayments, description: s.description, created_on: s.createdOn, invoice_per_period: s.invoicePerPeriod,
     trial_end: s.trialEnd,
     ...changeable(s),
   });

@@ -27,7 +27,7 @@ export const subscriptionView = (s: SubscriptionRecord): SubscriptionView => ({
   failedPaymentCount: s.failedPaymentCount, transactionId: s.transactionId, createdOn: s.createdOn, description: s.description,
   totalPayments: s.totalPayments, paymentsCount: s.paymentsCount, cancelAtPeriodEnd: s.cancelAtPeriodEnd, cancelledOn: s.cancelledOn,
   lineItemId: s.lineItemId, quantity: s.quantity, trialEnd: s.trialEnd, pausedOn: s.pausedOn,
-  creditAmount: fromCents(s.creditCents), latestChange: s.latestChange,
+  creditAmount: fromCents(s.creditCents), latestChange: s.latestChange, invoicePerPeriod: s.invoicePerPeriod, latestInvoiceId: s.latestInvoiceId,
 });
 
 /** The customer's count and amount a subscription adds while it is live. */

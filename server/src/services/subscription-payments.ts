@@ -19,6 +19,7 @@ import { processorFor } from './payments.ts';
 import { subscriptionFamily, type SubscriptionChange } from './subscription-machine.ts';
 import { paymentDate, retryAt } from './subscription-schedule.ts';
 import { dunningOf, INITIAL_DUNNING } from './subscription-settings.ts';
+import { periodInvoice, settlePeriodInvoice } from './subscription-invoices.ts';
 import type { DunningSettings } from '../repositories/subscription-settings.ts';
 
 /** The payment's transaction (undefined: none could be made, e.g. the payment method is gone) and whether it collected. */
@@ -28,7 +29,7 @@ interface Attempt {
 }
 
 /** Charges `cents` to the subscription's payment method at the scope's time (a payment's due time, a proration's). */
-export async function chargeSubscription(scope: InTx<Scope>, s: SubscriptionRecord, cents: Cents): Promise<Attempt> {
+export async function chargeSubscription(scope: InTx<Scope>, s: SubscriptionRecord, cents: Cents, invoiceId: string | null = null): Promise<Attempt> {
   const method = await findPaymentMethod(scope.db, s.customerId, s.paymentMethodId);
   if (!method) return { transaction: undefined, collected: false };
   const amount = fromCents(cents);
@@ -39,13 +40,13 @@ export async function chargeSubscription(scope: InTx<Scope>, s: SubscriptionReco
       if (method.kind === 'card') {
         const { record } = await createCard(within, 'createCardSale', {
           amount, tipAmount: 0, customerId: s.customerId, paymentMethodId: method.id, ...(s.description === null ? {} : { description: s.description }),
-        }, { creatorTypeId: TransactionCreatorType.Subscription, partialAllowed: false });
+        }, { creatorTypeId: TransactionCreatorType.Subscription, partialAllowed: false, invoiceId });
         return { transaction: record, collected: record.statusId === CardTransactionStatus.Captured };
       }
       const processor = await processorFor(tx, scope.merchantId, PaymentMethodType.ElectronicCheck, undefined);
       const record = await createAch(within, {
         amount, paymentProcessorId: processor.id, secCode: SecCode.PPD, requesterIPaddress: 'subscription', customerId: s.customerId, paymentMethodId: method.id,
-      }, { typeId: TransactionType.AchDebit, creatorTypeId: TransactionCreatorType.Subscription, customerId: s.customerId });
+      }, { typeId: TransactionType.AchDebit, creatorTypeId: TransactionCreatorType.Subscription, customerId: s.customerId, invoiceId });
       return { transaction: record, collected: record.statusId === AchTransactionStatus.Scheduled };
     });
   } catch (error) {
@@ -108,13 +109,17 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord, dunning: Dunnin
   // Credit of a prorated downgrade is taken off first; a payment it covers whole is collected without a charge.
   const credit = minCents(s.creditCents, s.amountCents);
   const due = minusCents(s.amountCents, credit);
-  const { transaction, collected } = due === 0 ? { transaction: undefined, collected: true } : await chargeSubscription(scope, s, due);
+  // The period's invoice (invoicePerPeriod): of what is charged, or of the amount when the credit covers it.
+  const invoice = await periodInvoice(scope, s, due === 0 ? s.amountCents : due);
+  const { transaction, collected } = due === 0 ? { transaction: undefined, collected: true } : await chargeSubscription(scope, s, due, invoice?.id ?? null);
+  if (invoice) await settlePeriodInvoice(scope, invoice, transaction, collected, due);
+  const invoiced = invoice === undefined ? {} : { latestInvoiceId: invoice.id };
   if (collected) {
     const { to, change } = collectedChange(s, scheduleIndex, transaction, at);
-    await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, { ...change, creditCents: minusCents(s.creditCents, credit) }, { to });
+    await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, { ...change, ...invoiced, creditCents: minusCents(s.creditCents, credit) }, { to });
   } else {
     const { to, change } = failedChange(dunning, s.failedPaymentCount + 1, scheduleIndex, transaction?.id ?? null, at);
-    await engine.transition(db, subscriptionFamily, s, 'payment.failed', at, change, { to });
+    await engine.transition(db, subscriptionFamily, s, 'payment.failed', at, { ...change, ...invoiced }, { to });
   }
   return true;
 }

@@ -131,7 +131,8 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
       lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
-      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, anchorDate: first, creditCents: ZERO_CENTS, latestChange: null, createdOn: iso(now),
+      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, anchorDate: first, creditCents: ZERO_CENTS, latestChange: null,
+      invoicePerPeriod: body.invoicePerPeriod ?? true, latestInvoiceId: null, createdOn: iso(now),
     };
     const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {}, { to: trialEnd === undefined ? 'Active' : 'Trialing' });
     return subscriptionView(record);

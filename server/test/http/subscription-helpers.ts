@@ -20,7 +20,7 @@ export interface Subscription {
   status: string; startDate: string; nextPaymentDate: string | null; lastPaymentDate: string | null; failedPaymentCount: number;
   transactionId: string | null; createdOn: string; description: string | null; totalPayments: number | null; paymentsCount: number;
   cancelAtPeriodEnd: boolean; cancelledOn: string | null; lineItemId: string | null; quantity: number | null;
-  trialEnd: string | null; pausedOn: string | null;
+  trialEnd: string | null; pausedOn: string | null; invoicePerPeriod: boolean; latestInvoiceId: string | null;
 }
 
 export interface Ran { subscriptionPayments: number; achReturned: number; achSubmitted: number; cardSettled: number }

@@ -38,7 +38,7 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         subscriptionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string, customerId, paymentMethodId: card, amount: 12.5, currencyIsoCode: 'USD',
         frequency: 'Weekly', status: 'Active', startDate, nextPaymentDate: startDate, lastPaymentDate: null, failedPaymentCount: 0, transactionId: null,
         createdOn: expect.any(String) as string, description: 'Weekly box', totalPayments: 4, paymentsCount: 0, cancelAtPeriodEnd: false, cancelledOn: null,
-        lineItemId: null, quantity: null, trialEnd: null, pausedOn: null, creditAmount: 0, latestChange: null,
+        lineItemId: null, quantity: null, trialEnd: null, pausedOn: null, creditAmount: 0, latestChange: null, invoicePerPeriod: true, latestInvoiceId: null,
       });
       expect(await sub.read(made.subscriptionId)).toEqual(made);
       expect(await subscriptionEvents(s, made.subscriptionId)).toEqual([['subscription.created', made]]);

@@ -1,6 +1,6 @@
 // Subscriptions as billing users expect them (issue 42): a trial's end, the schedule's own anchor (a trial or a
 // change of frequency moves it), a pause, the credit a prorated downgrade leaves, the latest plan change with
-// its proration, and each merchant's dunning settings.
+// its proration, the invoice of each period, and each merchant's dunning settings.
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
@@ -12,6 +12,9 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('credit_cents').notNullable().defaultTo(0);
     // The latest plan change and its proration, as the API shows it (JSON).
     t.text('latest_change');
+    // Subscriptions made before invoices per period keep their bare payments; new ones say (true by default).
+    t.boolean('invoice_per_period').notNullable().defaultTo(false);
+    t.string('latest_invoice_id', 36);
   });
   // A merchant's dunning settings; a merchant without a row has the spec's initial ones.
   await knex.schema.createTable('subscription_settings', (t) => {
@@ -31,5 +34,7 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('anchor_date');
     t.dropColumn('credit_cents');
     t.dropColumn('latest_change');
+    t.dropColumn('invoice_per_period');
+    t.dropColumn('latest_invoice_id');
   });
 }
