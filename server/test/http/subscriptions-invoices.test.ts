@@ -21,10 +21,11 @@ describe.each(engines())('subscription invoices per period (%s)', (engine) => {
     return res.body as Invoice;
   };
   /** The invoice events of one invoice, in order. */
-  const invoiceEvents = async (id: string): Promise<string[]> => ((await s.db('outbox_events').where('type', 'like', 'invoice.%').where('payload', 'like', `%${id}%`)
-    .orderBy([{ column: 'occurred_on' }, { column: 'id' }]).select('type')) as { type: string }[]).map((r) => r.type).sort((a, b) => (a === 'invoice.created' ? -1 : b === 'invoice.created' ? 1 : 0));
-  const invoicesOf = async (customerId: string): Promise<{ id: string; status: number }[]> =>
-    (await s.db('invoices').where({ customer_id: customerId }).orderBy('issue_date').select('id', { status: 'status_id' })) as { id: string; status: number }[];
+  const invoiceEvents = async (id: string): Promise<string[]> => (await s.db('outbox_events').where('type', 'like', 'invoice.%').where('payload', 'like', `%${id}%`)
+    .orderBy([{ column: 'occurred_on' }, { column: 'id' }]).select<{ type: string }[]>('type')).map((r) => r.type).sort((a, b) => (a === 'invoice.created' ? -1 : b === 'invoice.created' ? 1 : 0));
+  // PostgreSQL answers an integer column as a number, SQLite too; the status is compared as a number either way.
+  const invoicesOf = async (customerId: string): Promise<{ id: string; status: number | string }[]> =>
+    s.db('invoices').where({ customer_id: customerId }).orderBy('issue_date').select<{ id: string; status: number | string }[]>('id', { status: 'status_id' });
 
   it('each period: an invoice published and paid by its payment, listed, with its PDF and hosted page', async () => {
     const customerId = await sub.customer();
