@@ -43,6 +43,16 @@ export async function periodInvoice(scope: InTx<Scope>, s: SubscriptionRecord, c
 }
 
 /**
+ * Whether a retry's period was paid another way: its invoice was paid (by card or ACH on its page or through the
+ * API, or marked paid) while the subscription was PastDue. The retry then charges nothing.
+ */
+export async function periodPaidElsewhere(scope: InTx<Scope>, s: SubscriptionRecord): Promise<boolean> {
+  if (!s.invoicePerPeriod || s.status !== 'PastDue' || s.latestInvoiceId === null) return false;
+  const invoice = await lockInvoice(scope, s.latestInvoiceId).catch(() => undefined);
+  return invoice?.status === Status.Paid;
+}
+
+/**
  * The invoice after its payment: Paid with the payment's transaction (invoice.paid), marked paid when the credit
  * covered it (no transaction), or a PaymentFailed entry when the attempt failed (it stays open for the retry).
  */

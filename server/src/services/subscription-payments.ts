@@ -19,7 +19,7 @@ import { processorFor } from './payments.ts';
 import { subscriptionFamily, type SubscriptionChange } from './subscription-machine.ts';
 import { paymentDate, retryAt } from './subscription-schedule.ts';
 import { dunningOf, INITIAL_DUNNING } from './subscription-settings.ts';
-import { periodInvoice, settlePeriodInvoice } from './subscription-invoices.ts';
+import { periodInvoice, periodPaidElsewhere, settlePeriodInvoice } from './subscription-invoices.ts';
 import type { DunningSettings } from '../repositories/subscription-settings.ts';
 
 /** The payment's transaction (undefined: none could be made, e.g. the payment method is gone) and whether it collected. */
@@ -109,6 +109,12 @@ async function runOne(scope: InTx<Scope>, s: SubscriptionRecord, dunning: Dunnin
   // Credit of a prorated downgrade is taken off first; a payment it covers whole is collected without a charge.
   const credit = minCents(s.creditCents, s.amountCents);
   const due = minusCents(s.amountCents, credit);
+  // A retry whose period's invoice was paid another way (its page, the API) charges nothing: the period is paid.
+  if (await periodPaidElsewhere(scope, s)) {
+    const { to, change } = collectedChange(s, scheduleIndex, undefined, at);
+    await engine.transition(db, subscriptionFamily, s, 'payment.collected', at, change, { to });
+    return false;
+  }
   // The period's invoice (invoicePerPeriod): of what is charged, or of the amount when the credit covers it.
   const invoice = await periodInvoice(scope, s, due === 0 ? s.amountCents : due);
   const { transaction, collected } = due === 0 ? { transaction: undefined, collected: true } : await chargeSubscription(scope, s, due, invoice?.id ?? null);

@@ -75,6 +75,23 @@ describe.each(engines())('subscription invoices per period (%s)', (engine) => {
     expect(await invoicesOf(customerId)).toHaveLength(1);
   });
 
+  it('an open period invoice paid on its own (the invoice API) pays the period: the retry charges nothing', async () => {
+    const customerId = await sub.customer();
+    const declining = await sub.card(customerId, DECLINING_CARD);
+    const made = await sub.created({ customerId, paymentMethodId: declining, amount: 25, frequency: 'Monthly' });
+    await sub.advance(1);
+    const failed = await sub.read(made.subscriptionId);
+    const paid = await request(s.app).post(`${INVOICES}/${failed.latestInvoiceId ?? ''}/submit`).set(await s.as(0))
+      .send({ totalAmount: 25, accountNumber: '4111111111111111', expirationYear: 2030, expirationMonth: 12, securityCode: '123', billingCountryId: 1, billingPostalCode: '78701' });
+    expect(paid.body).toMatchObject({ success: true });
+    const before = (await subscriptionPayments(s, customerId)).length;
+    await sub.advanceTo(failed.nextPaymentDate ?? '');
+    expect(await sub.read(made.subscriptionId)).toMatchObject({ status: 'Active', paymentsCount: 1, failedPaymentCount: 0, latestInvoiceId: failed.latestInvoiceId, nextPaymentDate: monthsAfter(made.startDate, 1) });
+    // No second charge, no second invoice for the period.
+    expect(await subscriptionPayments(s, customerId)).toHaveLength(before);
+    expect(await invoicesOf(customerId)).toHaveLength(1);
+  });
+
   it('a payment the credit covers whole marks its invoice paid without a transaction', async () => {
     const customerId = await sub.customer();
     const card = await sub.card(customerId);
