@@ -193,6 +193,29 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     expect(json.stderr).toMatch(/is not valid JSON/);
   });
 
+  it('runs the subscription stories of cli/fixtures/stories: a trial ending, a prorated upgrade, a pause over a renewal date', async () => {
+    const story = (name: string): string => path.join(ROOT, 'cli', 'fixtures', 'stories', `${name}.json`);
+    const trial = await pgw(['trigger', '--fixture', story('subscription.trial-ending')], env);
+    expect(trial.code, trial.stderr).toBe(0);
+    expect(trial.stdout).toMatch(/subscription [0-9a-f-]{36}: Trialing until \S+, nothing charged/);
+    expect(trial.stdout).toMatch(/subscription [0-9a-f-]{36}: Active, 1 payment\(s\), next due \S+/);
+
+    const upgrade = await pgw(['trigger', '--fixture', story('subscription.prorated-upgrade')], env);
+    expect(upgrade.code, upgrade.stderr).toBe(0);
+    const m = /upgraded to 49.99: (\d+) of (\d+) s left, credit ([\d.]+), charge ([\d.]+), charged ([\d.]+) now \(transaction [0-9a-f-]{36}\)/.exec(upgrade.stdout);
+    expect(m, upgrade.stdout).not.toBeNull();
+    const [left, period, credit, charge, charged] = (m ?? []).slice(1).map(Number) as [number, number, number, number, number];
+    // The spec's formula, to the cent: each term rounded half away from zero.
+    const share = (cents: number): number => Math.round((cents * left) / period) / 100;
+    expect([credit, charge, charged]).toEqual([share(2999), share(4999), Math.round((share(4999) - share(2999)) * 100) / 100]);
+
+    const pause = await pgw(['trigger', '--fixture', story('subscription.paused-over-renewal')], env);
+    expect(pause.code, pause.stderr).toBe(0);
+    expect(pause.stdout).toMatch(/subscription [0-9a-f-]{36}: Paused since \S+/);
+    expect(pause.stdout).toMatch(/subscription [0-9a-f-]{36}: Paused, still 1 payment\(s\), nothing charged at the renewal date/);
+    expect(pause.stdout).toMatch(/subscription [0-9a-f-]{36}: Active, 1 payment\(s\), next due \S+/);
+  }, 60_000);
+
   it('runs a user fixture in place of an event type\'s built-in one', async () => {
     const file = write('captured.json', { description: 'my own sale', steps: [{ ...sale, say: 'my sale ${sale.transactionId}: ${sale.status}' }] });
     const run = await pgw(['trigger', 'payment.card.captured', '--fixture', file, '--add', 'sale:orderNumber=A-17'], env);

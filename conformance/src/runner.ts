@@ -8,6 +8,7 @@ import { tenancyChecks } from './checks/tenancy.ts';
 import { transitionChecks } from './checks/transitions.ts';
 import { amountLimitChecks } from './checks/amount-limits.ts';
 import { arithmeticChecks } from './checks/arithmetic.ts';
+import { prorationChecks } from './checks/proration.ts';
 import { contractDetailChecks } from './checks/contract-details.ts';
 import { eventTimingChecks } from './checks/event-timing.ts';
 import { familyChecks } from './checks/families.ts';
@@ -37,7 +38,7 @@ export const allChecks: readonly Check[] = [...authChecks, ...resourceChecks, ..
 
 /** Every check for a spec: the hand-written ones, and those derived from the spec (walk, machines, negatives). */
 export function checksFor(spec: Spec): Check[] {
-  return [...allChecks, ...walkChecks, ...familyChecks, ...effectChecks, ...scheduleChecks(spec), ...identityChecks, ...arithmeticChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...subscriptionMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
+  return [...allChecks, ...walkChecks, ...familyChecks, ...effectChecks, ...scheduleChecks(spec), ...identityChecks, ...arithmeticChecks, ...prorationChecks, ...amountLimitChecks, ...contractDetailChecks, ...eventTimingChecks, ...machineChecks(spec), ...invoiceMachineChecks(spec), ...terminalMachineChecks(spec), ...quickPaymentMachineChecks(spec), ...subscriptionMachineChecks(spec), ...webhookChecks, ...negativeChecks(spec), ...hostileChecks(spec), ...throttleChecks(spec)];
 }
 
 export interface Target {

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amountLimitChecks } from '../src/checks/amount-limits.ts';
 import { arithmeticChecks } from '../src/checks/arithmetic.ts';
+import { prorationChecks } from '../src/checks/proration.ts';
 import { authChecks } from '../src/checks/auth.ts';
 import { contractDetailChecks } from '../src/checks/contract-details.ts';
 import { eventTimingChecks } from '../src/checks/event-timing.ts';
@@ -14,7 +15,7 @@ import { expectCaught } from './caught.ts';
 import { credentialsOf, runChecks, startBundledServer, type BundledServer, type Mutant } from './target.ts';
 
 const spec = Spec.load();
-const checks: Check[] = [...amountLimitChecks, ...eventTimingChecks, ...arithmeticChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
+const checks: Check[] = [...amountLimitChecks, ...eventTimingChecks, ...arithmeticChecks, ...prorationChecks, ...contractDetailChecks, ...authChecks.filter((c) => c.id === 'auth/ignored_auth')];
 let server: BundledServer;
 
 function run(baseUrl: string, ids: readonly string[] | undefined): Promise<CheckResult[]> {
@@ -125,6 +126,18 @@ const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
       if (req.method !== 'GET' || !/^\/pay-int-api\/invoices\/[^/?]+(\?|$)/.test(req.path) || reply.status !== 200) return reply;
       const body = json(reply.body);
       return typeof body.totalAmount === 'number' ? { ...reply, body: JSON.stringify({ ...body, totalAmount: Math.round(body.totalAmount * 100 + 1) / 100 }) } : reply;
+    },
+  },
+  {
+    name: 'a prorated plan change charging a cent more than the formula',
+    checks: ['arithmetic/subscription_proration'],
+    why: /latestChange\.remainingCharge is .*the spec's formula gives/,
+    reply: (req, reply) => {
+      if (req.method !== 'PUT' || !/^\/pay-api\/v1\/subscriptions\/[^/?]+(\?|$)/.test(req.path) || reply.status !== 200) return reply;
+      const body = json(reply.body);
+      const change = body.latestChange as Record<string, unknown> | null | undefined;
+      if (!change || typeof change.remainingCharge !== 'number') return reply;
+      return { ...reply, body: JSON.stringify({ ...body, latestChange: { ...change, remainingCharge: Math.round(change.remainingCharge * 100 + 1) / 100 } }) };
     },
   },
   {

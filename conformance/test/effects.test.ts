@@ -118,7 +118,7 @@ const mutants: (Mutant & { checks: string[]; why: RegExp })[] = [
   },
   {
     name: 'subscription.payment_failed and subscription.delinquent carry the subscription as it was before the failure',
-    checks: ['machines/SubscriptionStatus:Subscription'], why: /says what a read of its record taken as it came says/,
+    checks: ['machines/SubscriptionStatus:Subscription'], why: /subscription\.(payment_failed|delinquent) \S+ carries status \w+: the rows of SubscriptionStatus that emit it move to|says what a read of its record taken as it came says/,
     delivery: (body) => {
       const event = json(body);
       const data = event.data as JsonObject | undefined;

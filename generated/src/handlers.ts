@@ -460,6 +460,22 @@ export interface QuickPaymentsHandlers<Ctx = RequestContext> {
  */
 export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
+   * Get the subscription dunning settings
+   *
+   * Returns the merchant's dunning settings: the retry schedule of a failed subscription payment and what the last failure does. Every merchant has them from its creation (retryDays [1, 2], afterLastFailure Delinquent).
+   *
+   * `GET /pay-api/v1/configurations/subscriptions`
+   */
+  getSubscriptionSettings(input: op.GetSubscriptionSettingsInput, context: Ctx): Promise<op.GetSubscriptionSettingsResult>;
+  /**
+   * Change the subscription dunning settings
+   *
+   * Changes the merchant's dunning settings (the fields given; the others keep their values) and answers them. They apply from the next failed payment attempt of any of its subscriptions, run by the business clock: a PastDue subscription's retry already scheduled keeps its time. retryDays of more than 8 entries, an entry outside 1 to 30, entries summing to more than 60 days, or another afterLastFailure answer 400 naming the field and change nothing.
+   *
+   * `PUT /pay-api/v1/configurations/subscriptions`
+   */
+  updateSubscriptionSettings(input: op.UpdateSubscriptionSettingsInput, context: Ctx): Promise<op.UpdateSubscriptionSettingsResult>;
+  /**
    * List the merchant's subscriptions
    *
    * Lists the merchant's subscriptions. `search` matches the description; `dateFrom` and `dateTo` bound createdOn; `customerId` keeps one customer's, `status` those in that status.
@@ -470,7 +486,7 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
    * Create a subscription
    *
-   * Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+   * Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). With invoicePerPeriod (true by default, as Stripe, Kill Bill and Lago bill each period), each scheduled payment goes with an invoice of its period, in the same transaction: published when the payment falls due (Due, `invoice.created`; the subscription's customer, one line named by the description, else "Subscription", of the amount charged after any credit, no tax, discount, fees or shipping, dueDate the payment's due time), then paid by the payment (Paid with its transactionId, `invoice.paid`). A failed attempt leaves it unpaid with a PaymentFailed history entry and each retry pays the same invoice (one paid meanwhile, on its page or through the API, pays the period: the retry charges nothing and the subscription is Active again with subscription.paid); after the last failure it stays unpaid (PastDue) for the merchant to cancel or mark paid. A payment the credit covers whole has an invoice of its amount, marked paid without a transaction. It is listed, has its PDF and hosted page like any invoice, and latestInvoiceId names it. A merchant whose invoice settings refuse manually entered lines gets bare payments. An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
    *
    * `POST /pay-api/v1/subscriptions`
    */
@@ -484,9 +500,9 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
    */
   getSubscription(input: op.GetSubscriptionInput, context: Ctx): Promise<op.GetSubscriptionResult>;
   /**
-   * Change a subscription's payment method or amount
+   * Change a subscription's payment method or plan
    *
-   * Changes the payment method and/or the amount of an Active or PastDue subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+   * Changes the payment method and/or the plan of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values): the amount, or a line item (unitPrice times quantity), the quantity, the frequency. `proration` says how a plan change is charged: NextPeriod (the default) from the next payment; ProrateNow at once, by the formula of SubscriptionPlanChange (the unused time of the old price credited, the remaining time of the new price charged, over the period's seconds, each rounded to the cent half away from zero), a positive difference charged to the payment method in the same transaction as the change (its transaction emits its own payment event), a negative one kept as credit for the next payments. The answer's latestChange says what was charged or credited, and amount and nextPaymentDate what will be. A PastDue subscription's next retry uses a new payment method, which is how a merchant recovers it. No subscription event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; ProrateNow on a subscription that is not Active with a paid period, both amount and lineItemId, quantity with amount (or on a subscription priced by an amount, without lineItemId), an unknown line item or one priced 0, a payment method that is not a stored one of the subscription's customer, or a new amount above the largest payment answer 400 naming the field and change nothing; a prorated charge that is declined answers 400 with errorCode `subscription_proration_declined` and changes nothing. A change and a renewal falling due at the same time are serialized by the subscription's row lock: the change prorates the period it finds. An unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
    *
    * `PUT /pay-api/v1/subscriptions/{subscriptionId}`
    */
@@ -494,11 +510,27 @@ export interface SubscriptionsHandlers<Ctx = RequestContext> {
   /**
    * Cancel a subscription
    *
-   * Cancels an Active or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active one stays Active with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+   * Cancels an Active, Trialing, PastDue or Paused subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue or Paused subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
    *
    * `POST /pay-api/v1/subscriptions/{subscriptionId}/cancel`
    */
   cancelSubscription(input: op.CancelSubscriptionInput, context: Ctx): Promise<op.CancelSubscriptionResult>;
+  /**
+   * Pause a subscription
+   *
+   * Pauses an Active or PastDue subscription: it becomes Paused (pausedOn now, nextPaymentDate null). A Paused subscription is not charged, its retries stop and it never turns Delinquent, whatever dates pass on the business clock; a return of a debit made before the pause does not move it. It can be changed (updateSubscription), resumed (resumeSubscription) or cancelled. No body, no event (the interface has none for it). A Trialing, Paused, Delinquent, Cancelled or Completed subscription answers 400 with errorCode `subscription_not_pausable` and changes nothing; an unknown subscription answers 404.
+   *
+   * `POST /pay-api/v1/subscriptions/{subscriptionId}/pause`
+   */
+  pauseSubscription(input: op.PauseSubscriptionInput, context: Ctx): Promise<op.PauseSubscriptionResult>;
+  /**
+   * Resume a paused subscription
+   *
+   * Resumes a Paused subscription: it becomes Active, failedPaymentCount 0, pausedOn null. The resume rule: the schedule keeps its anchor (startDate, or the anchor a change of frequency set), and the next payment falls due at the first date of that schedule at or after the resume time (business clock); the periods that began while it was paused are not charged, and a payment that was failing when it was paused is not retried. A subscription cancelled at period end stays so: it is Cancelled at that date instead. No body, no event. Any other status answers 400 with errorCode `subscription_not_paused` and changes nothing; an unknown subscription answers 404.
+   *
+   * `POST /pay-api/v1/subscriptions/{subscriptionId}/resume`
+   */
+  resumeSubscription(input: op.ResumeSubscriptionInput, context: Ctx): Promise<op.ResumeSubscriptionResult>;
 }
 
 /**

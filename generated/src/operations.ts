@@ -514,6 +514,40 @@ export type GetPaymentConfigurationResult =
   | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/payments']['get']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/payments']['get']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
+/** What the `getSubscriptionSettings` handler receives (validated against the document). */
+export interface GetSubscriptionSettingsInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/configurations/subscriptions']['get']['parameters']['header']>['x-merchant-id']; };
+  body: undefined;
+}
+
+/** What the `getSubscriptionSettings` handler may answer: each status the document allows, with its body. */
+export type GetSubscriptionSettingsResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['get']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `updateSubscriptionSettings` handler receives (validated against the document). */
+export interface UpdateSubscriptionSettingsInput {
+  path: Record<string, never>;
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/configurations/subscriptions']['put']['parameters']['header']>['x-merchant-id']; };
+  body: paths['/pay-api/v1/configurations/subscriptions']['put']['requestBody']['content']['application/json'];
+}
+
+/** What the `updateSubscriptionSettings` handler may answer: each status the document allows, with its body. */
+export type UpdateSubscriptionSettingsResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 413; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][413]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 415; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][415]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/configurations/subscriptions']['put']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
 /** What the `listContactInfos` handler receives (validated against the document). */
 export interface ListContactInfosInput {
   path: Record<string, never>;
@@ -839,6 +873,44 @@ export type CancelSubscriptionResult =
   | { status: 422; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/cancel']['post']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/cancel']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
   | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/cancel']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `pauseSubscription` handler receives (validated against the document). */
+export interface PauseSubscriptionInput {
+  path: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `pauseSubscription` handler may answer: each status the document allows, with its body. */
+export type PauseSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/pause']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
+
+/** What the `resumeSubscription` handler receives (validated against the document). */
+export interface ResumeSubscriptionInput {
+  path: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['path'];
+  query: Record<string, never>;
+  headers: { 'x-merchant-id'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['header']>['x-merchant-id']; 'idempotency-key'?: NonNullable<paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['parameters']['header']>['Idempotency-Key']; };
+  body: undefined;
+}
+
+/** What the `resumeSubscription` handler may answer: each status the document allows, with its body. */
+export type ResumeSubscriptionResult =
+  | { status: 200; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][200]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 400; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][400]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 401; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][401]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 404; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][404]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 409; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][409]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 422; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][422]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 431; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][431]['content']['application/json']; headers?: Record<string, string>; }
+  | { status: 500; contentType?: 'application/json'; body: paths['/pay-api/v1/subscriptions/{subscriptionId}/resume']['post']['responses'][500]['content']['application/json']; headers?: Record<string, string>; };
 
 /** What the `listApiKeys` handler receives (validated against the document). */
 export interface ListApiKeysInput {
@@ -1826,6 +1898,8 @@ export const OperationId = {
     deletePaymentMethod: 'deletePaymentMethod',
     makeDefaultPaymentMethod: 'makeDefaultPaymentMethod',
     getPaymentConfiguration: 'getPaymentConfiguration',
+    getSubscriptionSettings: 'getSubscriptionSettings',
+    updateSubscriptionSettings: 'updateSubscriptionSettings',
     listContactInfos: 'listContactInfos',
     issueTapToPayToken: 'issueTapToPayToken',
     activateTapToPayDevice: 'activateTapToPayDevice',
@@ -1844,6 +1918,8 @@ export const OperationId = {
     getSubscription: 'getSubscription',
     updateSubscription: 'updateSubscription',
     cancelSubscription: 'cancelSubscription',
+    pauseSubscription: 'pauseSubscription',
+    resumeSubscription: 'resumeSubscription',
     listApiKeys: 'listApiKeys',
     createApiKey: 'createApiKey',
     deleteApiKey: 'deleteApiKey',
@@ -1929,6 +2005,8 @@ export interface HandlerTypes {
   deletePaymentMethod: { input: DeletePaymentMethodInput; result: DeletePaymentMethodResult };
   makeDefaultPaymentMethod: { input: MakeDefaultPaymentMethodInput; result: MakeDefaultPaymentMethodResult };
   getPaymentConfiguration: { input: GetPaymentConfigurationInput; result: GetPaymentConfigurationResult };
+  getSubscriptionSettings: { input: GetSubscriptionSettingsInput; result: GetSubscriptionSettingsResult };
+  updateSubscriptionSettings: { input: UpdateSubscriptionSettingsInput; result: UpdateSubscriptionSettingsResult };
   listContactInfos: { input: ListContactInfosInput; result: ListContactInfosResult };
   issueTapToPayToken: { input: IssueTapToPayTokenInput; result: IssueTapToPayTokenResult };
   activateTapToPayDevice: { input: ActivateTapToPayDeviceInput; result: ActivateTapToPayDeviceResult };
@@ -1947,6 +2025,8 @@ export interface HandlerTypes {
   getSubscription: { input: GetSubscriptionInput; result: GetSubscriptionResult };
   updateSubscription: { input: UpdateSubscriptionInput; result: UpdateSubscriptionResult };
   cancelSubscription: { input: CancelSubscriptionInput; result: CancelSubscriptionResult };
+  pauseSubscription: { input: PauseSubscriptionInput; result: PauseSubscriptionResult };
+  resumeSubscription: { input: ResumeSubscriptionInput; result: ResumeSubscriptionResult };
   listApiKeys: { input: ListApiKeysInput; result: ListApiKeysResult };
   createApiKey: { input: CreateApiKeyInput; result: CreateApiKeyResult };
   deleteApiKey: { input: DeleteApiKeyInput; result: DeleteApiKeyResult };
@@ -2275,6 +2355,26 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       security: [['bearerAuth']],
     }),
     route({
+      operationId: 'getSubscriptionSettings',
+      group: 'subscriptions',
+      method: 'get',
+      path: '/pay-api/v1/configurations/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'updateSubscriptionSettings',
+      group: 'subscriptions',
+      method: 'put',
+      path: '/pay-api/v1/configurations/subscriptions',
+      pathParams: [],
+      headerParams: ['x-merchant-id'],
+      requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    }),
+    route({
       operationId: 'listContactInfos',
       group: 'configuration',
       method: 'get',
@@ -2452,6 +2552,26 @@ export const routes: readonly RouteDefinition<OperationId>[] = [
       pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
       headerParams: ['x-merchant-id', 'idempotency-key'],
       requestContentTypes: ['application/json'],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'pauseSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}/pause',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
+      security: [['bearerAuth']],
+    }),
+    route({
+      operationId: 'resumeSubscription',
+      group: 'subscriptions',
+      method: 'post',
+      path: '/pay-api/v1/subscriptions/{subscriptionId}/resume',
+      pathParams: [{ name: 'subscriptionId', expressName: 'subscriptionId' }],
+      headerParams: ['x-merchant-id', 'idempotency-key'],
+      requestContentTypes: [],
       security: [['bearerAuth']],
     }),
     route({

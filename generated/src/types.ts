@@ -573,6 +573,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pay-api/v1/configurations/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the subscription dunning settings
+         * @description Returns the merchant's dunning settings: the retry schedule of a failed subscription payment and what the last failure does. Every merchant has them from its creation (retryDays [1, 2], afterLastFailure Delinquent).
+         */
+        get: operations["getSubscriptionSettings"];
+        /**
+         * Change the subscription dunning settings
+         * @description Changes the merchant's dunning settings (the fields given; the others keep their values) and answers them. They apply from the next failed payment attempt of any of its subscriptions, run by the business clock: a PastDue subscription's retry already scheduled keeps its time. retryDays of more than 8 entries, an entry outside 1 to 30, entries summing to more than 60 days, or another afterLastFailure answer 400 naming the field and change nothing.
+         */
+        put: operations["updateSubscriptionSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/pay-api/v1/configurations/contact-infos": {
         parameters: {
             query?: never;
@@ -834,7 +858,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription
-         * @description Creates an Active subscription of one of the merchant's customers and emits `subscription.created` with it (the creation row of the SubscriptionStatus state machine). The first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried 1 day after the first failure and 2 days after the second; the third failure makes the subscription Delinquent (see SubscriptionStatus). An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
+         * @description Creates an Active subscription of one of the merchant's customers, or a Trialing one with trialPeriodDays or trialEnd, and emits `subscription.created` with it (a creation row of the SubscriptionStatus state machine). A Trialing subscription charges nothing until its trial ends; its first payment falls due at the trial's end (startDate and nextPaymentDate say when), and the schedule is counted from there; both trial fields, or one with startDate, answer 400 naming the field, as does a trialEnd less than a minute ahead or more than 730 days ahead. Without a trial, the first payment falls due at startDate (now when absent; one more than a minute in the past answers 400, one within the last minute is taken as now), then every interval of frequency counted from startDate (see SubscriptionFrequency); each payment is a card sale of the stored card or an ACH debit (secCode PPD) of the stored bank account, with creatorTypeId 7 Subscription. A declined or failed payment is retried on the merchant's retry schedule (getSubscriptionSettings; by default 1 day after the first failure and 2 days after the second), and the last failure makes the subscription Delinquent or Cancelled as the merchant's afterLastFailure says (see SubscriptionStatus). With invoicePerPeriod (true by default, as Stripe, Kill Bill and Lago bill each period), each scheduled payment goes with an invoice of its period, in the same transaction: published when the payment falls due (Due, `invoice.created`; the subscription's customer, one line named by the description, else "Subscription", of the amount charged after any credit, no tax, discount, fees or shipping, dueDate the payment's due time), then paid by the payment (Paid with its transactionId, `invoice.paid`). A failed attempt leaves it unpaid with a PaymentFailed history entry and each retry pays the same invoice (one paid meanwhile, on its page or through the API, pays the period: the retry charges nothing and the subscription is Active again with subscription.paid); after the last failure it stays unpaid (PastDue) for the merchant to cancel or mark paid. A payment the credit covers whole has an invoice of its amount, marked paid without a transaction. It is listed, has its PDF and hosted page like any invoice, and latestInvoiceId names it. A merchant whose invoice settings refuse manually entered lines gets bare payments. An unknown customer answers 404; a paymentMethodId that is not a stored payment method of that customer, both or neither of amount and lineItemId, an unknown line item, or quantity without lineItemId answer 400 naming the field. The customer's numberOfSubscriptions and activeSubscriptionsAmount count it from now. In the sandbox, a subscription on a declining magic card (e.g. 4000000000000002) is created and every payment of it is declined; one on a returning magic bank account (e.g. 990000000001) has each debit accepted, then returned at clearing.
          */
         post: operations["createSubscription"];
         delete?: never;
@@ -859,8 +883,8 @@ export interface paths {
          */
         get: operations["getSubscription"];
         /**
-         * Change a subscription's payment method or amount
-         * @description Changes the payment method and/or the amount of an Active or PastDue subscription (the fields given; the others keep their values), from its next payment attempt: a PastDue subscription's next retry uses the new payment method, which is how a merchant recovers it. No event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; a paymentMethodId that is not a stored payment method of the subscription's customer answers 400; an unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
+         * Change a subscription's payment method or plan
+         * @description Changes the payment method and/or the plan of an Active, PastDue, Trialing or Paused subscription (the fields given; the others keep their values): the amount, or a line item (unitPrice times quantity), the quantity, the frequency. `proration` says how a plan change is charged: NextPeriod (the default) from the next payment; ProrateNow at once, by the formula of SubscriptionPlanChange (the unused time of the old price credited, the remaining time of the new price charged, over the period's seconds, each rounded to the cent half away from zero), a positive difference charged to the payment method in the same transaction as the change (its transaction emits its own payment event), a negative one kept as credit for the next payments. The answer's latestChange says what was charged or credited, and amount and nextPaymentDate what will be. A PastDue subscription's next retry uses a new payment method, which is how a merchant recovers it. No subscription event. Another status answers 400 with errorCode `subscription_not_open` and changes nothing; ProrateNow on a subscription that is not Active with a paid period, both amount and lineItemId, quantity with amount (or on a subscription priced by an amount, without lineItemId), an unknown line item or one priced 0, a payment method that is not a stored one of the subscription's customer, or a new amount above the largest payment answer 400 naming the field and change nothing; a prorated charge that is declined answers 400 with errorCode `subscription_proration_declined` and changes nothing. A change and a renewal falling due at the same time are serialized by the subscription's row lock: the change prorates the period it finds. An unknown subscription answers 404. The customer's activeSubscriptionsAmount follows a new amount.
          */
         put: operations["updateSubscription"];
         post?: never;
@@ -884,9 +908,55 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels an Active or PastDue subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active one stays Active with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due. A PastDue subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
+         * @description Cancels an Active, Trialing, PastDue or Paused subscription: at once (Cancelled, cancelledOn now, nextPaymentDate null), or with atPeriodEnd true an Active (Trialing) one stays Active (Trialing) with cancelAtPeriodEnd true and is Cancelled without a charge when its next payment falls due (its trial ends). A trial cancelled either way is never charged. A PastDue or Paused subscription is cancelled at once either way. No event (the interface has no subscription.cancelled). Delinquent, Cancelled and Completed subscriptions answer 400 with errorCode `subscription_not_open` and change nothing; an unknown subscription answers 404. A Cancelled subscription no longer counts in the customer's numberOfSubscriptions and activeSubscriptionsAmount.
          */
         post: operations["cancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a subscription
+         * @description Pauses an Active or PastDue subscription: it becomes Paused (pausedOn now, nextPaymentDate null). A Paused subscription is not charged, its retries stop and it never turns Delinquent, whatever dates pass on the business clock; a return of a debit made before the pause does not move it. It can be changed (updateSubscription), resumed (resumeSubscription) or cancelled. No body, no event (the interface has none for it). A Trialing, Paused, Delinquent, Cancelled or Completed subscription answers 400 with errorCode `subscription_not_pausable` and changes nothing; an unknown subscription answers 404.
+         */
+        post: operations["pauseSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pay-api/v1/subscriptions/{subscriptionId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused subscription
+         * @description Resumes a Paused subscription: it becomes Active, failedPaymentCount 0, pausedOn null. The resume rule: the schedule keeps its anchor (startDate, or the anchor a change of frequency set), and the next payment falls due at the first date of that schedule at or after the resume time (business clock); the periods that began while it was paused are not charged, and a payment that was failing when it was paused is not retried. A subscription cancelled at period end stays so: it is Cancelled at that date instead. No body, no event. Any other status answers 400 with errorCode `subscription_not_paused` and changes nothing; an unknown subscription answers 404.
+         */
+        post: operations["resumeSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3844,7 +3914,7 @@ export interface components {
             lastTransactionDate: string | null;
             /** @description Amount of the customer's latest approved payment, or null when there is none (as in the record). */
             lastTransactionAmount: number | null;
-            /** @description Sum of the amounts of each payment of the customer's Active and PastDue subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
+            /** @description Sum of the amounts of each payment of the customer's Active, PastDue, Trialing and Paused subscriptions (those numberOfSubscriptions counts), in USD, whatever their frequency. */
             activeSubscriptionsAmount: number;
             /** @description The contact's name, firstName and lastName joined by a space (lastName alone when there is no first name). */
             contactName: string;
@@ -4310,7 +4380,7 @@ export interface components {
             lastTransactionAmount: number | null;
             /**
              * Format: int32
-             * @description Number of the customer's live subscriptions: those Active or PastDue (a PastDue one is still collected, by its retries). Delinquent, Cancelled and Completed ones do not count.
+             * @description Number of the customer's live subscriptions: those Active, PastDue, Trialing or Paused (a PastDue one is still collected, by its retries; a Trialing or Paused one will be). Delinquent, Cancelled and Completed ones do not count.
              */
             numberOfSubscriptions: number;
             /** @description The customer's stored cards, oldest first. */
@@ -4759,6 +4829,59 @@ export interface components {
             currencyIsoCode: string;
             /** @description The largest amount of a single transaction, set per merchant, in USD; null when no limit is set. */
             maxTransactionAmount: number | null;
+        };
+        /**
+         * SubscriptionRetryDays
+         * @description The retries of a failed payment: retry n falls due retryDays[n-1] days after the previous failed attempt (so [1, 2] retries a payment that failed on its due date 1 and 3 days later). A payment is attempted 1 + retryDays.length times; [] makes the first failure the last. At most 8 retries, each 1 to 30 days, 60 days in all.
+         * @example [
+         *       1,
+         *       2
+         *     ]
+         */
+        SubscriptionRetryDays: number[];
+        /**
+         * SubscriptionAfterLastFailure
+         * @description What the last failed attempt at a payment does: Delinquent (collection stops, subscription.delinquent) or Cancelled (the subscription is cancelled, cancelledOn then, with subscription.payment_failed showing it Cancelled; the interface has no subscription.cancelled).
+         * @example Cancelled
+         * @enum {string}
+         */
+        SubscriptionAfterLastFailure: "Delinquent" | "Cancelled";
+        /**
+         * SubscriptionSettings
+         * @description A merchant's dunning settings: how a failed subscription payment is retried and what happens after the last failure. A merchant starts with retryDays [1, 2] and afterLastFailure Delinquent. The settings in force at each failure decide its retry (a change applies from the next failure of any subscription).
+         * @example {
+         *       "merchantId": "4f8a2c1e-7b3d-4e5f-9a6b-1c2d3e4f5a6b",
+         *       "retryDays": [
+         *         1,
+         *         2
+         *       ],
+         *       "afterLastFailure": "Delinquent"
+         *     }
+         */
+        SubscriptionSettings: {
+            /**
+             * Format: uuid
+             * @description The merchant.
+             */
+            merchantId: string;
+            retryDays: components["schemas"]["SubscriptionRetryDays"];
+            afterLastFailure: components["schemas"]["SubscriptionAfterLastFailure"];
+        };
+        /**
+         * SubscriptionSettingsUpdateRequest
+         * @description The dunning settings to change; a field left out keeps its value. At least one field.
+         * @example {
+         *       "retryDays": [
+         *         3,
+         *         5,
+         *         7
+         *       ],
+         *       "afterLastFailure": "Cancelled"
+         *     }
+         */
+        SubscriptionSettingsUpdateRequest: {
+            retryDays?: components["schemas"]["SubscriptionRetryDays"];
+            afterLastFailure?: components["schemas"]["SubscriptionAfterLastFailure"];
         };
         /**
          * ConfigurationContactInfo
@@ -5265,18 +5388,96 @@ export interface components {
         };
         /**
          * SubscriptionStatus
-         * @description Status of a subscription. Active: payments are collected on schedule. PastDue: the latest payment failed and is retried (1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the third attempt at one payment failed; collection stopped (nextPaymentDate null). Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
+         * @description Status of a subscription. Trialing: created with a trial (trialPeriodDays or trialEnd); nothing is charged until the trial ends, when it turns Active and its first payment is made at once (the trial end on the merchant's business clock); cancelled during the trial, nothing is ever charged. Active: payments are collected on schedule. Paused: paused by the merchant (pauseSubscription): not charged, no retries, never Delinquent, until resumeSubscription makes it Active again (the next payment by the resume rule there) or it is cancelled. PastDue: the latest payment failed and is retried on the merchant's retry schedule (SubscriptionSettings.retryDays; by default 1 day after the first failed attempt, then 2 days after the second: for a payment that fails on its due date, the due date + 1 day and + 3 days). Delinquent: the last attempt at one payment failed and the merchant's afterLastFailure is Delinquent; collection stopped (nextPaymentDate null). After the last failure a merchant whose afterLastFailure is Cancelled has the subscription Cancelled instead. Cancelled: stopped by the merchant (cancelSubscription, at once or at the end of the paid period). Completed: the last of totalPayments was collected. The transition table is this schema's extension x-state-machine; the docs page shows it in its State machines section.
          * @example Active
          * @enum {string}
          */
-        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed";
+        SubscriptionStatus: "Active" | "PastDue" | "Delinquent" | "Cancelled" | "Completed" | "Trialing" | "Paused";
         /**
          * SubscriptionFrequency
-         * @description How often a payment is collected. Payment n falls due at startDate plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from startDate rather than from the previous payment, the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
+         * @description How often a payment is collected. Payment n falls due at the schedule's anchor plus n intervals (Weekly 7 days, BiWeekly 14 days, Monthly 1 month, Quarterly 3 months, Yearly 12 months), counted from the anchor rather than from the previous payment (the anchor is startDate, or the date from which a change of frequency counts: see SubscriptionUpdateRequest), the day of the month clamped to the month's last day (a subscription started on January 31 falls due on February 28 or 29, then March 31). Retries do not move the schedule.
          * @example Monthly
          * @enum {string}
          */
         SubscriptionFrequency: "Weekly" | "BiWeekly" | "Monthly" | "Quarterly" | "Yearly";
+        /**
+         * SubscriptionProration
+         * @description How a plan change is charged. NextPeriod (the default): nothing now; the next payment (and each after it) is of the new amount, and a new frequency counts its intervals from the next payment date. ProrateNow (Stripe's proration; an Active subscription whose current period is paid): the unused time of the old price is credited and the remaining time of the new price charged at once, by the formula of SubscriptionPlanChange; a new frequency starts a new period now (the full new price, less that credit).
+         * @example ProrateNow
+         * @enum {string}
+         */
+        SubscriptionProration: "NextPeriod" | "ProrateNow";
+        /**
+         * SubscriptionPlanChange
+         * @description The latest plan change of a subscription and what it charged or credited. With ProrateNow, over the current period [periodStart, periodEnd) of periodSeconds seconds, of which remainingSeconds remain at changedOn (whole seconds, rounded down; 0 to periodSeconds): unusedCredit = previousAmount x remainingSeconds / periodSeconds and remainingCharge = amount x remainingSeconds / periodSeconds, each in cents rounded half away from zero (a new frequency: remainingCharge is the full amount, its period starting at changedOn). netAmount = remainingCharge - unusedCredit. A positive netAmount is charged at once to the payment method (chargedAmount, transactionId; a decline refuses the change); a negative one becomes credit (creditedAmount) taken off the next payments (creditAmount on the subscription). With NextPeriod the period fields are null, the amounts 0 and nothing is charged now: the next payment is of amount, at the subscription's nextPaymentDate.
+         * @example {
+         *       "changedOn": "2025-04-24T00:00:00Z",
+         *       "proration": "ProrateNow",
+         *       "previousAmount": 29.99,
+         *       "amount": 49.99,
+         *       "previousFrequency": "Monthly",
+         *       "frequency": "Monthly",
+         *       "periodStart": "2025-04-14T00:00:00Z",
+         *       "periodEnd": "2025-05-14T00:00:00Z",
+         *       "periodSeconds": 2592000,
+         *       "remainingSeconds": 1728000,
+         *       "unusedCredit": 19.99,
+         *       "remainingCharge": 33.33,
+         *       "netAmount": 13.34,
+         *       "chargedAmount": 13.34,
+         *       "creditedAmount": 0,
+         *       "transactionId": "3e5a7c9b-1d2f-4a4c-8e6a-0b2d4f6a8c0e"
+         *     }
+         */
+        SubscriptionPlanChange: {
+            /**
+             * Format: date-time
+             * @description When the change was made (business clock).
+             */
+            changedOn: string;
+            proration: components["schemas"]["SubscriptionProration"];
+            /** @description The amount of each payment before the change, USD. */
+            previousAmount: number;
+            /** @description The amount of each payment after the change, USD. */
+            amount: number;
+            previousFrequency: components["schemas"]["SubscriptionFrequency"];
+            frequency: components["schemas"]["SubscriptionFrequency"];
+            /**
+             * Format: date-time
+             * @description The start of the prorated period; null with NextPeriod.
+             */
+            periodStart: string | null;
+            /**
+             * Format: date-time
+             * @description The end of the prorated period (the next payment date before the change); null with NextPeriod.
+             */
+            periodEnd: string | null;
+            /**
+             * Format: int64
+             * @description Seconds of the prorated period; null with NextPeriod.
+             */
+            periodSeconds: number | null;
+            /**
+             * Format: int64
+             * @description Seconds of the period left at changedOn; null with NextPeriod.
+             */
+            remainingSeconds: number | null;
+            /** @description The old price's unused time, USD (0 with NextPeriod). */
+            unusedCredit: number;
+            /** @description The new price's remaining time (or a new frequency's full period), USD (0 with NextPeriod). */
+            remainingCharge: number;
+            /** @description remainingCharge - unusedCredit, USD; negative for a downgrade. */
+            netAmount: number;
+            /** @description What was charged at once (netAmount when positive, else 0), USD. */
+            chargedAmount: number;
+            /** @description What became credit for the next payments (-netAmount when negative, else 0), USD. */
+            creditedAmount: number;
+            /**
+             * Format: uuid
+             * @description The transaction of the charge; null when nothing was charged.
+             */
+            transactionId: string | null;
+        };
         /**
          * WebhookSubscription
          * @description A recurring payment of a customer: its schedule, its state and its latest payment attempt.
@@ -5300,7 +5501,13 @@ export interface components {
          *       "cancelAtPeriodEnd": false,
          *       "cancelledOn": null,
          *       "lineItemId": null,
-         *       "quantity": null
+         *       "quantity": null,
+         *       "trialEnd": null,
+         *       "pausedOn": null,
+         *       "creditAmount": 0,
+         *       "latestChange": null,
+         *       "invoicePerPeriod": true,
+         *       "latestInvoiceId": null
          *     }
          */
         WebhookSubscription: {
@@ -5329,12 +5536,12 @@ export interface components {
             status: components["schemas"]["SubscriptionStatus"];
             /**
              * Format: date-time
-             * @description When the first payment is due.
+             * @description When the first payment is due (with a trial, the trial's end).
              */
             startDate: string;
             /**
              * Format: date-time
-             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed).
+             * @description When the next payment is due; null when none is scheduled (Delinquent, Cancelled, Completed, Paused, or cancelled at period end).
              */
             nextPaymentDate: string | null;
             /**
@@ -5378,7 +5585,7 @@ export interface components {
             cancelledOn: string | null;
             /**
              * Format: uuid
-             * @description The catalogue line item the amount was taken from at creation; null when an amount was given.
+             * @description The catalogue line item the amount was taken from (at creation or the latest plan change); null when an amount was given.
              */
             lineItemId: string | null;
             /**
@@ -5386,6 +5593,27 @@ export interface components {
              * @description Units of the line item in each payment; null when an amount was given.
              */
             quantity: number | null;
+            /**
+             * Format: date-time
+             * @description When the trial ends (its first payment falls due then); null for a subscription created without a trial.
+             */
+            trialEnd: string | null;
+            /**
+             * Format: date-time
+             * @description When the subscription was paused (business clock); null unless it is Paused.
+             */
+            pausedOn: string | null;
+            /** @description Credit left by a prorated downgrade, USD: taken off the next payments (a payment it covers whole is collected without a transaction). */
+            creditAmount: number;
+            /** @description The latest plan change and what it charged or credited; null before any. */
+            latestChange: components["schemas"]["SubscriptionPlanChange"] | null;
+            /** @description Whether each scheduled payment goes with an invoice of its period. */
+            invoicePerPeriod: boolean;
+            /**
+             * Format: uuid
+             * @description The invoice of the latest period (paid, or still open while its payment is retried); null before the first or without invoicePerPeriod.
+             */
+            latestInvoiceId: string | null;
         };
         /**
          * SubscriptionList
@@ -5412,7 +5640,13 @@ export interface components {
          *           "cancelAtPeriodEnd": false,
          *           "cancelledOn": null,
          *           "lineItemId": null,
-         *           "quantity": null
+         *           "quantity": null,
+         *           "trialEnd": null,
+         *           "pausedOn": null,
+         *           "creditAmount": 0,
+         *           "latestChange": null,
+         *           "invoicePerPeriod": true,
+         *           "latestInvoiceId": null
          *         }
          *       ],
          *       "total": 1
@@ -5428,7 +5662,7 @@ export interface components {
         };
         /**
          * SubscriptionCreateRequest
-         * @description A subscription to create: who pays, with which stored payment method, how much and how often. Give exactly one of amount and lineItemId (the amount is then the line item's unitPrice times quantity, fixed at creation).
+         * @description A subscription to create: who pays, with which stored payment method, how much and how often. Give exactly one of amount and lineItemId (the amount is then the line item's unitPrice times quantity, fixed at creation). A trial (at most one of trialPeriodDays and trialEnd, neither with startDate) starts at creation: the subscription is Trialing, nothing is charged until the trial ends, and the schedule is counted from the trial's end (the first payment falls due then).
          * @example {
          *       "customerId": "0c8e2a4f-6b1d-4f3a-9e5c-7d9b1f3e5a42",
          *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9",
@@ -5464,9 +5698,19 @@ export interface components {
             frequency: components["schemas"]["SubscriptionFrequency"];
             /**
              * Format: date-time
-             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now.
+             * @description When the first payment falls due (the merchant's business clock); now when absent. More than a minute in the past answers 400; within the last minute it is taken as now. Not with a trial (the trial's end is then the first payment's date).
              */
             startDate?: string;
+            /**
+             * Format: int32
+             * @description A trial of that many days from creation (business clock): nothing is charged until it ends; the first payment falls due at its end. Not with trialEnd or startDate.
+             */
+            trialPeriodDays?: number;
+            /**
+             * Format: date-time
+             * @description The trial's end (business clock): at least a minute after now and at most 730 days after it. Not with trialPeriodDays or startDate.
+             */
+            trialEnd?: string;
             /**
              * Format: int32
              * @description The number of payments after which the subscription is Completed; absent or null for no end.
@@ -5474,12 +5718,21 @@ export interface components {
             totalPayments?: number | null;
             /** @description The merchant's description of the subscription (it becomes each payment's description). */
             description?: string | null;
+            /**
+             * @description True (the default): each scheduled payment goes with an invoice of its period, published when the payment falls due (invoice.created) and paid by it (invoice.paid); see createSubscription. False: bare payments.
+             * @default true
+             */
+            invoicePerPeriod?: boolean;
         };
         /**
          * SubscriptionUpdateRequest
-         * @description What changes in an Active or PastDue subscription, from its next payment attempt. At least one field.
+         * @description What changes in an Active, PastDue, Trialing or Paused subscription: its payment method, and its plan (at most one of amount and lineItemId; quantity; frequency), charged as proration says. At least one field.
          * @example {
          *       "paymentMethodId": "e2f4a6c8-0b1d-4e3f-a5b7-c9d1e3f5a7b9"
+         *     }
+         * @example {
+         *       "amount": 49.99,
+         *       "proration": "ProrateNow"
          *     }
          */
         SubscriptionUpdateRequest: {
@@ -5488,8 +5741,22 @@ export interface components {
              * @description Another stored card or bank account of the subscription's customer.
              */
             paymentMethodId?: string;
-            /** @description The amount of each payment from the next attempt, USD. */
+            /** @description The amount of each payment from the next attempt, USD. Not with lineItemId or quantity; a subscription priced from a line item is then priced by this amount (lineItemId and quantity null). */
             amount?: number;
+            /**
+             * Format: uuid
+             * @description Another catalogue line item: each payment becomes its unitPrice times quantity (the quantity given, else the subscription's, else 1). Not with amount.
+             */
+            lineItemId?: string;
+            /**
+             * Format: int32
+             * @description Units of the line item in each payment (the subscription's line item, or lineItemId's). Not with amount; 400 for a subscription priced by an amount unless lineItemId is given.
+             */
+            quantity?: number;
+            /** @description A new frequency. NextPeriod: its intervals count from the next payment date. ProrateNow: a new period starts now (the next payment one new interval later). */
+            frequency?: components["schemas"]["SubscriptionFrequency"];
+            /** @description How the change of amount, line item, quantity or frequency is charged (NextPeriod when absent). ProrateNow needs an Active subscription whose current period is paid (paymentsCount at least 1, its next payment ahead) and that is not cancelled at period end: another answers 400 naming proration and changes nothing. */
+            proration?: components["schemas"]["SubscriptionProration"];
         };
         /**
          * SubscriptionCancelRequest
@@ -8983,7 +9250,13 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null,
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9024,7 +9297,13 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null,
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9065,7 +9344,13 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null,
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -9106,7 +9391,13 @@ export interface components {
          *         "cancelAtPeriodEnd": false,
          *         "cancelledOn": null,
          *         "lineItemId": null,
-         *         "quantity": null
+         *         "quantity": null,
+         *         "trialEnd": null,
+         *         "pausedOn": null,
+         *         "creditAmount": 0,
+         *         "latestChange": null,
+         *         "invoicePerPeriod": true,
+         *         "latestInvoiceId": null
          *       }
          *     }
          */
@@ -10685,6 +10976,66 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getSubscriptionSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    updateSubscriptionSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscriptionSettingsUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionSettings"];
+                };
+            };
+            400: components["responses"]["BadRequestWithBody"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     listContactInfos: {
         parameters: {
             query?: never;
@@ -11527,6 +11878,76 @@ export interface operations {
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    pauseSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a partner's token, the merchant the request acts on; it must be one of the partner's merchants, or the request answers 400 (`errors` names `x-merchant-id`). Required with a partner's token on every operation that acts on one merchant; partner-wide lists (the customer search) span all the partner's merchants when it is absent. Ignored with a merchant's token. */
+                "x-merchant-id"?: components["parameters"]["MerchantId"];
+                /** @description A unique key (at most 255 characters) that makes a POST safe to retry. Keys are scoped to the caller's tenant and kept for 24 hours. A repeat with the same key and the same body returns the first response again with the header `Idempotent-Replayed: true`; the same key with another body answers 422; a repeat while the first request is still running answers 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription id. */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
             422: components["responses"]["IdempotencyKeyReused"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["ServerError"];
@@ -17106,7 +17527,13 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null,
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17214,7 +17641,13 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null,
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17322,7 +17755,13 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null,
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */
@@ -17430,7 +17869,13 @@ export interface operations {
                  *         "cancelAtPeriodEnd": false,
                  *         "cancelledOn": null,
                  *         "lineItemId": null,
-                 *         "quantity": null
+                 *         "quantity": null,
+                 *         "trialEnd": null,
+                 *         "pausedOn": null,
+                 *         "creditAmount": 0,
+                 *         "latestChange": null,
+                 *         "invoicePerPeriod": true,
+                 *         "latestInvoiceId": null
                  *       }
                  *     }
                  */

@@ -27,7 +27,7 @@ const MACHINE_TAGS: Record<string, string> = { ach: 'ACH Payments', card: 'Card 
 /** The tag of the sandbox controls, which may trigger any machine: they stand in for what the world does (a terminal's report). */
 const SANDBOX_TAG = 'Sandbox';
 /** Operations of those tags that are not GETs and still change no status, and so need be no trigger. */
-const NON_GET_READS = new Set(['updateInvoiceSettings']);
+const NON_GET_READS = new Set(['updateInvoiceSettings', 'updateSubscriptionSettings']);
 /** A read: a GET, or one of NON_GET_READS (a GET may still be a trigger, as downloadInvoicePdf is). */
 const isRead = (operationId: string, method: string): boolean => method === 'get' || NON_GET_READS.has(operationId);
 

@@ -5,20 +5,43 @@ import { OperationId } from '@pgw/client/operations';
 import { bodyOf, type CheckContext } from '../check.ts';
 import { operationIdOf, type Exchange } from '../http.ts';
 import { Receiver, type Delivery } from '../receiver.ts';
+import { machineOf, type Machine } from './machine-tables.ts';
 import { currentReceiverOptions } from './webhooks.ts';
 
 type JsonObject = Record<string, unknown>;
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** How an event's record is read, by family: the read operation, its path parameter, the id field of `data`. */
-interface RecordRead { readonly events: RegExp; readonly operation: OperationId; readonly param: string; readonly idField: string }
+/**
+ * How an event's record is read, by family: the read operation, its path parameter, the id field of `data`, and
+ * the status machine of the family (its schema in the spec, the field that holds the status).
+ */
+interface RecordRead {
+  readonly events: RegExp; readonly operation: OperationId; readonly param: string; readonly idField: string;
+  readonly machine?: { readonly schema: string; readonly field: string };
+}
 export const RECORD_READS: readonly RecordRead[] = [
-  { events: /^payment\./, operation: OperationId.getTransactionStatus, param: 'transactionId', idField: 'transactionId' },
-  { events: /^invoice\./, operation: OperationId.getInvoice, param: 'invoiceId', idField: 'id' },
-  { events: /^subscription\./, operation: OperationId.getSubscription, param: 'subscriptionId', idField: 'subscriptionId' },
-  { events: /^quick_payment\./, operation: OperationId.getQuickPayment, param: 'quickPaymentId', idField: 'id' },
-  { events: /^terminal\./, operation: OperationId.getTerminal, param: 'terminalId', idField: 'terminalId' },
+  { events: /^payment\.card\./, operation: OperationId.getTransactionStatus, param: 'transactionId', idField: 'transactionId', machine: { schema: 'CardTransactionStatus', field: 'statusId' } },
+  { events: /^payment\.ach\./, operation: OperationId.getTransactionStatus, param: 'transactionId', idField: 'transactionId', machine: { schema: 'AchTransactionStatus', field: 'statusId' } },
+  { events: /^invoice\./, operation: OperationId.getInvoice, param: 'invoiceId', idField: 'id', machine: { schema: 'InvoiceStatus', field: 'status' } },
+  { events: /^subscription\./, operation: OperationId.getSubscription, param: 'subscriptionId', idField: 'subscriptionId', machine: { schema: 'SubscriptionStatus', field: 'status' } },
+  { events: /^quick_payment\./, operation: OperationId.getQuickPayment, param: 'quickPaymentId', idField: 'id', machine: { schema: 'QuickPaymentStatus', field: 'status' } },
+  { events: /^terminal\./, operation: OperationId.getTerminal, param: 'terminalId', idField: 'terminalId', machine: { schema: 'TerminalPaperStatus', field: 'paperStatus' } },
 ];
+
+/** A status as the table names it (an id through the schema's x-enum-varnames). */
+const statusName = (machine: Machine, value: unknown): string => (typeof value === 'number' ? machine.names.get(value) ?? String(value) : String(value));
+
+/**
+ * What the table says of an event against the read of its record: the statuses the rows naming the event move
+ * to (the event must carry one of them: it describes the record after its change), and whether the record may
+ * have moved on from the event's status to the read's by a row that emits nothing (a due date passing, say), so
+ * that the read no longer shows what the event said.
+ */
+function byTheTable(machine: Machine, eventType: string, eventStatus: string, readStatus: string): { allowed: Set<string>; movedOnQuietly: boolean } {
+  const allowed = new Set(machine.rows.filter((r) => r.event === eventType).flatMap((r) => (r.to === 'same' ? r.from : [r.to])));
+  const movedOnQuietly = eventStatus !== readStatus && machine.rows.some((r) => (r.event ?? null) === null && r.from.includes(eventStatus) && (r.to === readStatus));
+  return { allowed, movedOnQuietly };
+}
 
 const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
 
@@ -48,12 +71,20 @@ export class EventLog {
 
   /** What disagreed: an event against the read of its record, or events logged and never delivered. */
   get disagreements(): [string, Exchange | undefined][] {
-    return [...this.undelivered, ...this.pending.values()];
+    return [...this.undelivered, ...this.wrongStatus, ...this.pending.values()];
   }
+  private readonly wrongStatus: [string, Exchange | undefined][] = [];
+  /** The status machines of the families, from the spec (those it declares). */
+  private readonly machines = new Map<string, Machine>();
   private readonly compared = new Set<string>();
   private settling: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly ctx: CheckContext, readonly webhookId: string, private readonly receiver: Receiver) {}
+  private constructor(private readonly ctx: CheckContext, readonly webhookId: string, private readonly receiver: Receiver) {
+    for (const { machine } of RECORD_READS) {
+      const found = machine ? machineOf(ctx.spec, machine.schema) : undefined;
+      if (found) this.machines.set(found.schema, found);
+    }
+  }
 
   static async open(ctx: CheckContext): Promise<EventLog | undefined> {
     const types = Object.keys(isObject(ctx.spec.document.webhooks) ? ctx.spec.document.webhooks : {});
@@ -128,7 +159,22 @@ export class EventLog {
         this.pending.set(key, [`${first.type} ${first.id}: its record does not read (${read.operation} answered ${String(exchange.response?.status)})`, exchange]);
         continue;
       }
-      const differ = events.map((e) => differences(e.data, bodyOf(exchange)));
+      const machine = read.machine ? this.machines.get(read.machine.schema) : undefined;
+      const field = read.machine?.field ?? '';
+      // Each event carries a status one of its rows moves to (the table says which).
+      for (const e of events) {
+        if (!machine || !isObject(e.data) || !(field in e.data)) continue;
+        const { allowed } = byTheTable(machine, e.type, '', '');
+        const said = statusName(machine, e.data[field]);
+        if (allowed.size > 0 && !allowed.has(said)) this.wrongStatus.push([`${e.type} ${e.id} carries ${field} ${said}: the rows of ${machine.schema} that emit it move to ${[...allowed].join(' or ')} (an event describes the record after its change)`, exchange]);
+      }
+      const readStatus = machine ? statusName(machine, bodyOf(exchange)[field]) : '';
+      const differ = events.map((e) => {
+        const eventStatus = machine && isObject(e.data) ? statusName(machine, e.data[field]) : '';
+        // The record moved on, by a row that emits nothing, after the event: the read cannot show what it said.
+        if (machine && byTheTable(machine, e.type, eventStatus, readStatus).movedOnQuietly) return [];
+        return differences(e.data, bodyOf(exchange));
+      });
       if (differ.every((d) => d.length > 0)) {
         const named = events.map((e, i) => `${e.type} ${e.id}: ${(differ[i] ?? []).slice(0, 4).join('; ')}`).join(' | ');
         this.pending.set(key, [`${events.length === 1 ? 'an event says' : `none of ${String(events.length)} events of one step says`} what a read of its record taken as it came says: ${named}`, exchange]);

@@ -1,6 +1,6 @@
 // Time: every schedule the contract states, checked against the sandbox clock at each step: the next date is
 // what the schedule says, and nothing happens before it. Subscription frequencies (the spec's x-intervals, from
-// startDate, the day of the month clamped), the retries of a failed payment (x-retry-schedule), a payment
+// startDate, the day of the month clamped), the retries of a failed payment (the merchant's settings), a payment
 // link's expiry, an invoice's due date, a sandbox merchant's expiry. The webhook retry schedule is
 // webhooks/retry_schedule's. Each runs on a sandbox merchant of its own: a year of clock moves stays there.
 import { OperationId } from '@pgw/client/operations';
@@ -75,7 +75,6 @@ async function withSandbox(ctx: CheckContext, purpose: string, body: (box: OwnSa
 
 export function scheduleChecks(spec: Spec): Check[] {
   const intervals = schemaOf(spec, 'SubscriptionFrequency')['x-intervals'];
-  const retries = schemaOf(spec, 'SubscriptionStatus')['x-retry-schedule'];
   const checks: Check[] = [];
   if (spec.operations.has(OperationId.createSubscription) && isObject(intervals)) {
     checks.push({
@@ -118,39 +117,43 @@ export function scheduleChecks(spec: Spec): Check[] {
       }),
     });
   }
-  const delays = Array.isArray(retries) ? retries.map(parseInterval) : [];
-  const machine = machineOf(spec, 'SubscriptionStatus');
-  if (spec.operations.has(OperationId.createSubscription) && delays.length > 0 && machine) {
+  if (spec.operations.has(OperationId.createSubscription) && spec.operations.has(OperationId.getSubscriptionSettings)) {
     checks.push({
       id: 'schedules/subscription_retries', group: 'transitions', designed: true,
-      tags: ['Subscriptions', OperationId.createSubscription, OperationId.advanceSandboxClock],
-      title: "a failed payment is retried on the schedule (SubscriptionStatus's x-retry-schedule, each after the attempt before), not before, and after the last retry fails collection stops (Delinquent, nothing more due)",
+      tags: ['Subscriptions', OperationId.createSubscription, OperationId.updateSubscriptionSettings, OperationId.advanceSandboxClock],
+      title: "a failed payment is retried on the merchant's schedule (its subscription settings' retryDays, each after the attempt before), not before, and after the last retry fails the settings' afterLastFailure holds (nothing more due): the defaults, then a schedule of the check's own",
       run: (ctx) => withSandbox(ctx, 'retries', async (box, failures) => {
         const declining = sandboxCardFor('005');
         if (declining === undefined) throw new CheckSkipped('the contract lists no declining card');
-        if (delays.some((d) => d === undefined || !('days' in d))) throw new CheckSkipped(`x-retry-schedule holds durations other than days: ${JSON.stringify(retries)}`);
-        const { customerId, methodId } = await customerWithCard(ctx, box, declining);
-        const start = (await businessNow(ctx, box.as)) + 86_400_000;
-        const made = await ctx.call(OperationId.createSubscription, { ...box.as, body: { customerId, paymentMethodId: methodId, amount: 3, frequency: 'Monthly', startDate: iso(start) } });
-        expectStatus(made, 200, OperationId.createSubscription);
-        const subscriptionId = String(bodyOf(made).subscriptionId);
-        const read = async (): Promise<JsonObject> => bodyOf(await ctx.call(OperationId.getSubscription, { ...box.as, path: { subscriptionId } }));
-        let attempt = start;
-        for (let k = 0; k <= delays.length; k++) {
-          await advanceTo(ctx, iso(attempt), BEFORE, box.as);
-          const early = await read();
-          if (early.failedPaymentCount !== k) { failures.push([`a minute before attempt ${String(k + 1)} (${iso(attempt)}), failedPaymentCount is ${String(k)}; it reads ${JSON.stringify(early.failedPaymentCount)}`, undefined]); break; }
-          await advanceTo(ctx, iso(attempt), 1, box.as);
-          const failed = await read();
-          const delay = delays[k];
-          const last = delay === undefined;
-          const next = delay !== undefined && 'days' in delay ? attempt + delay.days * 86_400_000 : undefined;
-          const status = last ? 'Delinquent' : 'PastDue';
-          if (failed.failedPaymentCount !== k + 1 || failed.status !== status || (next === undefined ? failed.nextPaymentDate !== null : !same(failed.nextPaymentDate, next))) {
-            failures.push([`attempt ${String(k + 1)} of a payment (${iso(attempt)}) fails: failedPaymentCount ${String(k + 1)}, ${status}, nextPaymentDate ${next === undefined ? 'null' : iso(next)}; it reads ${JSON.stringify(failed.failedPaymentCount)}, ${JSON.stringify(failed.status)}, ${JSON.stringify(failed.nextPaymentDate)}`, undefined]);
-            break;
+        const defaults = bodyOf(await ctx.call(OperationId.getSubscriptionSettings, { ...box.as }));
+        const own = { retryDays: [2, 3, 1], afterLastFailure: 'Cancelled' };
+        for (const settings of [defaults, own]) {
+          if (settings === own) expectStatus(await ctx.call(OperationId.updateSubscriptionSettings, { ...box.as, body: own }), 200, OperationId.updateSubscriptionSettings);
+          const days = Array.isArray(settings.retryDays) ? settings.retryDays.map(Number) : [];
+          const final = String(settings.afterLastFailure);
+          const { customerId, methodId } = await customerWithCard(ctx, box, declining);
+          const start = (await businessNow(ctx, box.as)) + 86_400_000;
+          const made = await ctx.call(OperationId.createSubscription, { ...box.as, body: { customerId, paymentMethodId: methodId, amount: 3, frequency: 'Monthly', startDate: iso(start) } });
+          expectStatus(made, 200, OperationId.createSubscription);
+          const subscriptionId = String(bodyOf(made).subscriptionId);
+          const read = async (): Promise<JsonObject> => bodyOf(await ctx.call(OperationId.getSubscription, { ...box.as, path: { subscriptionId } }));
+          const what = `with retryDays ${JSON.stringify(days)} and afterLastFailure ${final}`;
+          let attempt = start;
+          for (let k = 0; k <= days.length; k++) {
+            await advanceTo(ctx, iso(attempt), BEFORE, box.as);
+            const early = await read();
+            if (early.failedPaymentCount !== k) { failures.push([`${what}: a minute before attempt ${String(k + 1)} (${iso(attempt)}), failedPaymentCount is ${String(k)}; it reads ${JSON.stringify(early.failedPaymentCount)}`, undefined]); break; }
+            await advanceTo(ctx, iso(attempt), 1, box.as);
+            const failed = await read();
+            const delay = days[k];
+            const next = delay === undefined ? undefined : attempt + delay * 86_400_000;
+            const status = next === undefined ? final : 'PastDue';
+            if (failed.failedPaymentCount !== k + 1 || failed.status !== status || (next === undefined ? failed.nextPaymentDate !== null : !same(failed.nextPaymentDate, next))) {
+              failures.push([`${what}: attempt ${String(k + 1)} of a payment (${iso(attempt)}) fails: failedPaymentCount ${String(k + 1)}, ${status}, nextPaymentDate ${next === undefined ? 'null' : iso(next)}; it reads ${JSON.stringify(failed.failedPaymentCount)}, ${JSON.stringify(failed.status)}, ${JSON.stringify(failed.nextPaymentDate)}`, undefined]);
+              break;
+            }
+            if (next !== undefined) attempt = next;
           }
-          if (next !== undefined) attempt = next;
         }
       }),
     });

@@ -85,10 +85,29 @@ class Walker {
     return Promise.all(EVENTS.map((type) => this.events.total(type)));
   }
 
+  /** The merchant's dunning settings as the walk found them, put back by restore(). */
+  private original: Sub | undefined;
+
+  /** Changes the merchant's dunning settings for one row (the first change keeps the original to restore). */
+  async dunning(body: Sub): Promise<void> {
+    if (this.original === undefined) {
+      const read = await this.ctx.call(OperationId.getSubscriptionSettings, {});
+      expectStatus(read, 200, OperationId.getSubscriptionSettings);
+      const { retryDays, afterLastFailure } = bodyOf(read);
+      this.original = { retryDays, afterLastFailure };
+    }
+    expectStatus(await this.ctx.call(OperationId.updateSubscriptionSettings, { body }), 200, OperationId.updateSubscriptionSettings);
+  }
+
+  /** Puts the merchant's dunning settings back as the walk found them. */
+  async restore(): Promise<void> {
+    if (this.original !== undefined) expectStatus(await this.ctx.call(OperationId.updateSubscriptionSettings, { body: this.original }), 200, OperationId.updateSubscriptionSettings);
+  }
+
   /** Cancels a subscription that still collects, so that the next scenario's clock moves charge nothing else. */
   async retire(id: string): Promise<void> {
     const status = (await this.read(id)).status;
-    if (status === 'Active' || status === 'PastDue') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
+    if (status === 'Active' || status === 'PastDue' || status === 'Trialing' || status === 'Paused') await this.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd: false } });
   }
 }
 
@@ -97,6 +116,12 @@ async function reach(w: Walker, status: string): Promise<string> {
   const later = { startDate: await w.tomorrow() };
   switch (status) {
     case 'Active': return (await w.create('card', later)).id;
+    case 'Trialing': return (await w.create('card', { trialPeriodDays: 3 })).id;
+    case 'Paused': {
+      const { id } = await w.create('card', later);
+      expectStatus(await pause(w, id), 200, OperationId.pauseSubscription);
+      return id;
+    }
     case 'Cancelled': {
       const { id } = await w.create('card', later);
       expectStatus(await w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: {} }), 200, OperationId.cancelSubscription);
@@ -127,11 +152,15 @@ async function collectedByAch(w: Walker): Promise<string> {
 }
 
 /** How each row is fired: the subscription at the row's from status, and the call or clock move that fires it. */
-type Scenario = (w: Walker) => Promise<{ id: () => string; fire: () => Promise<Exchange | undefined> }>;
-const fixed = (id: string, fire: () => Promise<Exchange | undefined>) => ({ id: () => id, fire });
+/** `then`: the event of the row that follows in the same run (a trial's end is its first payment's). */
+type Scenario = (w: Walker) => Promise<{ id: () => string; fire: () => Promise<Exchange | undefined>; then?: string }>;
+const fixed = (id: string, fire: () => Promise<Exchange | undefined>, then?: string) => ({ id: () => id, fire, ...(then === undefined ? {} : { then }) });
 const update = (w: Walker, id: string, body: Sub) => w.ctx.call(OperationId.updateSubscription, { path: { subscriptionId: id }, body });
+const pause = (w: Walker, id: string) => w.ctx.call(OperationId.pauseSubscription, { path: { subscriptionId: id } });
+const resume = (w: Walker, id: string) => w.ctx.call(OperationId.resumeSubscription, { path: { subscriptionId: id } });
 const cancel = (w: Walker, id: string, atPeriodEnd: boolean) => w.ctx.call(OperationId.cancelSubscription, { path: { subscriptionId: id }, body: { atPeriodEnd } });
 const dueNext = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).nextPaymentDate ?? (await w.read(id)).startDate); return undefined; };
+const trialEndOf = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).trialEnd); return undefined; };
 const startAt = (w: Walker, id: string) => async (): Promise<undefined> => { await w.advanceTo((await w.read(id)).startDate); return undefined; };
 const toCard = async (w: Walker, id: string): Promise<void> => {
   const customerId = String((await w.read(id)).customerId);
@@ -149,6 +178,30 @@ const SCENARIOS: Record<string, Scenario> = {
       return made;
     } };
   },
+  'initial createSubscription Trialing': async (w) => {
+    const { customerId, methodId } = await w.customerWith('card');
+    let id = '';
+    return { id: () => id, fire: async () => {
+      const made = await w.ctx.call(OperationId.createSubscription, { body: { customerId, paymentMethodId: methodId, amount: 6, frequency: 'Monthly', trialPeriodDays: 5 } });
+      id = String(bodyOf(made).subscriptionId);
+      return made;
+    } };
+  },
+  'Trialing updateSubscription Trialing': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => update(w, id, { amount: 7 })); },
+  'Trialing cancelSubscription Trialing': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => cancel(w, id, true)); },
+  'Trialing cancelSubscription Cancelled': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, () => cancel(w, id, false)); },
+  'Trialing time.trialEnded Active': async (w) => { const id = await reach(w, 'Trialing'); return fixed(id, trialEndOf(w, id), 'subscription.paid'); },
+  'Trialing time.periodEnded Cancelled': async (w) => {
+    const id = await reach(w, 'Trialing');
+    const end = (await w.read(id)).trialEnd;
+    expectStatus(await cancel(w, id, true), 200, 'cancel at the trial\'s end');
+    return fixed(id, async () => { await w.advanceTo(end); return undefined; });
+  },
+  'Active pauseSubscription Paused': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => pause(w, id)); },
+  'PastDue pauseSubscription Paused': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, () => pause(w, id)); },
+  'Paused resumeSubscription Active': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => resume(w, id)); },
+  'Paused updateSubscription Paused': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => update(w, id, { amount: 7 })); },
+  'Paused cancelSubscription Cancelled': async (w) => { const id = await reach(w, 'Paused'); return fixed(id, () => cancel(w, id, true)); },
   'Active updateSubscription Active': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => update(w, id, { amount: 7 })); },
   'PastDue updateSubscription PastDue': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, () => update(w, id, { amount: 7 })); },
   'Active cancelSubscription Active': async (w) => { const id = await reach(w, 'Active'); return fixed(id, () => cancel(w, id, true)); },
@@ -166,6 +219,22 @@ const SCENARIOS: Record<string, Scenario> = {
   'Active payment.failed PastDue': async (w) => { const { id } = await w.create('declining', { startDate: await w.tomorrow() }); return fixed(id, startAt(w, id)); },
   'PastDue payment.failed PastDue': async (w) => { const id = await reach(w, 'PastDue'); return fixed(id, dueNext(w, id)); },
   'PastDue payment.failed Delinquent': async (w) => { const id = await reach(w, 'PastDue'); await dueNext(w, id)(); return fixed(id, dueNext(w, id)); },
+  'PastDue payment.failed Cancelled': async (w) => { const id = await reach(w, 'PastDue'); await w.dunning({ retryDays: [1], afterLastFailure: 'Cancelled' }); return fixed(id, dueNext(w, id)); },
+  'Active payment.failed Delinquent': async (w) => {
+    const { id } = await w.create('declining', { startDate: await w.tomorrow() });
+    await w.dunning({ retryDays: [] });
+    return fixed(id, startAt(w, id));
+  },
+  'Active payment.failed Cancelled': async (w) => {
+    const { id } = await w.create('declining', { startDate: await w.tomorrow() });
+    await w.dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+    return fixed(id, startAt(w, id));
+  },
+  'Active payment.returned Cancelled': async (w) => {
+    const id = await collectedByAch(w);
+    await w.dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+    return fixed(id, async () => { await w.until(id, (s) => s.status !== 'Active'); return undefined; });
+  },
   'Active payment.returned PastDue': async (w) => {
     const id = await collectedByAch(w);
     return fixed(id, async () => { await w.until(id, (s) => s.status !== 'Active'); return undefined; });
@@ -188,7 +257,8 @@ const SCENARIOS: Record<string, Scenario> = {
 const keyOf = (row: Row, from: string): string => `${from} ${row.trigger} ${row.to === 'same' ? from : row.to}`;
 
 /** The commands on a subscription, with the bodies that pick each of their rows. */
-const COMMANDS: [string, Sub][] = [['updateSubscription', { amount: 2 }], ['cancelSubscription', { atPeriodEnd: false }], ['cancelSubscription', { atPeriodEnd: true }]];
+const COMMANDS: [string, Sub | undefined][] = [['updateSubscription', { amount: 2 }], ['cancelSubscription', { atPeriodEnd: false }], ['cancelSubscription', { atPeriodEnd: true }],
+  ['pauseSubscription', undefined], ['resumeSubscription', undefined]];
 
 export function subscriptionMachineChecks(spec: Spec): Check[] {
   const machine = machineOf(spec, SCHEMA);
@@ -206,8 +276,8 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
       const events = await EventLog.open(ctx);
       if (!events) throw new CheckFailure('a webhook endpoint to watch the events could not be created');
       const w = new Walker(events.watching(ctx), events);
+      const failures: [string, Exchange | undefined][] = [];
       try {
-        const failures: [string, Exchange | undefined][] = [];
         for (const row of machine.rows) {
           for (const from of row.from) {
             const key = keyOf(row, from);
@@ -216,7 +286,7 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
               failures.push([`no way to fire the row ${key}`, undefined]);
               continue;
             }
-            const { id, fire } = await scenario(w);
+            const { id, fire, then } = await scenario(w);
             const before = await w.counts();
             const answer = await fire();
             if (answer !== undefined && answer.response?.status !== 200) failures.push([`${key}: the command answered ${String(answer.response?.status)}, not 200`, answer]);
@@ -224,9 +294,11 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
             const expected = row.to === 'same' ? from : row.to;
             if (after.status !== expected) failures.push([`${key}: the subscription is ${String(after.status)}, not ${expected}`, answer]);
             const emitted = (await w.counts()).map((n, i) => n - (before[i] ?? 0));
-            const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0));
-            if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${row.event ?? 'none'} once`, answer]);
+            const wanted = EVENTS.map((type) => (type === row.event ? 1 : 0) + (type === then ? 1 : 0));
+            const expectedEvents = [row.event, then].filter((e) => e !== null && e !== undefined).join(' and ');
+            if (emitted.join() !== wanted.join()) failures.push([`${key}: events ${EVENTS.map((t, i) => `${t} ${String(emitted[i])}`).join(', ')}; expected ${expectedEvents === '' ? 'none' : expectedEvents} once`, answer]);
             await w.retire(id());
+            await w.restore();
           }
         }
         for (const status of statuses) {
@@ -236,7 +308,7 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
             const id = await reach(w, status);
             const was = await w.read(id);
             const before = await w.counts();
-            const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, body });
+            const answer = await ctx.call(ctx.spec.operation(command), { path: { subscriptionId: id }, ...(body === undefined ? {} : { body }) });
             const now = await w.read(id);
             const emitted = (await w.counts()).some((n, i) => n !== before[i]);
             const wanted = machine.errorCodes[command];
@@ -248,10 +320,12 @@ export function subscriptionMachineChecks(spec: Spec): Check[] {
         }
         await events.settle();
         failures.push(...events.disagreements);
-        failWithAll(failures);
       } finally {
+        // A scenario that failed half-way leaves the merchant's settings as they were.
+        await w.restore();
         await events.close();
       }
+      failWithAll(failures);
     },
   }];
 }

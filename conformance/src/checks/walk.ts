@@ -246,7 +246,12 @@ const steps: readonly Step[] = [
   { op: OperationId.createSubscription, request: (w) => ({ body: { customerId: w.ids.customerId ?? '', paymentMethodId: w.ids.paymentMethodId ?? '', amount: 29.99, frequency: 'Monthly', description: 'Walk plan' } }), keep: keepId('subscriptionId', 'subscriptionId') },
   { op: OperationId.listSubscriptions }, { op: OperationId.getSubscription },
   { op: OperationId.updateSubscription, request: () => ({ body: { amount: 31 } }) },
+  // Paused and resumed before it is cancelled (both need it open).
+  { op: OperationId.pauseSubscription }, { op: OperationId.resumeSubscription },
   { op: OperationId.cancelSubscription, request: () => ({ body: { atPeriodEnd: false } }) },
+  // The merchant's dunning settings, written back as read (the walk changes no merchant's settings).
+  { op: OperationId.getSubscriptionSettings, keep: (w, b) => { w.ids.subscriptionSettings = JSON.stringify(b); } },
+  { op: OperationId.updateSubscriptionSettings, request: (w) => ({ body: w.writable(operationIdOf(OperationId.updateSubscriptionSettings), JSON.parse(w.ids.subscriptionSettings ?? '{}') as Json) }) },
   { op: OperationId.createApiKey, request: (w) => ({ body: { name: w.ctx.unique('walk-key') } }), keep: keepId('clientId', 'clientId') },
   { op: OperationId.deleteApiKey },
   { op: OperationId.listWebhookDeliveryLogs, keep: (w, b) => { const first = firstOf(b.items); if (isRecord(first) && typeof first.id === 'string') w.ids.id = first.id; } },

@@ -70,6 +70,20 @@ export const minCents = (a: Cents, b: Cents): Cents => (a <= b ? a : b);
 /** A percentage of a cent amount, rounded to the cent, half away from zero (exactly: 1.5 cents is 2, whatever binary says). */
 export const percentOf = (cents: Cents, percentage: number): Cents => centsOfExact(product(cents, percentage, 2));
 
+/**
+ * cents x numerator / denominator (whole numbers, denominator above 0), rounded to the cent half away from zero,
+ * exactly in integers (a proration: an amount times the share of a period left).
+ */
+export function fractionOf(cents: Cents, numerator: number, denominator: number): Cents {
+  if (!Number.isSafeInteger(numerator) || !Number.isSafeInteger(denominator) || denominator <= 0) throw new RangeError(`not a fraction: ${String(numerator)}/${String(denominator)}`);
+  const n = BigInt(cents) * BigInt(numerator);
+  const d = BigInt(denominator);
+  const whole = n / d;
+  const rest = n % d;
+  const twice = (rest < 0n ? -rest : rest) * 2n;
+  return centsOfExact(twice >= d ? whole + (n < 0n ? -1n : 1n) : whole);
+}
+
 // ---- out: the wire and people
 
 /** The one wire mapping: cents as the JSON number of USD an answer carries (1234.5 for 123450). */

@@ -44,7 +44,7 @@ export interface CustomerRecord extends CustomerFields {
   lastTransactionDate: string | null;
   /** Null when there is no payment. */
   lastTransactionAmountCents: Cents | null;
-  /** Live (Active or PastDue) subscriptions, kept by the subscription machine's adapter. */
+  /** Live (Active, PastDue, Trialing or Paused) subscriptions, kept by the subscription machine's adapter. */
   subscriptionsCount: number;
   /** The sum of their payments' amounts. */
   activeSubscriptionsCents: Cents;

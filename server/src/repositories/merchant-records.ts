@@ -52,6 +52,7 @@ export const RESET_STEPS: readonly Step[] = [
   own('devices', 'device_id', 'devices'),
   own('terminals', 'id', 'terminals'),
   own('subscriptions', 'id', 'subscriptions'),
+  own('subscription_settings', 'merchant_id'),
   {
     // Each event's stream position outlives it: a stream resumes after a Last-Event-ID whose event is gone.
     ...own('outbox_events', 'id', 'events'),

@@ -2,12 +2,19 @@
 // counts of its live subscriptions. The status and schedule are written by the subscription machine's adapter
 // (services/subscription-machine.ts) under the engine's row lock.
 import type { Knex } from 'knex';
+import type { components } from '@pgw/client/types';
 import { type Cents, centsOfColumn } from '../platform/money.ts';
 import { locked } from '../platform/transaction.ts';
 import { pageOf, type ListQuery } from './paging.ts';
 
-export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed';
+export type SubscriptionStatus = 'Active' | 'PastDue' | 'Delinquent' | 'Cancelled' | 'Completed' | 'Trialing' | 'Paused';
+
+/** The statuses of a subscription that collects, or will (its customer and payment method are kept for it). */
+export const LIVE_STATUSES: readonly SubscriptionStatus[] = ['Active', 'PastDue', 'Trialing', 'Paused'];
 export type Frequency = 'Weekly' | 'BiWeekly' | 'Monthly' | 'Quarterly' | 'Yearly';
+
+/** The latest plan change as the API shows it (SubscriptionPlanChange). */
+export type PlanChange = components['schemas']['SubscriptionPlanChange'];
 
 export interface SubscriptionRecord {
   id: string;
@@ -32,6 +39,14 @@ export interface SubscriptionRecord {
   description: string | null;
   lineItemId: string | null;
   quantity: number | null;
+  trialEnd: string | null;
+  pausedOn: string | null;
+  /** Payment n of the schedule falls due n intervals after it. */
+  anchorDate: string;
+  creditCents: Cents;
+  latestChange: PlanChange | null;
+  invoicePerPeriod: boolean;
+  latestInvoiceId: string | null;
   createdOn: string;
 }
 
@@ -41,6 +56,8 @@ export interface Row {
   last_payment_date: string | null; failed_payment_count: number | string; failures_before_attempt: number | string; transaction_id: string | null;
   payments_count: number | string; total_payments: number | string | null; cancel_at_period_end: boolean | number; cancelled_on: string | null;
   description: string | null; line_item_id: string | null; quantity: number | string | null; created_on: string;
+  trial_end: string | null; paused_on: string | null; anchor_date: string | null; credit_cents: number | string; latest_change: string | null;
+  invoice_per_period: boolean | number; latest_invoice_id: string | null;
 }
 
 const numberOrNull = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -68,21 +85,31 @@ export const recordOf = (row: Row): SubscriptionRecord => ({
   description: row.description,
   lineItemId: row.line_item_id,
   quantity: numberOrNull(row.quantity),
+  trialEnd: row.trial_end,
+  pausedOn: row.paused_on,
+  anchorDate: row.anchor_date ?? row.start_date,
+  creditCents: centsOfColumn(row.credit_cents),
+  latestChange: row.latest_change === null ? null : JSON.parse(row.latest_change) as PlanChange,
+  invoicePerPeriod: Boolean(row.invoice_per_period),
+  latestInvoiceId: row.latest_invoice_id,
   createdOn: row.created_on,
 });
 
-/** The columns a move may change (everything but the identity, the customer and the creation). */
+/** The columns a move may change (everything but the identity, the customer, the start and the creation). */
 const changeable = (s: SubscriptionRecord): Record<string, unknown> => ({
   payment_method_id: s.paymentMethodId, amount_cents: s.amountCents, status: s.status, schedule_index: s.scheduleIndex,
   next_payment_date: s.nextPaymentDate, due_at: s.dueAt, last_payment_date: s.lastPaymentDate, failed_payment_count: s.failedPaymentCount,
   failures_before_attempt: s.failuresBeforeAttempt, transaction_id: s.transactionId, payments_count: s.paymentsCount,
-  cancel_at_period_end: s.cancelAtPeriodEnd, cancelled_on: s.cancelledOn,
+  cancel_at_period_end: s.cancelAtPeriodEnd, cancelled_on: s.cancelledOn, paused_on: s.pausedOn,
+  anchor_date: s.anchorDate, credit_cents: s.creditCents, latest_change: s.latestChange === null ? null : JSON.stringify(s.latestChange),
+  frequency: s.frequency, line_item_id: s.lineItemId, quantity: s.quantity, latest_invoice_id: s.latestInvoiceId,
 });
 
 export async function insertSubscription(db: Knex, s: SubscriptionRecord): Promise<void> {
   await db('subscriptions').insert({
-    id: s.id, merchant_id: s.merchantId, customer_id: s.customerId, frequency: s.frequency, start_date: s.startDate,
-    total_payments: s.totalPayments, description: s.description, line_item_id: s.lineItemId, quantity: s.quantity, created_on: s.createdOn,
+    id: s.id, merchant_id: s.merchantId, customer_id: s.customerId, start_date: s.startDate,
+    total_payments: s.totalPayments, description: s.description, created_on: s.createdOn, invoice_per_period: s.invoicePerPeriod,
+    trial_end: s.trialEnd,
     ...changeable(s),
   });
 }
@@ -150,9 +177,9 @@ export async function findByTransaction(db: Knex, transactionId: string): Promis
   return row ? { id: row.id, merchantId: row.merchant_id } : undefined;
 }
 
-/** Whether a live (Active or PastDue) subscription pays with the payment method. */
+/** Whether a live (LIVE_STATUSES) subscription pays with the payment method. */
 export async function paymentMethodInUse(db: Knex, paymentMethodId: string): Promise<boolean> {
-  return (await db('subscriptions').where({ payment_method_id: paymentMethodId }).whereIn('status', ['Active', 'PastDue']).first('id')) !== undefined;
+  return (await db('subscriptions').where({ payment_method_id: paymentMethodId }).whereIn('status', LIVE_STATUSES).first('id')) !== undefined;
 }
 
 /** Adds to the customer's live subscription count and their payments' sum (negative: removes). */

@@ -9,13 +9,13 @@ import * as repo from '../repositories/subscriptions.ts';
 export async function assertNoLiveSubscriptions(tx: Tx, scope: Scope, customerId: string): Promise<void> {
   const customer = await customers.findCustomer(tx, scope.merchantId, customerId);
   if (customer && customer.subscriptionsCount > 0) {
-    throw new ApiError('customer_has_subscriptions', { details: `The customer has ${String(customer.subscriptionsCount)} Active or PastDue subscription(s); cancel them first.`, entityId: customerId });
+    throw new ApiError('customer_has_subscriptions', { details: `The customer has ${String(customer.subscriptionsCount)} live (Active, PastDue, Trialing or Paused) subscription(s); cancel them first.`, entityId: customerId });
   }
 }
 
 /** Refuses (400 payment_method_in_use) to delete a payment method a live subscription pays with. */
 export async function assertMethodNotInUse(tx: Tx, paymentMethodId: string): Promise<void> {
   if (await repo.paymentMethodInUse(tx, paymentMethodId)) {
-    throw new ApiError('payment_method_in_use', { details: 'An Active or PastDue subscription pays with this payment method; change its payment method or cancel it first.', entityId: paymentMethodId });
+    throw new ApiError('payment_method_in_use', { details: 'A live (Active, PastDue, Trialing or Paused) subscription pays with this payment method; change its payment method or cancel it first.', entityId: paymentMethodId });
   }
 }

@@ -9,7 +9,7 @@ import { ApiError } from '../platform/errors.ts';
 import { fromCents } from '../platform/money.ts';
 import type { EventData } from '../platform/outbox.ts';
 import * as repo from '../repositories/subscriptions.ts';
-import type { SubscriptionRecord, SubscriptionStatus } from '../repositories/subscriptions.ts';
+import { LIVE_STATUSES, type SubscriptionRecord, type SubscriptionStatus } from '../repositories/subscriptions.ts';
 import * as engine from './engine.ts';
 
 export type SubscriptionView = components['schemas']['WebhookSubscription'];
@@ -17,8 +17,8 @@ export type SubscriptionView = components['schemas']['WebhookSubscription'];
 /** What a move sets besides the status (nothing: only the status changes). */
 export type SubscriptionChange = Partial<Omit<SubscriptionRecord, 'id' | 'merchantId' | 'customerId' | 'status' | 'createdOn'>>;
 
-/** The statuses that still collect (numberOfSubscriptions counts them). */
-export const LIVE: ReadonlySet<SubscriptionStatus> = new Set(['Active', 'PastDue']);
+/** The statuses that collect, or will (numberOfSubscriptions counts them). */
+export const LIVE: ReadonlySet<SubscriptionStatus> = new Set(LIVE_STATUSES);
 
 /** The subscription as the API and its events show it. */
 export const subscriptionView = (s: SubscriptionRecord): SubscriptionView => ({
@@ -26,7 +26,8 @@ export const subscriptionView = (s: SubscriptionRecord): SubscriptionView => ({
   frequency: s.frequency, status: s.status, startDate: s.startDate, nextPaymentDate: s.nextPaymentDate, lastPaymentDate: s.lastPaymentDate,
   failedPaymentCount: s.failedPaymentCount, transactionId: s.transactionId, createdOn: s.createdOn, description: s.description,
   totalPayments: s.totalPayments, paymentsCount: s.paymentsCount, cancelAtPeriodEnd: s.cancelAtPeriodEnd, cancelledOn: s.cancelledOn,
-  lineItemId: s.lineItemId, quantity: s.quantity,
+  lineItemId: s.lineItemId, quantity: s.quantity, trialEnd: s.trialEnd, pausedOn: s.pausedOn,
+  creditAmount: fromCents(s.creditCents), latestChange: s.latestChange, invoicePerPeriod: s.invoicePerPeriod, latestInvoiceId: s.latestInvoiceId,
 });
 
 /** The customer's count and amount a subscription adds while it is live. */

@@ -1,8 +1,8 @@
 // The subscription schedule, as the spec's SubscriptionFrequency and SubscriptionStatus say: payment n falls due
-// at startDate plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
-// Feb 28/29 -> Mar 31), and a failed payment is retried 1 day after its first failure and 2 days after its
-// second; the third failure is the last. Pure functions of business times.
-import type { Frequency } from '../repositories/subscriptions.ts';
+// at the anchor (startDate, or where a change of frequency set it) plus n intervals (from the anchor, not the previous payment; month ends clamped, so Jan 31 ->
+// Feb 28/29 -> Mar 31), and a failed payment is retried on the merchant's retry schedule (days after each
+// failure; the failure after the last retry is the last). Pure functions of business times.
+import type { Frequency, SubscriptionRecord } from '../repositories/subscriptions.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -25,14 +25,27 @@ export function paymentDate(start: Date, frequency: Frequency, n: number): Date 
   return new Date(Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()));
 }
 
-/** Failed attempts at one payment after which collection stops (Delinquent). */
-export const ATTEMPTS = 3;
+/**
+ * When the retry after the `failures`-th failure falls due, by the merchant's retry schedule (days after the
+ * previous failed attempt); undefined after the last attempt (1 + retryDays.length).
+ */
+export function retryAt(failedAt: Date, failures: number, retryDays: readonly number[]): Date | undefined {
+  const days = retryDays[failures - 1];
+  return days === undefined ? undefined : new Date(failedAt.getTime() + days * DAY_MS);
+}
 
-/** Days after the `failures`-th failed attempt (1 or 2) that the retry falls due. */
-const RETRY_DAYS: readonly number[] = [1, 2];
-
-/** When the retry after the `failures`-th failure falls due; undefined after the last attempt. */
-export function retryAt(failedAt: Date, failures: number): Date | undefined {
-  const days = RETRY_DAYS[failures - 1];
-  return failures >= ATTEMPTS || days === undefined ? undefined : new Date(failedAt.getTime() + days * DAY_MS);
+/**
+ * The first payment of the subscription's schedule (from its scheduleIndex on) due at or after `at`: its index
+ * and date (the resume rule: the periods that began while paused are skipped).
+ */
+export function firstScheduledFrom(s: Pick<SubscriptionRecord, 'anchorDate' | 'frequency' | 'scheduleIndex'>, at: Date): { index: number; at: Date } {
+  const start = new Date(s.anchorDate);
+  let index = s.scheduleIndex;
+  let date = paymentDate(start, s.frequency, index);
+  // At most a few hundred steps: a year of weekly periods is 53 (the clock advance is bounded too).
+  while (date < at) {
+    index += 1;
+    date = paymentDate(start, s.frequency, index);
+  }
+  return { index, at: date };
 }

@@ -1,12 +1,12 @@
-// Subscriptions: create (the machine's creation row, subscription.created), list, read, change the payment
-// method or amount, and cancel (at once or at period end), each change through the one engine in one
-// transaction with its event and the customer's counts. The payments themselves are subscription-payments.ts.
+// Subscriptions: create (the machine's creation row, subscription.created, a trial), list, read, cancel (at once
+// or at period end), pause and resume, each change through the one engine in one transaction with its event and
+// the customer's counts. Plan changes are subscription-plans.ts; the payments subscription-payments.ts.
 import { randomUUID } from 'node:crypto';
 import { PaymentMethodType } from '@pgw/client/enums';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
-import { type Cents, centsOfExact, fromCents } from '../platform/money.ts';
+import { type Cents, centsOfExact, fromCents, ZERO_CENTS } from '../platform/money.ts';
 import type { ListQuery } from '../platform/paging.ts';
 import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
@@ -20,10 +20,11 @@ import type { SubscriptionFilter, SubscriptionRecord } from '../repositories/sub
 import * as engine from './engine.ts';
 import { LARGEST_PAYMENT_CENTS, amountCents, processorFor } from './payments.ts';
 import { subscriptionFamily, subscriptionView, type SubscriptionView } from './subscription-machine.ts';
+import { firstScheduledFrom } from './subscription-schedule.ts';
 
 type Schemas = components['schemas'];
-type Problems = Record<string, string[]>;
-const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
+export type Problems = Record<string, string[]>;
+export const add = (errors: Problems, field: string, message: string): void => { (errors[field] ??= []).push(message); };
 
 /** How far in the past a startDate may be and still be taken as now (the client's clock and the network's delay). */
 const START_GRACE_MS = 60_000;
@@ -31,7 +32,7 @@ const START_GRACE_MS = 60_000;
 const kindOf = (method: StoredPaymentMethod): PaymentMethodType => (method.kind === 'card' ? PaymentMethodType.Card : PaymentMethodType.ElectronicCheck);
 
 /** The stored card or bank account of the customer with that id; 400 naming the field otherwise. */
-async function methodOf(tx: Tx, scope: Scope, customerId: string, id: string, errors: Problems): Promise<StoredPaymentMethod | undefined> {
+export async function methodOf(tx: Tx, scope: Scope, customerId: string, id: string, errors: Problems): Promise<StoredPaymentMethod | undefined> {
   const method = await findPaymentMethod(tx, customerId, id.toLowerCase());
   if (!method) {
     add(errors, 'paymentMethodId', 'is not a stored card or bank account of the customer');
@@ -64,7 +65,7 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
  * Refuses (into errors, naming field) an amount no payment of the subscription could take: above the largest
  * payment, or above the merchant's maxTransactionAmount, where every payment would be declined.
  */
-async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
+export async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
   const each = `makes each payment ${String(fromCents(cents))} USD`;
   if (cents > LARGEST_PAYMENT_CENTS) {
     add(errors, field, `${each}, above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`);
@@ -77,7 +78,29 @@ async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: str
 /** The request field that set the amount, for an error about it. */
 const amountField = (body: { amount?: number; quantity?: number }): string => (body.amount !== undefined ? 'amount' : body.quantity !== undefined ? 'quantity' : 'lineItemId');
 
-/** Creates an Active subscription whose first payment falls due at startDate (now when absent). */
+const DAY_MS = 86_400_000;
+/** The longest trial, in days (spec: trialPeriodDays' maximum, trialEnd's bound). */
+const MAX_TRIAL_DAYS = 730;
+
+/**
+ * The trial's end a create request asks for (undefined: no trial), refusing into errors a trial with startDate,
+ * both trial fields, or a trialEnd less than a minute ahead or more than MAX_TRIAL_DAYS ahead.
+ */
+function trialEndOf(body: Schemas['SubscriptionCreateRequest'], now: Date, errors: Problems): Date | undefined {
+  if (body.trialPeriodDays !== undefined && body.trialEnd !== undefined) {
+    add(errors, 'trialEnd', 'give at most one of trialPeriodDays and trialEnd');
+    return undefined;
+  }
+  if (body.trialPeriodDays === undefined && body.trialEnd === undefined) return undefined;
+  if (body.startDate !== undefined) add(errors, 'startDate', "is not allowed with a trial: the first payment falls due at the trial's end");
+  if (body.trialPeriodDays !== undefined) return new Date(now.getTime() + body.trialPeriodDays * DAY_MS);
+  const end = new Date(body.trialEnd ?? '');
+  if (end.getTime() < now.getTime() + START_GRACE_MS) add(errors, 'trialEnd', "must be at least a minute after now (the merchant's business clock)");
+  else if (end.getTime() > now.getTime() + MAX_TRIAL_DAYS * DAY_MS) add(errors, 'trialEnd', `must be at most ${String(MAX_TRIAL_DAYS)} days after now`);
+  return end;
+}
+
+/** Creates an Active subscription whose first payment falls due at startDate (now when absent), or a Trialing one. */
 export async function createSubscription(scope: Scope, body: Schemas['SubscriptionCreateRequest']): Promise<SubscriptionView> {
   const now = scope.clock.now();
   const customerId = body.customerId.toLowerCase();
@@ -98,17 +121,20 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
       if (given.getTime() < now.getTime() - START_GRACE_MS) add(errors, 'startDate', "must not be in the past (the merchant's business clock)");
       else if (given > now) start = given;
     }
+    const trialEnd = trialEndOf(body, now, errors);
     if (Object.keys(errors).length > 0 || !method || cents === undefined) throw new ApiError('validation_failed', { errors });
-    const first = iso(start);
+    // With a trial, the first payment falls due at its end and the schedule is counted from there.
+    const first = iso(trialEnd ?? start);
     const fresh: SubscriptionRecord = {
       id: randomUUID(), merchantId: scope.merchantId, customerId, paymentMethodId: method.id, amountCents: cents, frequency: body.frequency,
-      status: 'Active', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
+      status: trialEnd === undefined ? 'Active' : 'Trialing', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,
       lineItemId: body.lineItemId === undefined ? null : body.lineItemId.toLowerCase(), quantity: body.lineItemId === undefined ? null : body.quantity ?? 1,
-      createdOn: iso(now),
+      trialEnd: trialEnd === undefined ? null : first, pausedOn: null, anchorDate: first, creditCents: ZERO_CENTS, latestChange: null,
+      invoicePerPeriod: body.invoicePerPeriod ?? true, latestInvoiceId: null, createdOn: iso(now),
     };
-    const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {});
+    const { record } = await engine.create({ db: tx }, subscriptionFamily, fresh, 'createSubscription', now, {}, { to: trialEnd === undefined ? 'Active' : 'Trialing' });
     return subscriptionView(record);
   });
 }
@@ -124,51 +150,69 @@ export async function listSubscriptions(scope: Scope, list: ListQuery & Subscrip
   return { items: items.map(subscriptionView), total };
 }
 
-const notOpen = (trigger: 'updateSubscription' | 'cancelSubscription', s: SubscriptionRecord): ApiError =>
-  new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], {
-    details: `The subscription is ${s.status}: only an Active or PastDue subscription can be ${trigger === 'updateSubscription' ? 'changed' : 'cancelled'}.`,
-    entityId: s.id,
-  });
+/** What each command needs, for the refusal's details. */
+const NEEDS = {
+  updateSubscription: 'only an Active, PastDue, Trialing or Paused subscription can be changed',
+  cancelSubscription: 'only an Active, PastDue, Trialing or Paused subscription can be cancelled',
+  pauseSubscription: 'only an Active or PastDue subscription can be paused',
+  resumeSubscription: 'only a Paused subscription can be resumed',
+} as const;
+
+/** The table's refusal of a command the subscription's status has no row for. */
+export const notOpen = (trigger: keyof typeof NEEDS, s: SubscriptionRecord): ApiError =>
+  new ApiError(subscriptionStateMachine.refusal.errorCodes[trigger], { details: `The subscription is ${s.status}: ${NEEDS[trigger]}.`, entityId: s.id });
 
 /** Locks the merchant's subscription (404 when it has none with that id). */
-async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
+export async function lockOwn(tx: Tx, scope: Scope, id: string): Promise<SubscriptionRecord> {
   const found = await engine.lock({ db: tx }, subscriptionFamily, { merchant_id: scope.merchantId, id: id.toLowerCase() });
   if (!found) throw notFound(id, 'subscription');
   return found;
 }
 
-/** Changes the payment method and/or amount of an Active or PastDue subscription, from its next attempt. */
-export async function updateSubscription(scope: Scope, id: string, body: Schemas['SubscriptionUpdateRequest']): Promise<SubscriptionView> {
-  const now = scope.clock.now();
-  // A malformed amount is refused naming the field whatever the subscription's status.
-  const cents = body.amount === undefined ? undefined : amountCents(body.amount);
-  return withTransaction(scope.db, async (tx) => {
-    const s = await lockOwn(tx, scope, id);
-    if (!engine.permits(subscriptionFamily, s, 'updateSubscription', now)) throw notOpen('updateSubscription', s);
-    const errors: Problems = {};
-    const method = body.paymentMethodId === undefined ? undefined : await methodOf(tx, scope, s.customerId, body.paymentMethodId, errors);
-    if (cents !== undefined) await checkPayable(tx, scope.merchantId, cents, 'amount', errors);
-    if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
-    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'updateSubscription', now, {
-      ...(method === undefined ? {} : { paymentMethodId: method.id }),
-      ...(cents === undefined ? {} : { amountCents: cents }),
-    });
-    if (!after) throw notOpen('updateSubscription', s);
-    return subscriptionView(after);
-  });
-}
-
-/** Cancels at once, or (an Active one, atPeriodEnd) when its next payment falls due. */
+/** Cancels at once, or (an Active or Trialing one, atPeriodEnd) when its next payment falls due (its trial ends). */
 export async function cancelSubscription(scope: Scope, id: string, body: Schemas['SubscriptionCancelRequest'] | undefined): Promise<SubscriptionView> {
   const now = scope.clock.now();
   return withTransaction(scope.db, async (tx) => {
     const s = await lockOwn(tx, scope, id);
-    const atPeriodEnd = body?.atPeriodEnd === true && s.status === 'Active';
+    const atPeriodEnd = body?.atPeriodEnd === true && (s.status === 'Active' || s.status === 'Trialing');
+    // A Paused subscription's due time is already null; cancelled, it is no longer paused.
     // At period end no payment is made any more: the due time stays, as the time the subscription ends.
     const after = atPeriodEnd
-      ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: 'Active' })
-      : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null }, { to: 'Cancelled' });
+      ? await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelAtPeriodEnd: true, nextPaymentDate: null }, { to: s.status })
+      : await engine.transition({ db: tx }, subscriptionFamily, s, 'cancelSubscription', now, { cancelledOn: iso(now), nextPaymentDate: null, dueAt: null, pausedOn: null }, { to: 'Cancelled' });
     if (!after) throw notOpen('cancelSubscription', s);
+    return subscriptionView(after);
+  });
+}
+
+/** Pauses an Active or PastDue subscription: nothing falls due until it is resumed (no payment, no retry). */
+export async function pauseSubscription(scope: Scope, id: string): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'pauseSubscription', now, { pausedOn: iso(now), nextPaymentDate: null, dueAt: null });
+    if (!after) throw notOpen('pauseSubscription', s);
+    return subscriptionView(after);
+  });
+}
+
+/**
+ * Resumes a Paused subscription (the spec's resume rule): Active, the next payment at the first date of its
+ * schedule at or after now; the periods that began while Paused are not charged, a failing payment not retried.
+ */
+export async function resumeSubscription(scope: Scope, id: string): Promise<SubscriptionView> {
+  const now = scope.clock.now();
+  return withTransaction(scope.db, async (tx) => {
+    const s = await lockOwn(tx, scope, id);
+    if (!engine.permits(subscriptionFamily, s, 'resumeSubscription', now)) throw notOpen('resumeSubscription', s);
+    const { index, at } = firstScheduledFrom(s, now);
+    const next = iso(at);
+    const after = await engine.transition({ db: tx }, subscriptionFamily, s, 'resumeSubscription', now, {
+      pausedOn: null, scheduleIndex: index, failedPaymentCount: 0, failuresBeforeAttempt: 0,
+      // Cancelled at period end: no payment any more, but the subscription ends at that date (the worker's due time).
+      nextPaymentDate: s.cancelAtPeriodEnd ? null : next, dueAt: next,
+    });
+    if (!after) throw notOpen('resumeSubscription', s);
     return subscriptionView(after);
   });
 }

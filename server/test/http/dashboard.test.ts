@@ -354,23 +354,32 @@ describe.each(engines())('the dashboard (%s)', (engine) => {
 
   describe('subscriptions', () => {
     it("lists the merchant's subscriptions only, with status, customer, amount, frequency and next payment date", async () => {
-      const make = async (who: 0 | 1, description: string): Promise<{ subscriptionId: string; customerId: string; nextPaymentDate: string }> => {
+      const make = async (who: 0 | 1, description: string, extra: object = {}): Promise<{ subscriptionId: string; customerId: string; nextPaymentDate: string }> => {
         const h = await fresh(who);
         const customer = await request(s.app).post('/pay-api/v1/customers').set(h).send({ firstName: 'Dash', lastName: 'Board' });
         const customerId = (customer.body as { id: string }).id;
         const card = await request(s.app).post(`/pay-api/v1/customers/${customerId}/payment-methods/cards`).set(h)
           .send({ pan: '4111111111111111', expirationMonth: 12, expirationYear: 2040 });
         const res = await request(s.app).post('/pay-api/v1/subscriptions').set(h)
-          .send({ customerId, paymentMethodId: (card.body as { id: string }).id, amount: 1234.5, frequency: 'Quarterly', description });
+          .send({ customerId, paymentMethodId: (card.body as { id: string }).id, amount: 1234.5, frequency: 'Quarterly', description, ...extra });
         expect(res.status, res.text).toBe(200);
         return res.body as { subscriptionId: string; customerId: string; nextPaymentDate: string };
       };
       const mine = await make(0, `Mine ${crypto.randomUUID()}`);
       const theirs = await make(1, `Theirs ${crypto.randomUUID()}`);
+      const trial = await make(0, `Trial ${crypto.randomUUID()}`, { trialPeriodDays: 10 });
+      // Paid, then downgraded at once: the unused time becomes credit.
+      const credited = await make(0, `Credited ${crypto.randomUUID()}`);
+      expect((await request(s.app).post('/sandbox/v1/clock/advance').set(await fresh(0)).send({ seconds: 1 })).status).toBe(200);
+      const down = await request(s.app).put(`/pay-api/v1/subscriptions/${credited.subscriptionId}`).set(await fresh(0)).send({ amount: 1000, proration: 'ProrateNow' });
+      expect(down.status, down.text).toBe(200);
       const d0 = await signIn(s, 0);
       const page = await get(s, d0, '/dashboard/subscriptions');
       expect(page.status).toBe(200);
-      const row = /<tr id="subscription-[^"]+">[\s\S]*?<\/tr>/.exec(page.text.slice(page.text.indexOf(`subscription-${mine.subscriptionId}`) - 8))?.[0] ?? '';
+      const rowOf = (id: string): string => /<tr id="subscription-[^"]+">[\s\S]*?<\/tr>/.exec(page.text.slice(page.text.indexOf(`subscription-${id}`) - 8))?.[0] ?? '';
+      expect(rowOf(trial.subscriptionId)).toMatch(/Trialing \(trial until [^)]+\)/);
+      expect(rowOf(credited.subscriptionId)).toMatch(/\$1,000\.00 <span class="muted">\(credit \$2\d\d\.\d\d\)<\/span>/);
+      const row = rowOf(mine.subscriptionId);
       expect(row).toContain('Active');
       expect(row).toContain(mine.customerId);
       expect(row).toContain('$1,234.50');

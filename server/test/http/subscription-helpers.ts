@@ -20,6 +20,7 @@ export interface Subscription {
   status: string; startDate: string; nextPaymentDate: string | null; lastPaymentDate: string | null; failedPaymentCount: number;
   transactionId: string | null; createdOn: string; description: string | null; totalPayments: number | null; paymentsCount: number;
   cancelAtPeriodEnd: boolean; cancelledOn: string | null; lineItemId: string | null; quantity: number | null;
+  trialEnd: string | null; pausedOn: string | null; invoicePerPeriod: boolean; latestInvoiceId: string | null;
 }
 
 export interface Ran { subscriptionPayments: number; achReturned: number; achSubmitted: number; cardSettled: number }
@@ -59,6 +60,10 @@ export function subscriptionCalls(server: () => TestServer) {
       const call = request(app()).post(`${SUBSCRIPTIONS}/${id}/cancel`).set(await h(who));
       return body === undefined ? call : call.send(body);
     },
+    pause: async (id: string, who: 0 | 1 = 0): Promise<request.Response> => request(app()).post(`${SUBSCRIPTIONS}/${id}/pause`).set(await h(who)),
+    resume: async (id: string, who: 0 | 1 = 0): Promise<request.Response> => request(app()).post(`${SUBSCRIPTIONS}/${id}/resume`).set(await h(who)),
+    settings: async (body: object, who: 0 | 1 = 0): Promise<request.Response> => request(app()).put('/pay-api/v1/configurations/subscriptions').set(await h(who)).send(body),
+    readSettings: async (who: 0 | 1 = 0): Promise<request.Response> => request(app()).get('/pay-api/v1/configurations/subscriptions').set(await h(who)),
     async advance(seconds: number, who: 0 | 1 = 0): Promise<{ now: string; ran: Ran }> {
       return ok(await request(app()).post('/sandbox/v1/clock/advance').set(await h(who)).send({ seconds })) as { now: string; ran: Ran };
     },

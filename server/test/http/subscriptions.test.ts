@@ -5,13 +5,13 @@
 // of the spec's SubscriptionStatus table (each permitted move with exactly its event, each forbidden command
 // refused with the table's errorCode).
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import { engines, fieldsOf, startServer, type ErrorBody, type TestServer } from '../harness.ts';
 import { CUSTOMERS, DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN, type Subscription } from './subscription-helpers.ts';
 
 const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
-const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed'] as const;
+const STATUSES = ['Active', 'PastDue', 'Delinquent', 'Cancelled', 'Completed', 'Trialing', 'Paused'] as const;
 type Status = (typeof STATUSES)[number];
 
 describe.each(engines())('subscriptions (%s)', (engine) => {
@@ -38,7 +38,7 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         subscriptionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string, customerId, paymentMethodId: card, amount: 12.5, currencyIsoCode: 'USD',
         frequency: 'Weekly', status: 'Active', startDate, nextPaymentDate: startDate, lastPaymentDate: null, failedPaymentCount: 0, transactionId: null,
         createdOn: expect.any(String) as string, description: 'Weekly box', totalPayments: 4, paymentsCount: 0, cancelAtPeriodEnd: false, cancelledOn: null,
-        lineItemId: null, quantity: null,
+        lineItemId: null, quantity: null, trialEnd: null, pausedOn: null, creditAmount: 0, latestChange: null, invoicePerPeriod: true, latestInvoiceId: null,
       });
       expect(await sub.read(made.subscriptionId)).toEqual(made);
       expect(await subscriptionEvents(s, made.subscriptionId)).toEqual([['subscription.created', made]]);
@@ -216,18 +216,22 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
   });
 
   describe('the SubscriptionStatus table, row by row', () => {
+    // Some rows need the merchant's dunning settings changed: each test leaves the initial ones.
+    afterEach(async () => { expect((await sub.settings({ retryDays: [1, 2], afterLastFailure: 'Delinquent' })).status).toBe(200); });
+    const dunning = async (body: object): Promise<void> => { expect((await sub.settings(body)).status).toBe(200); };
     /** A subscription brought to `status` by the API and the clock alone (declining: its card declines). */
     async function reach(status: Status, options: { totalPayments?: number } = {}): Promise<{ id: string; customerId: string; good: string }> {
       const customerId = await sub.customer();
       const good = await sub.card(customerId);
       const declining = await sub.card(customerId, DECLINING_CARD);
-      const later = status === 'Active' || status === 'Cancelled';
+      const later = status === 'Active' || status === 'Cancelled' || status === 'Paused';
       const made = await sub.created({
-        customerId, paymentMethodId: later ? good : declining, amount: 6, frequency: 'Monthly', ...(status === 'Completed' ? { totalPayments: 1 } : {}), ...options,
-        ...(later ? { startDate: await tomorrow() } : {}),
+        customerId, paymentMethodId: later || status === 'Trialing' ? good : declining, amount: 6, frequency: 'Monthly', ...(status === 'Completed' ? { totalPayments: 1 } : {}), ...options,
+        ...(later ? { startDate: await tomorrow() } : {}), ...(status === 'Trialing' ? { trialPeriodDays: 3 } : {}),
       });
       const id = made.subscriptionId;
       if (status === 'Cancelled') expect((await sub.cancel(id, undefined)).status).toBe(200);
+      if (status === 'Paused') expect((await sub.pause(id)).status).toBe(200);
       if (status === 'Completed') {
         expect((await sub.update(id, { paymentMethodId: good })).status).toBe(200);
         await sub.advance(1);
@@ -263,7 +267,8 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
     }
 
     /** Each row: how to bring a subscription to the row's from status, and the call that fires its trigger; returns the id. */
-    type Fire = () => Promise<{ id: string; fire: () => Promise<unknown> }>;
+    /** `then`: the events of the row that follows this one in the same run (a trial's end, then its first payment). */
+    type Fire = () => Promise<{ id: string; fire: () => Promise<unknown>; then?: string[] }>;
     const SCENARIOS: Record<string, Fire> = {
       'initial createSubscription Active': async () => {
         const customerId = await sub.customer();
@@ -271,6 +276,30 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         let id = '';
         return { get id() { return id; }, fire: async () => { id = (await sub.created({ customerId, paymentMethodId: card, amount: 6, frequency: 'Monthly' })).subscriptionId; } };
       },
+      'initial createSubscription Trialing': async () => {
+        const customerId = await sub.customer();
+        const card = await sub.card(customerId);
+        let id = '';
+        return { get id() { return id; }, fire: async () => { id = (await sub.created({ customerId, paymentMethodId: card, amount: 6, frequency: 'Monthly', trialPeriodDays: 5 })).subscriptionId; } };
+      },
+      'Trialing updateSubscription Trialing': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
+      'Trialing cancelSubscription Trialing': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
+      'Trialing cancelSubscription Cancelled': async () => { const { id } = await reach('Trialing'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: false }) }; },
+      'Trialing time.trialEnded Active': async () => {
+        const { id } = await reach('Trialing');
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).trialEnd ?? ''), then: ['subscription.paid'] };
+      },
+      'Trialing time.periodEnded Cancelled': async () => {
+        const { id } = await reach('Trialing');
+        const end = (await sub.read(id)).trialEnd ?? '';
+        expect((await sub.cancel(id, { atPeriodEnd: true })).status).toBe(200);
+        return { id, fire: () => sub.advanceTo(end) };
+      },
+      'Active pauseSubscription Paused': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.pause(id) }; },
+      'PastDue pauseSubscription Paused': async () => { const { id } = await reach('PastDue'); return { id, fire: () => sub.pause(id) }; },
+      'Paused resumeSubscription Active': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.resume(id) }; },
+      'Paused updateSubscription Paused': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
+      'Paused cancelSubscription Cancelled': async () => { const { id } = await reach('Paused'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
       'Active updateSubscription Active': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
       'PastDue updateSubscription PastDue': async () => { const { id } = await reach('PastDue'); return { id, fire: () => sub.update(id, { amount: 7 }) }; },
       'Active cancelSubscription Active': async () => { const { id } = await reach('Active'); return { id, fire: () => sub.cancel(id, { atPeriodEnd: true }) }; },
@@ -299,6 +328,30 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
         const { id } = await reach('PastDue');
         await sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '');
         return { id, fire: async () => sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '') };
+      },
+      'PastDue payment.failed Cancelled': async () => {
+        const { id } = await reach('PastDue');
+        await dunning({ retryDays: [1], afterLastFailure: 'Cancelled' });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).nextPaymentDate ?? '') };
+      },
+      'Active payment.failed Delinquent': async () => {
+        const customerId = await sub.customer();
+        const declining = await sub.card(customerId, DECLINING_CARD);
+        const { subscriptionId: id } = await sub.created({ customerId, paymentMethodId: declining, amount: 6, frequency: 'Monthly', startDate: await tomorrow() });
+        await dunning({ retryDays: [] });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).startDate) };
+      },
+      'Active payment.failed Cancelled': async () => {
+        const customerId = await sub.customer();
+        const declining = await sub.card(customerId, DECLINING_CARD);
+        const { subscriptionId: id } = await sub.created({ customerId, paymentMethodId: declining, amount: 6, frequency: 'Monthly', startDate: await tomorrow() });
+        await dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+        return { id, fire: async () => sub.advanceTo((await sub.read(id)).startDate) };
+      },
+      'Active payment.returned Cancelled': async () => {
+        const id = await collectedByAch();
+        await dunning({ retryDays: [], afterLastFailure: 'Cancelled' });
+        return { id, fire: () => until(id, (x) => x.status !== 'Active') };
       },
       'Active payment.returned PastDue': async () => { const id = await collectedByAch(); return { id, fire: () => until(id, (x) => x.status !== 'Active') }; },
       'Active payment.returned Delinquent': async () => {
@@ -334,13 +387,15 @@ describe.each(engines())('subscriptions (%s)', (engine) => {
       await scenario.fire();
       const after = await sub.read(scenario.id);
       expect(after.status).toBe(row.to);
-      expect((await types(scenario.id)).slice(before.length)).toEqual(row.event === null ? [] : [row.event]);
+      expect((await types(scenario.id)).slice(before.length)).toEqual([...(row.event === null ? [] : [row.event]), ...(scenario.then ?? [])]);
     }, 60_000);
 
     const COMMANDS = [
       ['updateSubscription', (id: string) => sub.update(id, { amount: 2 })],
       ['cancelSubscription', (id: string) => sub.cancel(id, { atPeriodEnd: false })],
       ['cancelSubscription', (id: string) => sub.cancel(id, { atPeriodEnd: true })],
+      ['pauseSubscription', (id: string) => sub.pause(id)],
+      ['resumeSubscription', (id: string) => sub.resume(id)],
     ] as const;
     const forbidden = STATUSES.flatMap((status) => COMMANDS.filter(([trigger]) => !subscriptionStateMachine.transitions.some((r) => r.from === status && r.trigger === trigger))
       .map(([trigger, call], i) => [`${status} ${trigger} #${String(i)}`, status, trigger, call] as const));
