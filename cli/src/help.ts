@@ -59,12 +59,14 @@ ${GLOBAL_OPTIONS}
 ${EXIT_CODES}`,
   trigger: `Usage: pgw trigger <event-type> [--override STEP:FIELD=VALUE]... [--add STEP:FIELD=VALUE]... [--customer ID]
        pgw trigger --fixture FILE [<event-type>] [--override ...] [--add ...] [--customer ID] [--allow-destructive]
+       pgw trigger --story NAME [<event-type>] [--override ...] [--add ...] [--customer ID]
        pgw trigger --list
 
 Makes the event happen for real through the API and the sandbox controls (for example payment.ach.cleared:
 an ACH debit, settled by the sandbox's simulate), printing the ids of what it created. Related events
 happen too (the debit's payment.ach.scheduled, say). --list shows every event type it can trigger, with
-what it does, and the ones it cannot, with the reason.
+what it does, and the ones it cannot, with the reason, then the stories: fixtures of this package beyond an
+event type's first one (a trial ending, a prorated upgrade...), run by name with --story.
 
 Each event type is a fixture, cli/fixtures/<event-type>.json: steps, each an operationId of the spec with
 its path, query and body (or a sandbox clock advance), whose values may name earlier steps' answers

@@ -26,7 +26,7 @@ const GLOBAL: Options = {
 
 const COMMAND_OPTIONS: Record<string, Options> = {
   listen: { 'forward-to': { type: 'string' }, events: { type: 'string' }, after: { type: 'string' }, partner: { type: 'boolean' } },
-  trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' }, 'allow-destructive': { type: 'boolean' } },
+  trigger: { list: { type: 'boolean' }, fixture: { type: 'string' }, story: { type: 'string' }, override: { type: 'string', multiple: true }, add: { type: 'string', multiple: true }, customer: { type: 'string' }, 'allow-destructive': { type: 'boolean' } },
   events: { force: { type: 'boolean' } }, clock: {},
   logs: { limit: { type: 'string' }, status: { type: 'string' }, type: { type: 'string' } },
   sandbox: { name: { type: 'string' }, expires: { type: 'string' }, write: { type: 'string' } },
@@ -144,14 +144,19 @@ async function run(given: string[]): Promise<number> {
     case 'trigger': {
       if (values.list === true) {
         expectPositionals(command, positionals, 0, '');
-        const extra = ['fixture', 'override', 'add', 'customer', 'allow-destructive'].find((k) => values[k] !== undefined);
+        const extra = ['fixture', 'story', 'override', 'add', 'customer', 'allow-destructive'].find((k) => values[k] !== undefined);
         if (extra !== undefined) throw new UsageError(`pgw trigger --list: --${extra} belongs to a run (pgw trigger <event-type> or --fixture FILE)`);
         out((await import('./recipes.ts')).listing());
         return EXIT.ok;
       }
-      const file = values.fixture as string | undefined;
       const { applyEdits, loadFixtureFile, parseEdit } = await import('./fixtures.ts');
-      const { builtInFixture, listing, recipes, runUserFixture, trigger } = await import('./recipes.ts');
+      const { builtInFixture, listing, recipes, runUserFixture, stories, trigger } = await import('./recipes.ts');
+      const story = values.story as string | undefined;
+      if (story !== undefined && values.fixture !== undefined) throw new UsageError('pgw trigger: --story and --fixture exclude each other');
+      // A story is a fixture of this package's (fixtures/stories/), named without its path.
+      const told = story === undefined ? undefined : stories().get(story);
+      if (story !== undefined && told === undefined) throw new UsageError(`unknown story "${story}"${suggest(story, [...stories().keys()])}. pgw trigger --list shows them`);
+      const file = told ?? (values.fixture as string | undefined);
       const edits: Edit[] = [
         ...((values.override as string[] | undefined) ?? []).map((t) => parseEdit('override', t)),
         ...((values.add as string[] | undefined) ?? []).map((t) => parseEdit('add', t)),

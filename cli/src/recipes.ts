@@ -1,7 +1,7 @@
 // `pgw trigger`: runs a fixture (the built-in one of an event type, cli/fixtures/<type>.json, or the user's)
 // step by step through the CLI's session, printing what each step made. The event types no operation can
 // produce are listed with the reason.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { WebhookEventName } from '@pgw/client/webhooks';
 import { describeError, guard, type Session } from './api.ts';
@@ -38,6 +38,13 @@ export const builtInFixture = (type: WebhookEventName): Fixture | undefined => {
   return file === undefined ? undefined : markBuiltIn(loadFixtureFile(file), type);
 };
 
+/** The stories beyond an event type's first one (fixtures/stories/NAME.json of this package), by name. */
+export function stories(): Map<string, string> {
+  const dir = `${FIXTURES}stories/`;
+  if (!existsSync(dir)) return new Map();
+  return new Map(readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => [f.slice(0, -'.json'.length), `${dir}${f}`]));
+}
+
 /** Why the other event types of the spec cannot be triggered (none today: each has a built-in fixture). */
 export const notTriggerable: Partial<Record<WebhookEventName, string>> = {};
 
@@ -67,6 +74,9 @@ export function listing(): string {
       '  fixture runs it (it is what the event type names); your own fixture (--fixture FILE) with such a step is',
       '  refused unless --allow-destructive is given.');
   }
+  const told = [...stories()];
+  if (told.length > 0) lines.push('', 'Stories (pgw trigger --story NAME):');
+  for (const [name, file] of told) lines.push(`  ${name.padEnd(36)} ${describe(loadFixtureFile(file), name)}`);
   const others = eventTypes().filter((type) => !recipes[type]);
   if (others.length > 0) lines.push('', 'Event types it cannot trigger, and why:');
   for (const type of others) lines.push(`  ${type.padEnd(28)} ${notTriggerable[type] ?? 'no fixture: no operation is known to produce it'}`);

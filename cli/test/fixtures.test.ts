@@ -114,8 +114,7 @@ describe('pgw trigger with fixtures against the bundled server', () => {
   });
 
   it('runs the reusable payment link story (cli/fixtures/stories): two payments, counted, the link Paid, one quick_payment.paid each', async () => {
-    const file = path.join(ROOT, 'cli/fixtures/stories/reusable-payment-link.json');
-    const run = await pgw(['trigger', 'quick_payment.paid', '--fixture', file], env);
+    const run = await pgw(['trigger', 'quick_payment.paid', '--story', 'reusable-payment-link'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/payment 1 of 2, 25 for 2 tickets by transaction [0-9a-f-]{36}; Active/);
     expect(run.stdout).toMatch(/payment 2 of 2, 12.5 for 1 ticket by transaction [0-9a-f-]{36}; Paid, 37.5 collected/);
@@ -194,13 +193,19 @@ describe('pgw trigger with fixtures against the bundled server', () => {
   });
 
   it('runs the subscription stories of cli/fixtures/stories: a trial ending, a prorated upgrade, a pause over a renewal date', async () => {
-    const story = (name: string): string => path.join(ROOT, 'cli', 'fixtures', 'stories', `${name}.json`);
-    const trial = await pgw(['trigger', '--fixture', story('subscription.trial-ending')], env);
+    // Named without a path (--story): the package's own fixtures/stories/, as an installed CLI finds them.
+    const list = await pgw(['trigger', '--list'], env);
+    expect(list.stdout).toMatch(/Stories \(pgw trigger --story NAME\):\n {2}reusable-payment-link +\S/);
+    for (const name of ['subscription.paused-over-renewal', 'subscription.prorated-upgrade', 'subscription.trial-ending']) expect(list.stdout).toContain(`  ${name} `);
+    const unknown = await pgw(['trigger', '--story', 'subscription.trial-endng'], env);
+    expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringMatching(/unknown story "subscription.trial-endng" \(did you mean subscription.trial-ending\?\)/)]);
+    const story = (name: string): string[] => ['--story', name];
+    const trial = await pgw(['trigger', ...story('subscription.trial-ending')], env);
     expect(trial.code, trial.stderr).toBe(0);
     expect(trial.stdout).toMatch(/subscription [0-9a-f-]{36}: Trialing until \S+, nothing charged/);
     expect(trial.stdout).toMatch(/subscription [0-9a-f-]{36}: Active, 1 payment\(s\), next due \S+/);
 
-    const upgrade = await pgw(['trigger', '--fixture', story('subscription.prorated-upgrade')], env);
+    const upgrade = await pgw(['trigger', ...story('subscription.prorated-upgrade')], env);
     expect(upgrade.code, upgrade.stderr).toBe(0);
     const m = /upgraded to 49.99: (\d+) of (\d+) s left, credit ([\d.]+), charge ([\d.]+), charged ([\d.]+) now \(transaction [0-9a-f-]{36}\)/.exec(upgrade.stdout);
     expect(m, upgrade.stdout).not.toBeNull();
@@ -209,7 +214,7 @@ describe('pgw trigger with fixtures against the bundled server', () => {
     const share = (cents: number): number => Math.round((cents * left) / period) / 100;
     expect([credit, charge, charged]).toEqual([share(2999), share(4999), Math.round((share(4999) - share(2999)) * 100) / 100]);
 
-    const pause = await pgw(['trigger', '--fixture', story('subscription.paused-over-renewal')], env);
+    const pause = await pgw(['trigger', ...story('subscription.paused-over-renewal')], env);
     expect(pause.code, pause.stderr).toBe(0);
     expect(pause.stdout).toMatch(/subscription [0-9a-f-]{36}: Paused since \S+/);
     expect(pause.stdout).toMatch(/subscription [0-9a-f-]{36}: Paused, still 1 payment\(s\), nothing charged at the renewal date/);
