@@ -33,15 +33,16 @@ const SEED = { customers: 10_000, invoices: 2_000, apiKeys: 50, webhookEndpoints
  * What a clean-up run cannot undo through the interface, and so may change (the run's report names each):
  * transactions and their history (no delete exists), invoices that left Draft (published ones refuse a delete)
  * with their lines and history and numbers, the events and deliveries of what the run did, Idempotency-Keys, the
- * merchant's clock (its row), devices, terminals and payment links (no delete), subscriptions (no delete; a subscription ends Cancelled), notifications of invoices sent, the settlement batches of a
- * moved clock, the merchant's contact info copied onto invoices, and its invoice settings (changed in place). Every
+ * merchant's clock (its row), devices, terminals and payment links with their payments (no delete), subscriptions (no delete; a subscription ends Cancelled), notifications of invoices sent, the settlement batches of a
+ * moved clock, the merchant's contact info copied onto invoices, and its invoice and subscription settings (changed in place,
+ * the subscription walk writes back what it read, but the row it first made stays). Every
  * other table, the customers, payment methods and catalogue among them, must hold exactly the rows it held before.
  * API keys and webhook endpoints are deleted by deactivation (the gateway keeps the row, inactive, for the history
  * that refers to it): their ACTIVE rows must be exactly those of before (a key's last use aside).
  */
 const NOT_UNDOABLE = new Set(['transactions', 'transaction_history', 'invoices', 'invoice_line_items', 'invoice_history', 'invoice_number_sequences',
   'outbox_events', 'webhook_deliveries', 'webhook_attempts', 'idempotency_keys', 'merchants', 'devices', 'terminals', 'quick_payments', 'subscriptions', 'notifications',
-  'settlement_batches', 'contact_infos', 'invoice_settings']);
+  'settlement_batches', 'contact_infos', 'invoice_settings', 'quick_payment_payments', 'subscription_settings']);
 const DEACTIVATED: Readonly<Record<string, { omit: string[] }>> = { api_keys: { omit: ['last_used_at'] }, webhook_endpoints: { omit: [] } };
 const MUST_BE_UNCHANGED = ['customers', 'customer_counts', 'payment_methods', 'categories', 'line_items'];
 
