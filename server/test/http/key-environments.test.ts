@@ -138,7 +138,7 @@ describe.each(engines())('migration 014 gives existing keys the environment of t
       const secrets = await seedDemoData(db, clock, 'sandbox');
       // Later migrations first, then 014 itself.
       const source = (await import('../../src/db/migrations/index.ts')).migrationSource('sandbox');
-      for (let i = 0; i < 10 && await db.schema.hasColumn('api_keys', 'environment'); i++) {
+      for (let i = 0; i < 100 && await db.schema.hasColumn('api_keys', 'environment'); i++) {
         await db.migrate.down({ migrationSource: source, ...(schema ? { schemaName: schema } : {}) });
       }
       expect(await db.schema.hasColumn('api_keys', 'environment')).toBe(false);
