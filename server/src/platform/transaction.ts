@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
 import { holdStatement } from '../db/pg-session.ts';
+import type { SqliteConnection } from '../db/sqlite-client.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
 type Task = (db: Knex) => Promise<void>;
@@ -75,26 +76,41 @@ async function single<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): 
   return result;
 }
 
+/** The savepoint of a group's member: one name, since members run one after another, never nested. */
+const MEMBER = 'group_member';
+
 async function commitGroup(db: Knex, group: Member[]): Promise<void> {
   const done: { member: Member; result: unknown }[] = [];
   const close = (): void => { if (groups.get(clientConfigOf(db)) === group) groups.delete(clientConfigOf(db)); };
   try {
     await db.transaction(async (tx) => {
+      // Each member runs in a savepoint sent straight to the connection (its statements prepared once), with the
+      // group's transaction as its own: a Knex savepoint made a transaction object per member and prepared its
+      // two numbered statements anew, 9% of a customer create's CPU (profiled, issue 43).
+      const connection = await (tx.client as { acquireConnection: () => Promise<SqliteConnection> }).acquireConnection();
+      const send = (sql: string): void => { connection.prepare(sql).run(); };
       for (let i = 0; ; i++) {
         // SQLite runs a transaction without giving the event loop a turn (every statement is synchronous):
         // when the group runs dry, give it one, so that requests already received join this commit.
         if (i === group.length) await new Promise((resolve) => setImmediate(resolve));
         const member = group[i];
         if (member === undefined) break;
+        // What the member leaves to run after commit is its own (members run one at a time).
+        committed.set(tx, member.tasks);
+        send(`SAVEPOINT ${MEMBER}`);
+        let result: unknown;
         try {
-          done.push({ member, result: await tx.transaction((savepoint) => {
-            committed.set(savepoint, member.tasks);
-            return member.work(savepoint);
-          }) });
+          result = await member.work(tx);
         } catch (error) {
+          send(`ROLLBACK TO ${MEMBER}`);
+          send(`RELEASE ${MEMBER}`);
           member.reject(error);
+          continue;
         }
+        send(`RELEASE ${MEMBER}`);
+        done.push({ member, result });
       }
+      committed.delete(tx);
       // Closed before the commit: a caller from now on starts the next group.
       close();
     });
