@@ -24,6 +24,34 @@ export async function afterCommit(db: Knex, task: Task): Promise<void> {
   tasks.push(task);
 }
 
+/**
+ * Work to do once in a transaction, just before it commits, by the transaction (and each savepoint of it): a
+ * set, so work registered by many callers of a group commit runs once, after all of them.
+ */
+const closing = new WeakMap<Knex, Set<Task>>();
+
+/**
+ * Runs `task` in `db`'s transaction once, just before it commits (after every caller of a group commit), or at
+ * once when `db` is no transaction. The same task registered again in the transaction runs once. A task that
+ * fails fails the commit, and every caller of its group with it: register only work that cannot fail on its own.
+ */
+export async function beforeCommit(db: Knex, task: Task): Promise<void> {
+  if (!db.isTransaction) {
+    await task(db);
+    return;
+  }
+  const tasks = closing.get(db);
+  if (!tasks) throw new Error('beforeCommit: the transaction was not opened by platform/transaction.ts');
+  tasks.add(task);
+}
+
+/** Runs the transaction's before-commit work (what it adds meanwhile runs too), in the order registered. */
+async function close(tx: Knex): Promise<void> {
+  const tasks = closing.get(tx);
+  if (!tasks) return;
+  for (const task of tasks) await task(tx);
+}
+
 /** One caller's work in a group (SQLite), with what settles its promise. */
 interface Member {
   readonly work: (tx: Knex.Transaction) => Promise<unknown>;
@@ -68,9 +96,12 @@ export function transaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise
 /** A transaction of its own (PostgreSQL: concurrent transactions commit in parallel there). */
 async function single<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   const tasks: Task[] = [];
-  const result = await db.transaction((tx) => {
+  const result = await db.transaction(async (tx) => {
     committed.set(tx, tasks);
-    return work(tx);
+    closing.set(tx, new Set());
+    const value = await work(tx);
+    await close(tx);
+    return value;
   });
   for (const task of tasks) await task(db);
   return result;
@@ -81,7 +112,7 @@ const MEMBER = 'group_member';
 
 async function commitGroup(db: Knex, group: Member[]): Promise<void> {
   const done: { member: Member; result: unknown }[] = [];
-  const close = (): void => { if (groups.get(clientConfigOf(db)) === group) groups.delete(clientConfigOf(db)); };
+  const ended = (): void => { if (groups.get(clientConfigOf(db)) === group) groups.delete(clientConfigOf(db)); };
   try {
     await db.transaction(async (tx) => {
       // Each member runs in a savepoint sent straight to the connection (its statements prepared once), with the
@@ -89,6 +120,7 @@ async function commitGroup(db: Knex, group: Member[]): Promise<void> {
       // two numbered statements anew, 9% of a customer create's CPU (profiled, issue 43).
       const connection = await (tx.client as { acquireConnection: () => Promise<SqliteConnection> }).acquireConnection();
       const send = (sql: string): void => { connection.prepare(sql).run(); };
+      closing.set(tx, new Set());
       for (let i = 0; ; i++) {
         // SQLite runs a transaction without giving the event loop a turn (every statement is synchronous):
         // when the group runs dry, give it one, so that requests already received join this commit.
@@ -112,10 +144,11 @@ async function commitGroup(db: Knex, group: Member[]): Promise<void> {
       }
       committed.delete(tx);
       // Closed before the commit: a caller from now on starts the next group.
-      close();
+      ended();
+      await close(tx);
     });
   } catch (error) {
-    close();
+    ended();
     // Nothing of the group was committed (or it never began): every caller not yet refused is refused now.
     for (const member of group) member.reject(error);
     return;
@@ -149,6 +182,9 @@ export async function inSavepoint<T>(db: Knex, work: (tx: Knex.Transaction) => P
   const tasks: Task[] = [];
   const result = await (db as Knex.Transaction).transaction((savepoint) => {
     committed.set(savepoint, tasks);
+    // Before-commit work belongs to the whole transaction: it runs before the outer commit.
+    const outerClosing = closing.get(db);
+    if (outerClosing) closing.set(savepoint, outerClosing);
     return work(savepoint);
   });
   outer.push(...tasks);

@@ -25,6 +25,7 @@ import * as outboxStreamRowid from './020_outbox_stream_rowid.ts';
 import * as customerCreatedIndex from './021_customer_created_index.ts';
 import * as streamPositions from './022_stream_positions.ts';
 import * as reusableLinks from './023_reusable_links.ts';
+import * as customerSearchPending from './024_customer_search_pending.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -50,6 +51,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '021_customer_created_index': customerCreatedIndex,
   '022_stream_positions': streamPositions,
   '023_reusable_links': reusableLinks,
+  '024_customer_search_pending': customerSearchPending,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
