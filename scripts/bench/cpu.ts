@@ -7,7 +7,10 @@
 // can reach: the "x hello" that CPU allows, whatever the load generator does.
 // Prints the table; asserts nothing, but exits 1 when a run had non-2xx answers or socket errors. Linux only
 // (/proc). Settings: BENCH_SECONDS (6), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL or PGW_TEST_DATABASE_URL
-// (PostgreSQL; without it, SQLite and the hello-world only).
+// (PostgreSQL; without it, SQLite and the hello-world only), BENCH_OPERATIONS (only the operations whose label
+// contains one of these comma-separated words: `create,sale`), BENCH_ENGINES (`sqlite`, `postgres` or both, the
+// default), BENCH_GATEWAY_NODE_ARGS (node options of the gateways, space-separated: `--cpu-prof --cpu-prof-dir=DIR`
+// writes each one's profile when it stops).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,6 +25,9 @@ import { failures, measure, requireWrk, type RequestShape } from './lib-wrk.ts';
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.PGW_TEST_DATABASE_URL;
+const only = (process.env.BENCH_OPERATIONS ?? '').split(',').map((w) => w.trim().toLowerCase()).filter((w) => w !== '');
+const engines = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((w) => w.trim());
+const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 const TICKS_PER_SECOND = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux of the last decades
 
 /** utime + stime of one process, in ticks (0 once it is gone). */
@@ -85,10 +91,10 @@ async function main(): Promise<void> {
   try {
     const hello = await startHello(root, dir);
     const sqliteFile = path.join(dir, 'cpu.sqlite');
-    const sqlite = await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) });
-    const gateways: Gateway[] = [sqlite];
-    if (postgresUrl) {
-      const postgres = await startGateway('gateway PostgreSQL', { gatewayRoot: root, dir, slug: 'postgres', prepare: () => createBenchDatabase(postgresUrl, 'cpu') });
+    const gateways: Gateway[] = [];
+    if (engines.includes('sqlite')) gateways.push(await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', nodeArgs, prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) }));
+    if (postgresUrl && engines.includes('postgres')) {
+      const postgres = await startGateway('gateway PostgreSQL', { gatewayRoot: root, dir, slug: 'postgres', nodeArgs, prepare: () => createBenchDatabase(postgresUrl, 'cpu') });
       // The database was just migrated and filled with demo data: autovacuum would analyze its new tables during
       // the first rows measured and count as their PostgreSQL CPU. Done now, it is out of the way.
       const db = openDatabase(postgres.databaseUrl);
@@ -101,9 +107,12 @@ async function main(): Promise<void> {
 
     const format = (row: Row, ratio: string): string[] => [row.operation, row.server, row.rps.toFixed(0), row.serverMs.toFixed(3), row.postgresMs.toFixed(3), row.restMs.toFixed(3), row.machineMs.toFixed(3), ratio, row.failures > 0 ? `FAILED ${String(row.failures)}` : ''];
     const rows: string[][] = [];
+    const [first] = gateways;
+    if (first === undefined) throw new Error(`BENCH_ENGINES=${engines.join(',')} names no engine to measure (PostgreSQL needs BENCH_DATABASE_URL)`);
     for (const operation of operations) {
-      // The hello-world gets the same body (the SQLite gateway's), so that both read and parse as much.
-      const helloBody = operation.body(sqlite.merchant);
+      if (only.length > 0 && !only.some((word) => operation.label.toLowerCase().includes(word))) continue;
+      // The hello-world gets the same body (the first gateway's), so that both read and parse as much.
+      const helloBody = operation.body(first.merchant);
       const base = await measured(operation.label, hello, { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(helloBody === undefined ? {} : { body: helloBody }) });
       rows.push(format(base, ''));
       for (const gateway of gateways) {

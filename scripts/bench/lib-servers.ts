@@ -57,13 +57,13 @@ export async function fetchToken(base: string, merchant: Merchant): Promise<stri
  * waits for /healthz. `prepare` gives a fresh database URL for each attempt. The server may be changing
  * under the benchmark, so a failed start is retried once, and the second failure is reported as it is.
  */
-export async function startGateway(label: string, options: { gatewayRoot: string; dir: string; slug: string; prepare: () => Promise<string>; env?: Record<string, string> }): Promise<Gateway> {
+export async function startGateway(label: string, options: { gatewayRoot: string; dir: string; slug: string; prepare: () => Promise<string>; env?: Record<string, string>; nodeArgs?: readonly string[] }): Promise<Gateway> {
   for (let attempt = 1; ; attempt++) {
     const databaseUrl = await options.prepare();
     const port = await freePort();
     const credentials = path.join(options.dir, `credentials-${options.slug}.json`);
     rmSync(credentials, { force: true });
-    const proc = spawnLogged(label, process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+    const proc = spawnLogged(label, process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'server/src/main.ts'], {
       cwd: options.gatewayRoot, env: gatewayEnv(port, databaseUrl, credentials, options.env ?? {}), log: path.join(options.dir, `gateway-${options.slug}-${String(attempt)}.log`),
     });
     const base = `http://127.0.0.1:${String(port)}`;

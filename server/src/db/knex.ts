@@ -14,8 +14,8 @@ export interface DatabaseOptions {
   schema?: string;
 }
 
-/** Transaction control naming a savepoint: never the same text twice. */
-const ONE_OFF = /^\s*(savepoint|release|rollback to)\b/i;
+/** Transaction control naming one of Knex's numbered savepoints (trxN): never the same text twice. */
+const ONE_OFF = /^\s*(savepoint|release|rollback to)\b.*\btrx\d+/i;
 
 /** Statements kept prepared at most, per connection (the oldest is dropped first). */
 const STATEMENT_CACHE_SIZE = 1000;
@@ -30,8 +30,8 @@ function cachePreparedStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const prepared = new Map<string, ReturnType<SqliteConnection['prepare']>>();
   conn.prepare = (sql: string) => {
-    // Savepoints are named anew for each nested transaction (a group commit's callers): keeping them would
-    // only push out statements that are used again.
+    // Knex names a savepoint anew for each nested transaction: keeping those would only push out statements that
+    // are used again (a group commit's members share one savepoint name, kept).
     if (ONE_OFF.test(sql)) return prepare(sql);
     let statement = prepared.get(sql);
     if (statement === undefined) {

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from './knex.ts';
-import { combine, isPlainRead, targetOf } from './pg-session.ts';
+import { combine, isPlainRead, NAMED_PER_CONNECTION, preparedName, targetOf } from './pg-session.ts';
 import { inSavepoint, insertLater, lockRow, transaction, updateLater } from '../platform/transaction.ts';
 import { spyOnStatements, type StatementSpy } from '../../test/pg-statements.ts';
 
@@ -43,6 +43,31 @@ describe('the table a held statement writes', () => {
     expect(targetOf('update "s"."customers" set n = 1')).toBe('customers');
     expect(targetOf('update s . "Odd""Name" set n = 1')).toBe('Odd"Name');
     expect(targetOf('delete from customers')).toBeUndefined();
+  });
+});
+
+describe('the statements prepared by name on a connection', () => {
+  it('names each text of a read or write once, and names none with a LIKE or a * list', () => {
+    const names = new Map<string, string>();
+    const read = 'select "id", "n" from "t" where "id" = $1 limit $2';
+    const name = preparedName(names, read);
+    expect(name).toMatch(/^pgw_/);
+    expect(preparedName(names, read)).toBe(name);
+    for (const text of ['insert into "t" ("id") values ($1)', 'update "t" set "n" = "n" + $1 where "id" = $2', 'delete from "t" where "id" = $1', 'with h0 as (insert into a (x) values ($1)) insert into b (x) values ($2)', 'select count(*) as n from "t" where "m" = $1']) {
+      expect(preparedName(names, text), text).toMatch(/^pgw_/);
+    }
+    expect(new Set(names.values()).size).toBe(names.size);
+    for (const text of ['select * from "t" where "id" = $1', 'select "c".* from "t" as "c" where "id" = $1', 'insert into "t" ("id") values ($1) returning *',
+      'select "id" from "t" where lower(name) like $1', 'select "id" from "t" where name ILIKE $1', 'begin', 'set search_path to $1']) {
+      expect(preparedName(names, text), text).toBeUndefined();
+    }
+  });
+
+  it('names no more than NAMED_PER_CONNECTION texts; the ones after go unnamed', () => {
+    const names = new Map<string, string>();
+    for (let i = 0; i < NAMED_PER_CONNECTION; i++) expect(preparedName(names, `select "n" from "t" where "id" = $1 and ${String(i)} = ${String(i)}`)).toBeDefined();
+    expect(preparedName(names, 'select "n" from "t" where "id" = $2')).toBeUndefined();
+    expect(preparedName(names, 'select "n" from "t" where "id" = $1 and 0 = 0')).toBe('pgw_0');
   });
 });
 
@@ -246,6 +271,17 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
     });
     expect(seenOutside).toEqual([]);
     expect(await db('parent').orderBy('id').pluck('id')).toEqual(['a', 'b']);
+  });
+
+  it('prepares a statement with values once on its connection, and answers it as before', async () => {
+    await db('parent').insert({ id: 'p0', n: 7 });
+    const prepared = await transaction(db, async (tx) => {
+      for (let i = 0; i < 3; i++) expect(await tx('parent').where({ id: 'p0' }).first('id', 'n')).toEqual({ id: 'p0', n: 7 });
+      expect(await tx('parent').where({ id: 'p0' }).first()).toEqual({ id: 'p0', n: 7 });
+      return (await tx.raw<{ rows: { statement: string }[] }>('select statement from pg_prepared_statements')).rows.map((r) => r.statement);
+    });
+    expect(prepared.filter((text) => text.startsWith('select "id", "n" from "parent"'))).toHaveLength(1);
+    expect(prepared.filter((text) => text.startsWith('select * from "parent"'))).toHaveLength(0);
   });
 
   it('runs an insert at once outside a transaction', async () => {

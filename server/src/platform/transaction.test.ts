@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../db/knex.ts';
-import { afterCommit, GROUP_LIMIT, transaction, withTransaction } from './transaction.ts';
+import { afterCommit, GROUP_LIMIT, inSavepoint, transaction, withTransaction } from './transaction.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pgw-tx-'));
 const file = path.join(dir, 'db.sqlite');
@@ -57,6 +57,24 @@ describe('transaction on SQLite', () => {
     })));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect([await committed('ok-1'), await committed('bad'), await committed('ok-2')]).toEqual([true, false, true]);
+  });
+
+  it('runs the after-commit work of the callers that succeeded only, and a savepoint inside a caller fails alone', async () => {
+    const ran: string[] = [];
+    const results = await Promise.allSettled(['member-1', 'member-bad', 'member-2'].map((id) => transaction(db, async (tx) => {
+      await tx('item').insert({ id, parent_id: 1 });
+      await afterCommit(tx, () => { ran.push(id); return Promise.resolve(); });
+      // A batch refused inside the caller: undone alone, the caller goes on.
+      await inSavepoint(tx, async (savepoint) => {
+        await savepoint('item').insert({ id: `${id}-inner`, parent_id: 1 });
+        throw new Error('inner refused');
+      }).catch(() => undefined);
+      if (id === 'member-bad') throw new Error('refused');
+      return id;
+    })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(ran.sort()).toEqual(['member-1', 'member-2']);
+    expect(await Promise.all(['member-1', 'member-bad', 'member-2', 'member-1-inner', 'member-2-inner'].map(committed))).toEqual([true, false, true, false, false]);
   });
 
   it(`serves at most ${String(GROUP_LIMIT)} callers a commit`, async () => {

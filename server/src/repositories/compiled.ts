@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
+import { runOnConnection } from '../db/sqlite-direct.ts';
 import { insertLater } from '../platform/transaction.ts';
 
 const MARK = '\u0000pgw-value:';
@@ -36,8 +37,12 @@ function bindingsOf(compiled: Compiled, values: Readonly<Record<string, unknown>
   }) as Knex.RawBinding[];
 }
 
-/** Runs a compiled statement with its named values (each one the statement takes must be given). */
+/**
+ * Runs a compiled statement with its named values (each one the statement takes must be given): on SQLite
+ * straight on the connection (db/sqlite-direct.ts), on PostgreSQL through Knex (prepared by name there).
+ */
 function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unknown>>): Promise<unknown> {
+  if (!isPostgres(db)) return runOnConnection(db, compiled.sql, bindingsOf(compiled, values));
   return db.raw(compiled.sql, bindingsOf(compiled, values));
 }
 
@@ -96,7 +101,8 @@ export async function insertRow(db: Knex, table: string, row: Readonly<Record<st
   // Keyed by table and the row's columns (those with a value, and those without).
   const key = `insert\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
   const compiled = statementOf(db, key, () => compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`])))));
-  await insertLater(db, db.raw(compiled.sql, bindingsOf(compiled, row)));
+  if (isPostgres(db)) await insertLater(db, db.raw(compiled.sql, bindingsOf(compiled, row)));
+  else await runOnConnection(db, compiled.sql, bindingsOf(compiled, row));
 }
 
 /** Rows a statement of a many-row insert on SQLite (its values are bound one by one). */

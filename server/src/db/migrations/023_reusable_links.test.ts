@@ -26,6 +26,12 @@ function sourceBefore(last: string): Knex.MigrationSource<string> {
   return { ...all, getMigrations: async (loadExtensions) => (await all.getMigrations(loadExtensions)).filter((name) => name < last) };
 }
 
+/** The migrations up to `last`, itself included: later ones would be the first a rollback undoes. */
+function sourceThrough(last: string): Knex.MigrationSource<string> {
+  const all = migrationSource('sandbox');
+  return { ...all, getMigrations: async (loadExtensions) => (await all.getMigrations(loadExtensions)).filter((name) => name <= last) };
+}
+
 describe.each(engines)('migration 023 (reusable payment links) on %s', (engine) => {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const open = async (): Promise<Database> => {
@@ -54,7 +60,7 @@ describe.each(engines)('migration 023 (reusable payment links) on %s', (engine) 
       await db('quick_payments').insert([paid, unpaid]);
       const before = await db('quick_payments').orderBy('id').select('*');
 
-      await db.migrate.latest({ migrationSource: migrationSource('sandbox'), ...migrateOptions });
+      await db.migrate.latest({ migrationSource: sourceThrough(MIGRATION), ...migrateOptions });
       const row = async (id: string): Promise<Record<string, unknown>> => (await db('quick_payments').where({ id }).first()) as Record<string, unknown>;
       const terms = (r: Record<string, unknown>): unknown[] => [r.max_payments, Number(r.payment_count), Number(r.collected_cents), Number(r.quantity), r.last_amount_cents === null ? null : Number(r.last_amount_cents), r.last_quantity, r.redirect_url];
       expect(terms(await row(paid.id))).toEqual([1, 1, 4950, 1, 4950, 1, null]);
@@ -62,9 +68,9 @@ describe.each(engines)('migration 023 (reusable payment links) on %s', (engine) 
       const listed = (await db('quick_payment_payments').select('*')) as Record<string, unknown>[];
       expect(listed.map((p) => [p.quick_payment_id, Number(p.seq), p.transaction_id, Number(p.amount_cents), Number(p.quantity), p.paid_on])).toEqual([[paid.id, 1, transactionId, 4950, 1, at]]);
 
-      await db.migrate.down({ migrationSource: migrationSource('sandbox'), ...migrateOptions });
+      await db.migrate.down({ migrationSource: sourceThrough(MIGRATION), ...migrateOptions });
       expect(await db('quick_payments').orderBy('id').select('*')).toEqual(before);
-      await db.migrate.latest({ migrationSource: migrationSource('sandbox'), ...migrateOptions });
+      await db.migrate.latest({ migrationSource: sourceThrough(MIGRATION), ...migrateOptions });
       expect(terms(await row(paid.id))).toEqual([1, 1, 4950, 1, 4950, 1, null]);
     } finally {
       if (engine === 'postgres') await db.raw('drop schema ?? cascade', [schema]);

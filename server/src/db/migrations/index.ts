@@ -26,6 +26,7 @@ import * as customerCreatedIndex from './021_customer_created_index.ts';
 import * as streamPositions from './022_stream_positions.ts';
 import * as reusableLinks from './023_reusable_links.ts';
 import * as subscriptionPlans from './024_subscription_plans.ts';
+import * as customerSearchPending from './025_customer_search_pending.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -52,6 +53,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '022_stream_positions': streamPositions,
   '023_reusable_links': reusableLinks,
   '024_subscription_plans': subscriptionPlans,
+  '025_customer_search_pending': customerSearchPending,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */
