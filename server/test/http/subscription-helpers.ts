@@ -85,6 +85,20 @@ export function subscriptionCalls(server: () => TestServer) {
 }
 
 /** The subscription events about one subscription, oldest first: [type, data]. */
+/** The types of a subscription's events, in order. */
+export async function eventTypesOf(s: TestServer, subscriptionId: string): Promise<string[]> {
+  return (await subscriptionEvents(s, subscriptionId)).map(([type]) => type);
+}
+
+/** The subscriptions, the subscription events and the transactions: what a refused request must leave as it was. */
+export async function chargesState(s: TestServer): Promise<string> {
+  return JSON.stringify([
+    await s.db('subscriptions').orderBy('id').select('*'),
+    await s.db('outbox_events').where('type', 'like', 'subscription.%').orderBy('id').select('id'),
+    await s.db('transactions').orderBy('id').select('id'),
+  ]);
+}
+
 export async function subscriptionEvents(s: TestServer, subscriptionId: string): Promise<[string, Subscription][]> {
   const rows = (await s.db('outbox_events').whereIn('type', SUBSCRIPTION_EVENTS).where('payload', 'like', `%${subscriptionId}%`)
     .orderBy([{ column: 'occurred_on' }, { column: 'id' }])) as { type: string; payload: string; occurred_on: string }[];

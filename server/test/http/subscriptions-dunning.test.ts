@@ -5,7 +5,7 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { engines, fieldsOf, startServer, type TestServer } from '../harness.ts';
-import { DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments } from './subscription-helpers.ts';
+import { DECLINING_CARD, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionPayments, eventTypesOf } from './subscription-helpers.ts';
 
 describe.each(engines())('subscription dunning settings (%s)', (engine) => {
   let s: TestServer;
@@ -17,7 +17,7 @@ describe.each(engines())('subscription dunning settings (%s)', (engine) => {
     return res.body;
   };
   afterEach(async () => { for (const who of [0, 1] as const) ok(await sub.settings({ retryDays: [1, 2], afterLastFailure: 'Delinquent' }, who)); });
-  const types = async (id: string): Promise<string[]> => (await subscriptionEvents(s, id)).map(([type]) => type);
+  const types = (id: string): Promise<string[]> => eventTypesOf(s, id);
   const declining = async (): Promise<{ id: string; customerId: string; start: string }> => {
     const customerId = await sub.customer();
     const card = await sub.card(customerId, DECLINING_CARD);

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import { engines, startServer, type ErrorBody, type TestServer } from '../harness.ts';
-import { DECLINING_CARD, monthsAfter, plusDays, subscriptionCalls, subscriptionEvents, subscriptionPayments, UNKNOWN } from './subscription-helpers.ts';
+import { DECLINING_CARD, monthsAfter, plusDays, subscriptionCalls, subscriptionPayments, UNKNOWN, eventTypesOf, chargesState } from './subscription-helpers.ts';
 
 const errorOf = (res: request.Response): [number, string | null] => [res.status, (res.body as ErrorBody).errorCode];
 
@@ -15,12 +15,8 @@ describe.each(engines())('subscription pause and resume (%s)', (engine) => {
   beforeAll(async () => { s = await startServer(engine); });
   afterAll(async () => { await s.close(); });
   const sub = subscriptionCalls(() => s);
-  const types = async (id: string): Promise<string[]> => (await subscriptionEvents(s, id)).map(([type]) => type);
-  const state = async (): Promise<string> => JSON.stringify([
-    await s.db('subscriptions').orderBy('id').select('*'),
-    await s.db('outbox_events').where('type', 'like', 'subscription.%').orderBy('id').select('id'),
-    await s.db('transactions').orderBy('id').select('id'),
-  ]);
+  const types = (id: string): Promise<string[]> => eventTypesOf(s, id);
+  const state = (): Promise<string> => chargesState(s);
 
   it('a pause across two renewal dates charges nothing; resume sets the next payment to the first schedule date after it', async () => {
     const customerId = await sub.customer();

@@ -4,19 +4,15 @@
 // once or at its end) it is never charged. Each bad trial request is refused naming the field, changing nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, fieldsOf, startServer, type TestServer } from '../harness.ts';
-import { DECLINING_CARD, monthsAfter, plusDays, subscriptionCalls, subscriptionEvents, subscriptionPayments } from './subscription-helpers.ts';
+import { DECLINING_CARD, monthsAfter, plusDays, subscriptionCalls, subscriptionEvents, subscriptionPayments, eventTypesOf, chargesState } from './subscription-helpers.ts';
 
 describe.each(engines())('subscription trials (%s)', (engine) => {
   let s: TestServer;
   beforeAll(async () => { s = await startServer(engine); });
   afterAll(async () => { await s.close(); });
   const sub = subscriptionCalls(() => s);
-  const types = async (id: string): Promise<string[]> => (await subscriptionEvents(s, id)).map(([type]) => type);
-  const state = async (): Promise<string> => JSON.stringify([
-    await s.db('subscriptions').orderBy('id').select('*'),
-    await s.db('outbox_events').where('type', 'like', 'subscription.%').orderBy('id').select('id'),
-    await s.db('transactions').orderBy('id').select('id'),
-  ]);
+  const types = (id: string): Promise<string[]> => eventTypesOf(s, id);
+  const state = (): Promise<string> => chargesState(s);
 
   it('trialPeriodDays: Trialing, nothing charged until the trial ends, then one payment and the schedule from the trial end', async () => {
     const customerId = await sub.customer();

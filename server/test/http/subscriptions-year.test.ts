@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AchTransactionStatus, CardTransactionStatus, TransactionCreatorType } from '@pgw/client/enums';
 import { runDue } from '../../src/worker/run-due.ts';
 import { engines, secondInstance, startServer, type TestServer } from '../harness.ts';
-import { DECLINING_CARD, monthsAfter, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, type Subscription } from './subscription-helpers.ts';
+import { DECLINING_CARD, monthsAfter, plusDays, RETURNING_ACCOUNT, subscriptionCalls, subscriptionEvents, subscriptionPayments, type Subscription, eventTypesOf } from './subscription-helpers.ts';
 
 describe.each(engines())('a subscription over a simulated year (%s)', (engine) => {
   let s: TestServer;
   beforeAll(async () => { s = await startServer(engine); });
   afterAll(async () => { await s.close(); });
   const sub = subscriptionCalls(() => s);
-  const types = async (id: string): Promise<string[]> => (await subscriptionEvents(s, id)).map(([type]) => type);
+  const types = (id: string): Promise<string[]> => eventTypesOf(s, id);
 
   it('renews 12 times in one advance, fails, recovers with a new card, and turns delinquent after three failures', async () => {
     const customerId = await sub.customer();
