@@ -98,27 +98,27 @@ describe('through Prism\'s validation proxy in front of the bundled server', () 
   });
 
   it('passes but for Prism\'s own answer to malformed JSON, and Prism logs no response violation', async () => {
-    // The hostile-input checks are judged apart (below): Prism's proxy rewrites the bodies they send.
-    const { out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile, '--skip', 'hostile']);
+    // The hostile-input checks are judged apart (below): Prism's proxy rewrites the bodies they send. The two
+    // checks that read the sandbox event stream are left out: Prism's proxy waits for the whole upstream response
+    // before it answers, and the stream never ends, so through it they could only wait out their 10 s for headers
+    // that never come (20 s of every CI run) and say so.
+    const { out } = await run(['--base-url', prism.url, '--auth-url', prism.url, '--credentials', server.credentialsFile, '--skip', 'hostile,webhooks/event_stream,webhooks/stream_positions']);
     // Prism's proxy answers a malformed JSON body itself, in its own error shape ({"error": ...}), without
     // forwarding it to the gateway: the suite rightly fails that one case of each negative check. Every other
     // case (about a thousand) and every other check passes through the proxy.
     const failures = out.split(/\n(?=FAIL )/).filter((block) => block.startsWith('FAIL ') && block.includes('\n  expected:'));
     // When this fails, the suite's output and Prism's say why (Prism exited, the probe refused the proxy, ...).
     const why = `suite:\n${out.slice(0, 4000)}\nprism:\n${prism.output.slice(-40).join('\n')}`;
-    // Prism's proxy also waits for the whole upstream response before it answers, and the sandbox event stream
-    // (streamSandboxEvents, text/event-stream) never ends: through the proxy the walk's call to it times out,
-    // and only that call. Nothing else of the walk fails.
+    // For the same reason the walk's call to the stream (streamSandboxEvents, text/event-stream) times out through
+    // the proxy, and only that call. Nothing else of the walk fails.
     const walk = failures.filter((block) => block.startsWith('FAIL coverage/walk'));
     for (const block of walk) {
       const expected = block.split('\n').filter((l) => l.startsWith('  expected: '));
       expect(expected, block).toEqual(['  expected: streamSandboxEvents: expected a 2xx for a valid request, got timed out (no answer within 10000 ms, --timeout)']);
     }
-    // The stream checks read the stream themselves: through the proxy they get no headers, said as such.
-    const stream = failures.filter((block) => block.startsWith('FAIL webhooks/event_stream') || block.startsWith('FAIL webhooks/stream_positions'));
-    for (const block of stream) expect(block).toMatch(/\n {2}expected: the event stream answers with its headers at once \(none within 10 s/);
+    expect(out, 'the stream checks are skipped, and said to be').toMatch(/^SKIP webhooks\/event_stream \([^)]*\): skipped by --skip$/m);
     expect(failures.length, why).toBeGreaterThan(0);
-    for (const block of failures.filter((b) => !walk.includes(b) && !stream.includes(b))) {
+    for (const block of failures.filter((b) => !walk.includes(b))) {
       expect(block).toMatch(/^FAIL negative\//);
       expect(block).toMatch(/\n {2}expected: body: malformed JSON: [^\n]*\n/);
       expect(block).not.toMatch(/\n {2}expected: [^\n]*\(and \d+ more/);
