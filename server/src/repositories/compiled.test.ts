@@ -126,6 +126,55 @@ describe.each(engines)('compiled queries on %s', (engine) => {
   });
 });
 
+// A `*` of a select, alone and qualified beside a join (the customer read's shape).
+const starred = compiledSelect<{ id: string }, Probe>((db, v) => db('probe').where({ id: v.id }).select('*'));
+const joined = compiledSelect<{ id: string }, Probe & { other_note: string | null }>((db, v) => db('probe as p')
+  .leftJoin('probe as o', 'o.id', 'p.note').where({ 'p.id': v.id }).select('p.*', 'o.note as other_note'));
+
+describe.each(engines)('compiled selects of * on %s', (engine) => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  let db: Database;
+  let spy: ReturnType<typeof spyOnStatements> | undefined;
+  beforeAll(async () => {
+    // On PostgreSQL a handle opened after the spy: the session binds pg's query when the pool makes a connection.
+    spy = engine === 'postgres' ? spyOnStatements() : undefined;
+    db = engine === 'postgres' ? createDatabase(postgresUrl ?? '', { schema }) : createDatabase('sqlite::memory:');
+    await createProbe(db, engine === 'postgres' ? schema : undefined);
+    await db('probe').insert([{ id: 'star', n: 7, flag: true, note: 'other' }, { id: 'other', n: 8, flag: false, note: 'theirs' }]);
+  });
+  afterAll(async () => {
+    spy?.restore();
+    if (engine === 'postgres') await db.raw('drop schema ?? cascade', [schema]);
+    await db.destroy();
+  });
+
+  it('answer the rows the builder answers, every column in the table\'s order', async () => {
+    for (let i = 0; i < 3; i++) {
+      const [row] = await starred(db, { id: 'star' });
+      expect(Object.keys(row ?? {})).toEqual(['id', 'n', 'flag', 'note']);
+      expect(row).toEqual(await db('probe').where({ id: 'star' }).first());
+      expect(await joined(db, { id: 'star' })).toEqual([{ ...(await db('probe').where({ id: 'star' }).first()), other_note: 'theirs' }]);
+      expect(await starred(db, { id: 'none' })).toEqual([]);
+    }
+  });
+
+  it.runIf(engine === 'postgres')('go to PostgreSQL with their columns named, prepared by name on the connection', async () => {
+    if (!spy) throw new Error('no spy');
+    spy.sent.length = 0;
+    spy.names.length = 0;
+    await starred(db, { id: 'star' });
+    await joined(db, { id: 'star' });
+    const selects = spy.sent.map((text, i) => ({ text, name: spy?.names[i] })).filter(({ text }) => /"probe"/.test(text));
+    expect(selects).toHaveLength(2);
+    for (const { text, name } of selects) {
+      expect(text).not.toMatch(/\*/);
+      expect(name).toMatch(/^pgw_\d+$/);
+    }
+    expect(selects[0]?.text).toMatch(/^select "id", "n", "flag", "note" from "probe"/);
+    expect(selects[1]?.text).toMatch(/^select "p"\."id", "p"\."n", "p"\."flag", "p"\."note", "o"\."note" as "other_note" from "probe" as "p"/);
+  });
+});
+
 // Beside the engines' runs above: it needs a schema of its own and a handle opened after the spy.
 describe.skipIf(!postgresUrl)('insertRows on PostgreSQL', () => {
   const schema = `t_${randomBytes(6).toString('hex')}`;
