@@ -3,7 +3,7 @@
 // rather than nesting, so the key, the effects, the events and the stored response commit together.
 import type { Knex } from 'knex';
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
-import { holdStatement } from '../db/pg-session.ts';
+import { sendOnPgConnection } from '../db/pg-direct.ts';
 import type { SqliteConnection } from '../db/sqlite-client.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
@@ -259,9 +259,8 @@ export async function updateLater(db: Knex, query: Knex.QueryBuilder | Knex.Raw)
 async function later(db: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<void> {
   if (db.isTransaction && isPostgres(db)) {
     const native = query.toSQL().toNative();
-    // A transaction's client hands out the transaction's one connection.
-    const connection = await (db.client as { acquireConnection: () => Promise<object> }).acquireConnection();
-    if (holdStatement(connection, { text: native.sql, values: native.bindings })) return;
+    await sendOnPgConnection(db, native.sql, native.bindings);
+    return;
   }
   await query;
 }

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
+import { runOnPgConnection, sendOnPgConnection } from '../db/pg-direct.ts';
 import { runOnConnection } from '../db/sqlite-direct.ts';
 import { insertLater } from '../platform/transaction.ts';
 
@@ -19,9 +20,12 @@ interface Compiled {
   stars?: boolean;
 }
 
-/** The SQL Knex makes of a query built with markers for its values, and where each value goes. */
-function compile(query: Knex.QueryBuilder): Compiled {
-  const { sql, bindings } = query.toSQL();
+/**
+ * The SQL Knex makes of a query built with markers for its values, and where each value goes: on PostgreSQL in
+ * its own form (`$n` placeholders), which db/pg-direct.ts sends as it is.
+ */
+function compile(db: Knex, query: Knex.QueryBuilder): Compiled {
+  const { sql, bindings } = isPostgres(db) ? query.toSQL().toNative() : query.toSQL();
   return {
     sql,
     bindings: bindings.map((value): Binding => typeof value === 'string' && value.startsWith(MARK)
@@ -75,8 +79,8 @@ async function expandStars(db: Knex, sql: string): Promise<string> {
 }
 
 /**
- * Runs a compiled statement with its named values (each one the statement takes must be given): on SQLite
- * straight on the connection (db/sqlite-direct.ts), on PostgreSQL through Knex (prepared by name there).
+ * Runs a compiled statement with its named values (each one the statement takes must be given) straight on the
+ * connection: db/sqlite-direct.ts, db/pg-direct.ts (prepared by name there).
  */
 async function run(db: Knex, compiled: Compiled, values: Readonly<Record<string, unknown>>): Promise<unknown> {
   if (!isPostgres(db)) return runOnConnection(db, compiled.sql, bindingsOf(compiled, values));
@@ -84,7 +88,7 @@ async function run(db: Knex, compiled: Compiled, values: Readonly<Record<string,
     compiled.sql = await expandStars(db, compiled.sql);
     compiled.stars = false;
   }
-  return db.raw(compiled.sql, bindingsOf(compiled, values));
+  return runOnPgConnection(db, compiled.sql, bindingsOf(compiled, values));
 }
 
 /**
@@ -126,7 +130,7 @@ export function compiledSelect<Values extends Record<string, string | number | b
   const key = {};
   const stand = new Proxy({}, { get: (_target, name) => `${MARK}${String(name)}` }) as { readonly [K in keyof Values]: Values[K] };
   return async (db, values) => {
-    const compiled = statementOf(db, key, () => ({ ...compile(build(db, stand)), stars: isPostgres(db) }));
+    const compiled = statementOf(db, key, () => ({ ...compile(db, build(db, stand)), stars: isPostgres(db) }));
     return rowsOf<Row>(await run(db, compiled, values));
   };
 }
@@ -141,8 +145,9 @@ export async function insertRow(db: Knex, table: string, row: Readonly<Record<st
   const columns = Object.keys(row);
   // Keyed by table and the row's columns (those with a value, and those without).
   const key = `insert\u0000${table}\u0000${columns.map((c) => (row[c] === undefined ? `${c}\u0000u` : c)).join('\u0000')}`;
-  const compiled = statementOf(db, key, () => compile(db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`])))));
-  if (isPostgres(db)) await insertLater(db, db.raw(compiled.sql, bindingsOf(compiled, row)));
+  const compiled = statementOf(db, key, () => compile(db, db(table).insert(Object.fromEntries(columns.map((c) => [c, row[c] === undefined ? undefined : `${MARK}${c}`])))));
+  // On PostgreSQL held in a transaction, as insertLater holds (platform/transaction.ts).
+  if (isPostgres(db)) await sendOnPgConnection(db, compiled.sql, bindingsOf(compiled, row));
   else await runOnConnection(db, compiled.sql, bindingsOf(compiled, row));
 }
 
