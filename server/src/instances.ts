@@ -10,6 +10,7 @@ import type { Clock } from './platform/time.ts';
 import { tapToPayKey } from './services/devices.ts';
 import { InvoicePdfs } from './services/invoice-pdf.ts';
 import { sandboxNotifier, type NotifierFactory } from './services/notifier.ts';
+import { PaymentSetups } from './services/payment-setups.ts';
 import { signingKey } from './services/signing-keys.ts';
 import { ThrottleSweeps } from './services/throttle.ts';
 
@@ -20,6 +21,8 @@ export interface Instances {
   readonly notifierFor: NotifierFactory;
   /** Rendered invoice PDFs kept (services/invoice-pdf.ts). */
   readonly pdfs: InvoicePdfs;
+  /** Merchants' payment setups kept (services/payment-setups.ts). */
+  readonly paymentSetups: PaymentSetups;
   /** The event streams open: a stopping server ends them. */
   readonly streams: Streams;
   /** The key of tap-to-pay tokens, derived from the environment's signing key. */
@@ -46,6 +49,7 @@ export async function createInstances(options: InstanceOptions): Promise<Instanc
     keyStates,
     notifierFor: options.notifierFor ?? sandboxNotifier,
     pdfs: new InvoicePdfs(),
+    paymentSetups: new PaymentSetups(),
     streams: new Streams(),
     tapToPayKey: tapToPayKey(key, options.config.environment),
     throttleSweeps: new ThrottleSweeps(),

@@ -19,7 +19,7 @@ import { achCommandResult, achResult, responseDescription, statusName } from './
 import * as engine from './engine.ts';
 import { achFamily } from './transaction-machine.ts';
 import { type Cents, sumCents, wireText, ZERO_CENTS } from '../platform/money.ts';
-import type { Scope } from '../platform/scope.ts';
+import { within, type Scope } from '../platform/scope.ts';
 
 type Schemas = components['schemas'];
 type AchRequest = Schemas['AchDebitRequest'] | Schemas['AchCreditRequest'];
@@ -128,7 +128,7 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
   return withTransaction(scope.db, async (tx) => {
     const errors: Problems = {};
     // The reads first: on PostgreSQL the writes that follow then go out together (platform/transaction.ts).
-    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.ElectronicCheck, body.paymentProcessorId, errors);
+    const setup = await paymentSetup(within(scope, tx), PaymentMethodType.ElectronicCheck, body.paymentProcessorId, errors);
     const { processor } = setup;
     const stored = body.paymentMethodId !== undefined && body.paymentMethodId !== null;
     const account = stored ? await storedAccount(tx, merchantId, body, errors) : newAccount(body, errors, create.customerId !== undefined);

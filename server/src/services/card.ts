@@ -120,7 +120,7 @@ export async function createCard(scope: Scope, trigger: Creation, body: PaymentR
     if (tipCents > cents) add(errors, 'tipAmount', 'must not exceed amount');
     // The record, not only its id: an approved sale's settlement slot is read from it below.
     // The merchant's processors and limit in one read.
-    const setup = await paymentSetup(tx, merchantId, PaymentMethodType.Card, body.paymentProcessorId, errors);
+    const setup = await paymentSetup(within(scope, tx), PaymentMethodType.Card, body.paymentProcessorId, errors);
     const { processor } = setup;
     const card = await payingCard(tx, merchantId, body, now, errors);
     if (Object.keys(errors).length > 0 || !card || processor === undefined) throw new ApiError('validation_failed', { errors });

@@ -8,7 +8,8 @@ import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid } from '../platform/errors.ts';
 import { type Cents, minusCents, toCents } from '../platform/money.ts';
 import { schemaMaximum } from '../platform/spec-data.ts';
-import { paymentSetupOf, processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
+import type { InTx, Scope } from '../platform/scope.ts';
+import { processorsOf, type ProcessorRecord } from '../repositories/merchants.ts';
 import * as repo from '../repositories/transactions.ts';
 import type { TransactionRecord } from '../repositories/transactions.ts';
 import { notFound } from '../platform/errors.ts';
@@ -42,8 +43,8 @@ export function chooseProcessor(all: readonly ProcessorRecord[], kind: Kind, req
  * processor refused by name goes into `errors` with the request's other problems, and the processor is then
  * undefined) and the merchant's maxTransactionAmount in cents (null for none).
  */
-export async function paymentSetup(db: Knex, merchantId: string, kind: Kind, requested: string | null | undefined, errors: Record<string, string[]>): Promise<{ processor: ProcessorRecord | undefined; limitCents: Cents | null }> {
-  const setup = await paymentSetupOf(db, merchantId);
+export async function paymentSetup(scope: InTx<Scope>, kind: Kind, requested: string | null | undefined, errors: Record<string, string[]>): Promise<{ processor: ProcessorRecord | undefined; limitCents: Cents | null }> {
+  const setup = await scope.instances.paymentSetups.of(scope.db, scope.merchantId);
   const limitCents = setup?.maxTransactionAmountCents ?? null;
   try {
     return { processor: chooseProcessor(setup?.processors ?? [], kind, requested), limitCents };
