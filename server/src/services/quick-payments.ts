@@ -10,7 +10,6 @@ import type { components } from '@pgw/client/types';
 import type { Deps } from '../platform/deps.ts';
 import { ApiError, invalid, notFound } from '../platform/errors.ts';
 import { type Cents, ZERO_CENTS, centsOfExact, fromCents } from '../platform/money.ts';
-import { paymentSetupOf } from '../repositories/merchants.ts';
 import { LARGEST_PAYMENT_CENTS, amountCents } from './payments.ts';
 import { redirectUrlProblem } from './redirect-urls.ts';
 import { MAX_PAGE_SIZE, type ListQuery } from '../platform/paging.ts';
@@ -61,7 +60,7 @@ async function termsOf(scope: Scope, body: Schemas['QuickPaymentRequest'], unit:
   const each = `makes a payment of up to ${String(fromCents(largest))} USD`;
   if (largest > LARGEST_PAYMENT_CENTS) add(errors, field, `${each}, above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`);
   else {
-    const limit = (await paymentSetupOf(scope.db, scope.merchantId))?.maxTransactionAmountCents ?? null;
+    const limit = (await scope.instances.paymentSetups.of(scope.db, scope.merchantId))?.maxTransactionAmountCents ?? null;
     if (limit !== null && largest > limit) add(errors, field, `${each}, above the merchant's maxTransactionAmount (${String(fromCents(limit))} USD): such a payment would be declined`);
   }
   let redirectUrl: string | null = null;

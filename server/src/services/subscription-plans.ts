@@ -85,7 +85,7 @@ export async function updateSubscription(scope: Scope, id: string, body: Update)
     const errors: Problems = {};
     const method = body.paymentMethodId === undefined ? undefined : await methodOf(tx, scope, s.customerId, body.paymentMethodId, errors);
     const price = await priceOf(tx, scope, s, body, errors);
-    if (price) await checkPayable(tx, scope.merchantId, price.cents, price.field, errors);
+    if (price) await checkPayable(tx, scope, price.cents, price.field, errors);
     const frequency = body.frequency !== undefined && body.frequency !== s.frequency ? body.frequency : undefined;
     const planChanged = price !== undefined || frequency !== undefined;
     const prorated = body.proration === 'ProrateNow';

@@ -12,7 +12,6 @@ import type { Scope, Tx } from '../platform/scope.ts';
 import { iso } from '../platform/time.ts';
 import { withTransaction } from '../platform/transaction.ts';
 import { findLineItem } from '../repositories/catalogue.ts';
-import { paymentSetupOf } from '../repositories/merchants.ts';
 import * as customers from '../repositories/customers.ts';
 import { findPaymentMethod, type StoredPaymentMethod } from '../repositories/payment-methods.ts';
 import * as repo from '../repositories/subscriptions.ts';
@@ -65,13 +64,13 @@ async function amountOf(tx: Tx, scope: Scope, body: Schemas['SubscriptionCreateR
  * Refuses (into errors, naming field) an amount no payment of the subscription could take: above the largest
  * payment, or above the merchant's maxTransactionAmount, where every payment would be declined.
  */
-export async function checkPayable(tx: Tx, merchantId: string, cents: Cents, field: string, errors: Problems): Promise<void> {
+export async function checkPayable(tx: Tx, scope: Scope, cents: Cents, field: string, errors: Problems): Promise<void> {
   const each = `makes each payment ${String(fromCents(cents))} USD`;
   if (cents > LARGEST_PAYMENT_CENTS) {
     add(errors, field, `${each}, above ${String(fromCents(LARGEST_PAYMENT_CENTS))} USD, the largest payment`);
     return;
   }
-  const limit = (await paymentSetupOf(tx, merchantId))?.maxTransactionAmountCents ?? null;
+  const limit = (await scope.instances.paymentSetups.of(tx, scope.merchantId))?.maxTransactionAmountCents ?? null;
   if (limit !== null && cents > limit) add(errors, field, `${each}, above the merchant's maxTransactionAmount (${String(fromCents(limit))} USD): every payment would be declined`);
 }
 
@@ -114,7 +113,7 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
     if (methodId === null) add(errors, 'paymentMethodId', 'is required: the customer has no default card or bank account');
     else method = await methodOf(tx, scope, customerId, methodId, errors);
     const cents = await amountOf(tx, scope, body, errors);
-    if (cents !== undefined) await checkPayable(tx, scope.merchantId, cents, amountField(body), errors);
+    if (cents !== undefined) await checkPayable(tx, scope, cents, amountField(body), errors);
     let start = now;
     if (body.startDate !== undefined) {
       const given = new Date(body.startDate);
