@@ -10,7 +10,9 @@
 // (PostgreSQL; without it, SQLite and the hello-world only), BENCH_OPERATIONS (only the operations whose label
 // contains one of these comma-separated words: `create,sale`), BENCH_ENGINES (`sqlite`, `postgres` or both, the
 // default), BENCH_GATEWAY_NODE_ARGS (node options of the gateways, space-separated: `--cpu-prof --cpu-prof-dir=DIR`
-// writes each one's profile when it stops).
+// writes each one's profile when it stops), BENCH_BEFORE_ROOT (a checkout of the version to compare with, its
+// dependencies installed: each engine's gateway of that version is measured beside this one's, the two taking
+// turns at going first), BENCH_ROUNDS (1: how many times the whole table is measured, to see the noise).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +30,8 @@ const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.PGW_TEST_DATAB
 const only = (process.env.BENCH_OPERATIONS ?? '').split(',').map((w) => w.trim().toLowerCase()).filter((w) => w !== '');
 const engines = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((w) => w.trim());
 const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const beforeRoot = process.env.BENCH_BEFORE_ROOT ? path.resolve(process.env.BENCH_BEFORE_ROOT) : undefined;
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const TICKS_PER_SECOND = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux of the last decades
 
 /** utime + stime of one process, in ticks (0 once it is gone). */
@@ -90,18 +94,28 @@ async function main(): Promise<void> {
   onCleanup('temporary directory', () => { rmSync(dir, { recursive: true, force: true }); return Promise.resolve(); });
   try {
     const hello = await startHello(root, dir);
-    const sqliteFile = path.join(dir, 'cpu.sqlite');
-    const gateways: Gateway[] = [];
-    if (engines.includes('sqlite')) gateways.push(await startGateway('gateway SQLite', { gatewayRoot: root, dir, slug: 'sqlite', nodeArgs, prepare: () => Promise.resolve(`sqlite:${sqliteFile}`) }));
-    if (postgresUrl && engines.includes('postgres')) {
-      const postgres = await startGateway('gateway PostgreSQL', { gatewayRoot: root, dir, slug: 'postgres', nodeArgs, prepare: () => createBenchDatabase(postgresUrl, 'cpu') });
-      // The database was just migrated and filled with demo data: autovacuum would analyze its new tables during
-      // the first rows measured and count as their PostgreSQL CPU. Done now, it is out of the way.
-      const db = openDatabase(postgres.databaseUrl);
-      await db.raw('vacuum analyze');
-      await db.destroy();
-      gateways.push(postgres);
+    /** Each engine's gateways: this version's, then BENCH_BEFORE_ROOT's. */
+    const engineGateways: Gateway[][] = [];
+    const versions = [{ label: 'gateway', gatewayRoot: root, slug: '' }, ...(beforeRoot ? [{ label: 'before', gatewayRoot: beforeRoot, slug: '-before' }] : [])];
+    if (engines.includes('sqlite')) {
+      const pair: Gateway[] = [];
+      for (const v of versions) pair.push(await startGateway(`${v.label} SQLite`, { gatewayRoot: v.gatewayRoot, dir, slug: `sqlite${v.slug}`, nodeArgs, prepare: () => Promise.resolve(`sqlite:${path.join(dir, `cpu${v.slug}.sqlite`)}`) }));
+      engineGateways.push(pair);
     }
+    if (postgresUrl && engines.includes('postgres')) {
+      const pair: Gateway[] = [];
+      for (const v of versions) {
+        const postgres = await startGateway(`${v.label} PostgreSQL`, { gatewayRoot: v.gatewayRoot, dir, slug: `postgres${v.slug}`, nodeArgs, prepare: () => createBenchDatabase(postgresUrl, `cpu${v.slug.replace('-', '_')}`) });
+        // The database was just migrated and filled with demo data: autovacuum would analyze its new tables during
+        // the first rows measured and count as their PostgreSQL CPU. Done now, it is out of the way.
+        const db = openDatabase(postgres.databaseUrl);
+        await db.raw('vacuum analyze');
+        await db.destroy();
+        pair.push(postgres);
+      }
+      engineGateways.push(pair);
+    }
+    const gateways = engineGateways.flat();
     const customers = new Map<Gateway, string>();
     for (const gateway of gateways) customers.set(gateway, await createOne(gateway, '/pay-api/v1/customers', customerBody));
 
@@ -109,13 +123,17 @@ async function main(): Promise<void> {
     const rows: string[][] = [];
     const [first] = gateways;
     if (first === undefined) throw new Error(`BENCH_ENGINES=${engines.join(',')} names no engine to measure (PostgreSQL needs BENCH_DATABASE_URL)`);
-    for (const operation of operations) {
+    let turn = 0;
+    for (let round = 0; round < rounds; round++) for (const operation of operations) {
       if (only.length > 0 && !only.some((word) => operation.label.toLowerCase().includes(word))) continue;
       // The hello-world gets the same body (the first gateway's), so that both read and parse as much.
       const helloBody = operation.body(first.merchant);
       const base = await measured(operation.label, hello, { method: operation.method, path: '/hello', headers: { 'content-type': 'application/json' }, ...(helloBody === undefined ? {} : { body: helloBody }) });
       rows.push(format(base, ''));
-      for (const gateway of gateways) {
+      // The two versions of an engine take turns at going first (a warmer or noisier minute favours neither).
+      const order = engineGateways.flatMap((pair) => (turn % 2 === 0 ? pair : [...pair].reverse()));
+      turn++;
+      for (const gateway of order) {
         const body = operation.body(gateway.merchant);
         const shape: RequestShape = { method: operation.method, path: operation.path(customers.get(gateway) ?? ''), headers: await gateway.headers(), ...(body === undefined ? {} : { body }) };
         const row = await measured(operation.label, gateway, shape);

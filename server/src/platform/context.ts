@@ -205,6 +205,25 @@ function sourceAddressOf(services: Services, req: IncomingMessage, route: RouteD
   }
 }
 
+/** What a request adds to the services. */
+type OwnFields = Omit<ServerContext, keyof Services> & Pick<ServerContext, 'scopeOf'>;
+
+/**
+ * The context: the services and the request's own fields, named one by one in one literal. Not `{ ...services,
+ * clock, ... }`: V8 (Node 20) gives an object a new hidden class for each property added after a spread, ~1 us
+ * each, and the spread context cost ~20 us of a customer read's ~230 (profiled, issue 43).
+ */
+function contextOf(services: Services, own: OwnFields): ServerContext {
+  return {
+    db: services.db, log: services.log, config: services.config, wall: services.wall, tokens: services.tokens,
+    hashKey: services.hashKey, instances: services.instances, resolveHost: services.resolveHost,
+    throttleStore: services.throttleStore, addressOf: services.addressOf, scopeOf: own.scopeOf,
+    clock: own.clock, correlationId: own.correlationId, principal: own.principal, basic: own.basic,
+    sourceAddress: own.sourceAddress, scope: own.scope, merchantId: own.merchantId, partnerWide: own.partnerWide,
+    merchant: own.merchant, tenantKey: own.tenantKey, disconnected: own.disconnected,
+  };
+}
+
 export function contextFactory(services: Services) {
   return async (req: IncomingMessage, res: ServerResponse, route: RouteDefinition): Promise<ServerContext> => {
     const correlationId = correlationIdOf(res);
@@ -213,8 +232,7 @@ export function contextFactory(services: Services) {
       throw new ApiError('invalid_api_version', { errors: { 'x-api-version': [acceptedVersions(CONTRACT_VERSION)] } });
     }
     if (route.security.length === 0) {
-      return {
-        ...services,
+      return contextOf(services, {
         clock: services.wall,
         correlationId,
         principal: null,
@@ -223,10 +241,11 @@ export function contextFactory(services: Services) {
         scope: [],
         merchantId: () => { throw new ApiError('internal_error'); },
         partnerWide: () => null,
+        scopeOf: services.scopeOf,
         merchant: () => { throw new ApiError('internal_error'); },
         tenantKey: 'anonymous',
         disconnected: disconnectedOf(res),
-      };
+      });
     }
     const principal = await authenticate(services, req);
     const { scope, acting, offsetMs } = await tenancy(services, principal, req);
@@ -237,8 +256,7 @@ export function contextFactory(services: Services) {
       }
       return acting;
     };
-    return {
-      ...services,
+    return contextOf(services, {
       clock: businessClock(services, offsetMs),
       correlationId,
       principal,
@@ -253,6 +271,6 @@ export function contextFactory(services: Services) {
       merchant(this: ServerContext): Scope { return openScope(this, actingOn(), offsetMs); },
       tenantKey: principal.merchantId === null ? `partner:${principal.partnerId}` : `merchant:${principal.merchantId}`,
       disconnected: disconnectedOf(res),
-    };
+    });
   };
 }

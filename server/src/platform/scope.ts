@@ -37,10 +37,10 @@ export const businessTimeAt = (platform: Pick<Deps, 'config'>, wallNow: Date, of
 
 /** Opens the scope of `merchantId`, whose sandbox clock is `offsetMs` ahead. Only the platform calls this. */
 export function openScope(platform: Platform, merchantId: string, offsetMs: number): Scope {
+  // One literal, no spread: V8 gives a property added after a spread a new hidden class (~1 us each, issue 43).
   return {
     db: platform.db, log: platform.log, config: platform.config, wall: platform.wall, instances: platform.instances,
-    ...(platform.resolveHost ? { resolveHost: platform.resolveHost } : {}),
-    merchantId, clock: businessClock(platform, offsetMs),
+    resolveHost: platform.resolveHost, merchantId, clock: businessClock(platform, offsetMs),
   };
 }
 
