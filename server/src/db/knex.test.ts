@@ -14,13 +14,15 @@ const pragma = async (db: ReturnType<typeof createDatabase>, name: string): Prom
 };
 
 describe('SQLite connection settings', () => {
-  it('a file database runs in WAL mode, checkpointing every 10,000 pages and keeping its WAL under 64 MiB', async () => {
+  it('a file database runs in WAL mode, checkpointing every 10,000 pages and keeping its WAL under 64 MiB, its savepoint journals in memory', async () => {
     const db = createDatabase(`sqlite:${path.join(dir, 'file.sqlite')}`);
     try {
       expect(await pragma(db, 'journal_mode')).toBe('wal');
       expect(await pragma(db, 'wal_autocheckpoint')).toBe(10_000);
       expect(await pragma(db, 'journal_size_limit')).toBe(64 * 1024 * 1024);
       expect(await pragma(db, 'foreign_keys')).toBe(1);
+      // 2 = MEMORY: a group commit's savepoint journals never spill to a temporary file (a write per page).
+      expect(await pragma(db, 'temp_store')).toBe(2);
     } finally {
       await db.destroy();
     }
