@@ -2,7 +2,7 @@
 // Pending delivery for each active webhook of the merchant that selects its type at that moment (the
 // fan-out); the delivery engine sends them later. Nothing is lost if the process stops in between. The
 // payload is the generated type of the event's `data`, so a wrong record for an event type does not compile.
-import { randomUUID } from 'node:crypto';
+import { newId } from './ids.ts';
 import type { Knex } from 'knex';
 import { findEventRows, insertEvent, insertEvents } from '../repositories/outbox.ts';
 import { apiSpec, webhookEventProblems } from '@pgw/client/server';
@@ -38,7 +38,7 @@ export class EventContractError extends Error {
  * later read would answer with a 500.
  */
 function rowOf<T extends WebhookEventName>(event: OutboxEvent<T>): { id: string; merchant_id: string; type: T; payload: string; occurred_on: string } {
-  const id = randomUUID();
+  const id = newId();
   const problems = webhookEventProblems(apiSpec, event.type, { id, type: event.type, timestamp: event.occurredOn, merchantId: event.merchantId, data: event.data });
   if (problems.length > 0) throw new EventContractError(event.type, problems);
   return { id, merchant_id: event.merchantId, type: event.type, payload: JSON.stringify(event.data), occurred_on: event.occurredOn };

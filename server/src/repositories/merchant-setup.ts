@@ -1,7 +1,7 @@
 // A merchant as the sandbox makes one (Knex only): its row with the default settings, a card and an ACH
 // (Eft) processor, a main contact address and an API key. The demo seed and the disposable sandboxes both
 // build their merchants here, so a sandbox merchant is exactly what a demo merchant is.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { AffiliateBusinessModelType, AffiliateStatus, BusinessCategory, PaymentProcessorType, ZeroCostProcessingOption } from '@pgw/client/enums';
 import type { Environment } from '../config.ts';
@@ -28,7 +28,7 @@ export interface MerchantSetup {
 
 /** A partner's row; returns its id. */
 export async function insertPartner(db: Knex, name: string, now: string): Promise<string> {
-  const id = randomUUID();
+  const id = newId();
   await db('partners').insert({ id, name, status_id: AffiliateStatus.Active, business_category_id: BusinessCategory.IndependentSoftwareVendor,
     business_model_type_id: AffiliateBusinessModelType.SingleAffiliateModel, created_on: now });
   return id;
@@ -48,15 +48,15 @@ export async function addApiKey(db: Knex, environment: Environment, partnerId: s
  * expires (null for a merchant that stays). Its clock offset starts at 0: its business clock is the present.
  */
 export async function setUpMerchant(db: Knex, environment: Environment, partnerId: string, profile: MerchantProfile, now: string, sandboxExpiresAt: string | null = null): Promise<MerchantSetup> {
-  const merchantId = randomUUID();
+  const merchantId = newId();
   await db('merchants').insert({
     id: merchantId, partner_id: partnerId, company_name: profile.name, mcc_code: profile.mcc, mcc_description: profile.mccDescription,
     zero_cost_processing_option_id: ZeroCostProcessingOption.None, is_tips_enabled: true, default_tips_options: JSON.stringify([15, 18, 20]),
     max_transaction_amount_cents: 2_500_000, avs_enabled: true, card_saving_by_terminal_enabled: false, webhooks_permission: true, created_on: now,
     sandbox_expires_at: sandboxExpiresAt,
   });
-  const cardProcessorId = randomUUID();
-  const achProcessorId = randomUUID();
+  const cardProcessorId = newId();
+  const achProcessorId = newId();
   await db('payment_processors').insert([
     { id: cardProcessorId, merchant_id: merchantId, type_id: PaymentProcessorType.CardProcessor, name: 'CardProcessor (sandbox)', is_default: true,
       settlement_batch_time_slots: JSON.stringify([{ hours: 23, minutes: 0, timezoneName: 'America/New_York' }]) },
@@ -64,7 +64,7 @@ export async function setUpMerchant(db: Knex, environment: Environment, partnerI
       settlement_batch_time_slots: JSON.stringify([{ hours: 18, minutes: 0, timezoneName: 'America/New_York' }]) },
   ]);
   await db('contact_infos').insert({
-    id: randomUUID(), merchant_id: merchantId, address_name: 'Main', address_line1: '100 Main St', address_line2: null,
+    id: newId(), merchant_id: merchantId, address_name: 'Main', address_line1: '100 Main St', address_line2: null,
     city: profile.city, zip: profile.zip, country_id: 1, state_id: profile.stateId, state_name: profile.stateName, email: profile.email,
     business_phone_number: '+15555550100', is_main_address: true, is_default_address: true,
   });

@@ -1,6 +1,6 @@
 // The management users (Knex only): made with a merchant (demo or sandbox); the password grant finds one by
 // e-mail address, compared in lower case.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 
 export interface UserRow { id: string; merchant_id: string; password_hash: string }
@@ -13,7 +13,7 @@ export interface NewUser { merchantId: string; email: string; firstName: string;
 
 export async function insertUser(db: Knex, user: NewUser): Promise<void> {
   await db('users').insert({
-    id: randomUUID(), merchant_id: user.merchantId, email: user.email.toLowerCase(), first_name: user.firstName, last_name: user.lastName,
+    id: newId(), merchant_id: user.merchantId, email: user.email.toLowerCase(), first_name: user.firstName, last_name: user.lastName,
     password_hash: user.passwordHash, created_on: user.createdOn,
   });
 }

@@ -1,7 +1,7 @@
 // Webhook deliveries and their attempts (Knex only). A delivery is one event to one endpoint (Scheduled, from
 // the event's fan-out; unique per event and endpoint) or a manual retry (Manual). Due times are business
 // times of the merchant; leases are wall-clock times.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { isPostgres } from '../db/knex.ts';
 import { insertLater, locked } from '../platform/transaction.ts';
@@ -70,13 +70,13 @@ export async function insertFanOut(db: Knex, merchantId: string, events: readonl
 /** The fan-out's deliveries (SQLite), many rows a statement. */
 async function insertScheduled(db: Knex, rows: readonly { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }[]): Promise<void> {
   await insertRows(db, 'webhook_deliveries', rows.map((r) => ({
-    id: randomUUID(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,
+    id: newId(), merchant_id: r.merchantId, endpoint_id: r.endpointId, event_id: r.eventId, event_type: r.eventType,
     status: 'Pending', trigger_type: 'Scheduled', attempt_number: 1, next_retry_at: r.at, created_on: r.at,
   })));
 }
 
 export async function insertManual(db: Knex, d: { merchantId: string; endpointId: string; eventId: string; eventType: string; at: string }): Promise<string> {
-  const id = randomUUID();
+  const id = newId();
   await db('webhook_deliveries').insert({
     id, merchant_id: d.merchantId, endpoint_id: d.endpointId, event_id: d.eventId, event_type: d.eventType,
     status: 'Pending', trigger_type: 'Manual', attempt_number: 1, next_retry_at: null, created_on: d.at,
@@ -194,7 +194,7 @@ function rowsChanged(result: unknown): number {
 export async function insertAttempts(db: Knex, attempts: readonly AttemptRecord[]): Promise<void> {
   for (let i = 0; i < attempts.length; i += CHUNK) {
     await db('webhook_attempts').insert(attempts.slice(i, i + CHUNK).map((attempt) => ({
-      id: randomUUID(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
+      id: newId(), delivery_id: attempt.deliveryId, attempt_number: attempt.attemptNumber, attempted_on: attempt.attemptedOn,
       response_status_code: attempt.responseStatusCode, duration_ms: attempt.durationMs, outcome: attempt.outcome, response_excerpt: attempt.responseExcerpt,
     })));
   }

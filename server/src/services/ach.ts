@@ -1,7 +1,7 @@
 // ACH payments: debit and credit (a stored bank account, or new account details for which a customer is
 // created), hold, unhold, void and refund, each through the ACH state machine of the spec. The network
 // side (submission at the processor's batch time slot, clearing, returns) is in ach-network.ts.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { AchTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
 import { sandboxMagicValues } from '@pgw/client/magic-values';
@@ -93,7 +93,7 @@ async function generateCustomer(db: Knex, merchantId: string, body: AchRequest, 
     addressLine1: a.line1, addressLine2: a.line2 ?? null, city: a.city, zip: a.postalCode,
     stateName: a.stateName ?? stateRef(a.stateId)?.name ?? null, stateId: a.stateId, countryId: a.countryId,
   } : null);
-  const id = randomUUID();
+  const id = newId();
   await customers.insertCustomer(db, {
     id, merchantId, createdOn: now,
     fields: {
@@ -143,7 +143,7 @@ export async function createAch(scope: Scope, body: AchRequest, create: AchCreat
     const customerId = generated ? await generateCustomer(tx, merchantId, body, at, counts ? cents : null)
       : create.customerId !== undefined ? create.customerId : account.customerId;
     const record: TransactionRecord = {
-      id: randomUUID(), merchantId, paymentMethodTypeId: PaymentMethodType.ElectronicCheck, typeId: create.typeId,
+      id: newId(), merchantId, paymentMethodTypeId: PaymentMethodType.ElectronicCheck, typeId: create.typeId,
       statusId: approved ? AchTransactionStatus.Scheduled : AchTransactionStatus.Failed,
       processorId: processor.id, creatorTypeId: create.creatorTypeId ?? TransactionCreatorType.ApiToken,
       amountCents: cents, tipAmountCents: ZERO_CENTS, approvedAmountCents: null, processedAmountCents: approved ? cents : ZERO_CENTS, refundedAmountCents: ZERO_CENTS,

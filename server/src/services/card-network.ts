@@ -2,7 +2,7 @@
 // processor due at one batch time slot settles together, and the batch emits settlement.batch.completed)
 // and the expiry of authorizations not captured within 7 days. Rows of the card state machine; the caller
 // holds the records' locks and the transaction.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { CardTransactionStatus, PaymentProcessorType, TransactionType } from '@pgw/client/enums';
 import { fromCents, minusCents, sumCents, ZERO_CENTS } from '../platform/money.ts';
 import type { Tx } from '../platform/scope.ts';
@@ -25,7 +25,7 @@ export async function expireAll(tx: Tx, records: readonly TransactionRecord[], a
  * recorded, settlement.batch.completed sent. Returns how many settled (0: no batch).
  */
 export async function settleBatch(tx: Tx, merchantId: string, processorId: string, records: readonly TransactionRecord[], at: Date): Promise<number> {
-  const batchId = randomUUID();
+  const batchId = newId();
   const when = iso(at);
   let sale = ZERO_CENTS;
   let credit = ZERO_CENTS;

@@ -1,7 +1,7 @@
 // Card payments: authorization, sale and refund without reference (a card entered now or a stored one,
 // saved when asked), capture, void and refund, each through the card state machine of the spec. Settlement
 // batches and the 7-day expiry are in card-network.ts.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { CardTransactionStatus, PaymentMethodType, TransactionCreatorType, TransactionType } from '@pgw/client/enums';
 import type { components } from '@pgw/client/types';
@@ -147,7 +147,7 @@ export async function createCard(scope: Scope, trigger: Creation, body: PaymentR
     const processed = approved && trigger !== 'authorizeCard' ? (answer.approvedCents ?? ZERO_CENTS) : ZERO_CENTS;
     const isAuthorization = trigger === 'authorizeCard';
     const record: TransactionRecord = {
-      id: randomUUID(), merchantId, paymentMethodTypeId: PaymentMethodType.Card, typeId, statusId, processorId,
+      id: newId(), merchantId, paymentMethodTypeId: PaymentMethodType.Card, typeId, statusId, processorId,
       creatorTypeId: create.creatorTypeId ?? TransactionCreatorType.ApiToken,
       amountCents: cents, tipAmountCents: tipCents, approvedAmountCents: answer.approvedCents, processedAmountCents: processed, refundedAmountCents: ZERO_CENTS,
       responseCode: answer.code, responseDescription: responseDescription(answer.code), authorizationCode: approved ? authorizationCode() : null,

@@ -1,6 +1,6 @@
 // Catalogue rules: unit types from the spec, category names unique per merchant (trimmed, case-insensitive),
 // line items that name a known unit type and one of the merchant's own categories, prices in cents.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { apiSpec } from '@pgw/client/server';
 import { responseExample } from '../platform/spec-data.ts';
@@ -100,7 +100,7 @@ async function guarded(name: string, write: () => Promise<void>): Promise<void> 
 export async function createCategory(scope: Scope, body: CategoryRequest): Promise<string> {
   const { merchantId } = scope;
   const values = checkCategory(body);
-  const id = randomUUID();
+  const id = newId();
   await guarded(values.name, () => withTransaction(scope.db, async (tx) => {
     await ensureNameFree(tx, merchantId, values.nameKey, values.name);
     await repo.insertCategory(tx, { id, merchantId, ...values, now: iso(scope.clock.now()) });
@@ -157,7 +157,7 @@ async function checkLineItem(db: Knex, merchantId: string, body: LineItemRequest
 
 export async function createLineItem(scope: Scope, body: LineItemRequest): Promise<string> {
   const { merchantId } = scope;
-  const id = randomUUID();
+  const id = newId();
   await withTransaction(scope.db, async (tx) => {
     await repo.insertLineItem(tx, id, merchantId, await checkLineItem(tx, merchantId, body), iso(scope.clock.now()));
   });

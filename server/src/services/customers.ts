@@ -1,6 +1,6 @@
 // Customer rules: the fields of a create or update, addresses checked against the states lookup, the
 // atomic create with cards and bank accounts, search, read, update and delete.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Deps } from '../platform/deps.ts';
 import { type Scope, within } from '../platform/scope.ts';
 import { ApiError, notFound } from '../platform/errors.ts';
@@ -134,7 +134,7 @@ export async function createCustomer(scope: Scope, input: CustomerCreateInput): 
     if (kept) accounts.push(kept);
   });
   failIfAny(errors);
-  const id = randomUUID();
+  const id = newId();
   const createdOn = iso(now);
   await withTransaction(scope.db, async (tx) => {
     const t = within(scope, tx);

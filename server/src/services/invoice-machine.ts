@@ -2,7 +2,7 @@
 // effective status (PastDue is derived from the due date and the merchant's clock, stored as Due); a change
 // is a draft's content, a publication, or payment columns; the history is invoice_history, one entry type per
 // row; the events' payload is the invoice as getInvoice shows it.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { invoiceStateMachine, type InvoiceTransition, type InvoiceTrigger } from '@pgw/client/state-machines';
 import type { WebhookEventName } from '@pgw/client/webhooks';
@@ -85,7 +85,7 @@ async function apply(db: Knex, moves: readonly engine.Move<InvoiceRecord, Invoic
     const to = storedOf(row.to);
     if (to === 'removed') throw new ApiError('internal_error', { details: 'a removal is not a change' });
     let written = true;
-    if (change.content) written = await repo.replaceDraftContent(db, record.merchantId, record.id, change.content, when, randomUUID);
+    if (change.content) written = await repo.replaceDraftContent(db, record.merchantId, record.id, change.content, when, newId);
     if (change.publication) written &&= await repo.publishDraft(db, record.merchantId, record.id, change.publication, when);
     // A row that keeps the status and changes nothing else (a notification) writes only its history.
     else if (to !== record.status || change.payment) written &&= await repo.changeInvoice(db, record.id, to, change.payment ?? {}, when);
@@ -105,7 +105,7 @@ const invoices: engine.Adapter<InvoiceRecord, InvoiceTransition, InvoiceChange, 
   // The trigger alone picks the creation row (a draft, or an invoice created and published at once).
   initial: () => ({ type: null }),
   insert: async (db, fresh, row, change, at) => {
-    await repo.insertDraft(db, { id: fresh.id, merchantId: fresh.merchantId, shortCode: fresh.shortCode, content: fresh.content, now: iso(at) }, randomUUID);
+    await repo.insertDraft(db, { id: fresh.id, merchantId: fresh.merchantId, shortCode: fresh.shortCode, content: fresh.content, now: iso(at) }, newId);
     if (change.publication) await repo.publishDraft(db, fresh.merchantId, fresh.id, change.publication, iso(at));
     return reread(db, fresh.id);
   },
@@ -116,7 +116,7 @@ const invoices: engine.Adapter<InvoiceRecord, InvoiceTransition, InvoiceChange, 
   history: async (db, moved, at) => {
     for (const { row, after, change } of moved) {
       for (const typeId of historyOf(row)) {
-        await repo.addHistory(db as Knex.Transaction, randomUUID(), after.id, { ...change.history, typeId, createdOn: iso(at) });
+        await repo.addHistory(db as Knex.Transaction, newId(), after.id, { ...change.history, typeId, createdOn: iso(at) });
       }
     }
   },

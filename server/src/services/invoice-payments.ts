@@ -3,7 +3,7 @@
 // amounts, a Paid history entry, invoice.paid and the receipt SMS the settings ask for. Declined: the
 // invoice stays as it was, a PaymentFailed entry records the code, and the failure SMS is sent when asked.
 // A returned or failed ACH payment makes the invoice Due again (invoicePaymentFailed).
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import { CreditDebitType, InvoiceNotificationTemplateType, InvoiceNotificationType, SecCode, TransactionCreatorType as Creator, TransactionType as Type, ZeroCostProcessingOption } from '@pgw/client/enums';
 import type { components } from '@pgw/client/types';
@@ -60,7 +60,7 @@ async function customerOf(t: Scope, invoice: InvoiceRecord, now: string): Promis
     addressLine1: a.line1 ?? null, addressLine2: a.line2 ?? null, city: a.city ?? null, zip: a.zip ?? null,
     stateName: a.stateName ?? null, stateId: a.stateId ?? null, countryId: a.countryId ?? null,
   } : null);
-  const customerId = randomUUID();
+  const customerId = newId();
   await customers.insertCustomer(t.db, {
     id: customerId, merchantId: invoice.merchantId, createdOn: now,
     fields: {
@@ -86,7 +86,7 @@ async function paymentSms(t: Scope, invoice: InvoiceRecord, approved: boolean, c
     ? `${merchant}: payment of ${formatUsd(cents)} received for invoice ${invoice.number ?? ''}. Thank you!`
     : `${merchant}: your payment for invoice ${invoice.number ?? ''} did not go through. Pay here: ${shortUrl}`;
   const notificationId = await t.instances.notifierFor(t.db).send({ merchantId: invoice.merchantId, invoiceId: invoice.id, channel: InvoiceNotificationType.Sms, template, to, subject: null, text, createdOn: now });
-  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
+  await repo.addHistory(t.db as Knex.Transaction, newId(), invoice.id, {
     typeId: History.SmsNotificationSent, notificationId, notificationTypeId: InvoiceNotificationType.Sms, notificationTemplateTypeId: template, notificationTarget: to, createdOn: now,
   });
 }
@@ -111,7 +111,7 @@ async function settlePaid(
 /** Declined: the invoice stays as it was; PaymentFailed records the processor's code; the failure SMS when asked. */
 async function recordFailure(t: Scope, invoice: InvoiceRecord, payment: TransactionRecord, now: Date): Promise<PaymentResponse> {
   const at = iso(now);
-  await repo.addHistory(t.db as Knex.Transaction, randomUUID(), invoice.id, {
+  await repo.addHistory(t.db as Knex.Transaction, newId(), invoice.id, {
     typeId: History.PaymentFailed, errorCode: payment.responseCode, errorMessage: payment.responseDescription,
     transactionId: payment.id, paymentMethodTypeId: payment.paymentMethodTypeId, createdOn: at,
   });

@@ -60,6 +60,7 @@ async function contentOf(t: Scope, input: InvoiceInput) {
 /** A new draft of the body. */
 async function newInvoice(t: Scope, input: InvoiceInput): Promise<NewInvoice> {
   const { merchantId } = t;
+  // Wholly random, not a time-ordered row id (platform/ids.ts): the id is the address of the invoice's hosted page.
   return { id: randomUUID(), merchantId, shortCode: newShortCode(), content: await contentOf(t, input) };
 }
 

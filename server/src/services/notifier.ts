@@ -1,7 +1,7 @@
 // Delivery of messages to customers (e-mail, SMS) behind one interface. The sandbox implementation records
 // each message in the notifications table and delivers nothing; a real e-mail or SMS provider implements the
 // same send() and is plugged in at start (instances.ts: the server's `notifierFor`).
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import type { InvoiceNotificationTemplateType, InvoiceNotificationType } from '@pgw/client/enums';
 import { insertNotification } from '../repositories/notifications.ts';
@@ -34,7 +34,7 @@ export class SandboxNotifier implements Notifier {
   constructor(private readonly db: Knex) {}
 
   async send(message: NotificationMessage): Promise<string> {
-    const id = randomUUID();
+    const id = newId();
     await insertNotification(this.db, {
       id,
       merchantId: message.merchantId,

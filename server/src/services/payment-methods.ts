@@ -1,6 +1,6 @@
 // Stored payment methods of a customer: add a card or a bank account (the first of its kind becomes the
 // default), list, update, delete (a deleted default leaves none), and make one the default of its kind.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { AccountHolderType, AccountType } from '@pgw/client/enums';
 import type { Deps } from '../platform/deps.ts';
 import { type Scope, type Tx, within } from '../platform/scope.ts';
@@ -26,13 +26,13 @@ interface Placement {
 }
 
 export async function storeCard(deps: Deps, placement: Placement, card: CardToKeep): Promise<string> {
-  const id = randomUUID();
+  const id = newId();
   await methods.insertCard(deps.db, { id, ...placement }, card);
   return id;
 }
 
 export async function storeBankAccount(deps: Deps, placement: Placement, account: BankAccountToKeep): Promise<string> {
-  const id = randomUUID();
+  const id = newId();
   await methods.insertBankAccount(deps.db, { id, ...placement }, account);
   return id;
 }

@@ -2,7 +2,7 @@
 // the quick_payments table. Creation is the creation row (quick_payment.created); a payment's move carries the
 // transaction that paid and what it charged: the link counts it, and the family's history is the link's list of
 // payments (quick_payment_payments), written with the move.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { quickPaymentStateMachine, type QuickPaymentTransition } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import type { WebhookEventName } from '@pgw/client/webhooks';
@@ -80,7 +80,7 @@ const links: engine.Adapter<QuickPaymentRecord, QuickPaymentTransition, LinkChan
   remove: () => Promise.reject(new ApiError('internal_error', { details: 'a payment link is never removed by a transition' })),
   // A link's history is its payments: one row per payment move, numbered on the link (unique: never two in one place).
   history: (db, moved, at) => repo.insertLinkPayments(db, moved.flatMap(({ after, change }) => (change === null ? [] : [{
-    id: randomUUID(), merchantId: after.merchantId, quickPaymentId: after.id, seq: after.paymentCount, transactionId: change.transactionId,
+    id: newId(), merchantId: after.merchantId, quickPaymentId: after.id, seq: after.paymentCount, transactionId: change.transactionId,
     amountCents: change.amountCents, quantity: change.quantity, paidOn: iso(at),
   }]))),
   // quick_payment.created and quick_payment.paid carry the link as getQuickPayment shows it after the move.

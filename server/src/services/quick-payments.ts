@@ -86,6 +86,7 @@ export async function createQuickPayment(scope: Scope, body: Schemas['QuickPayme
   const terms = await termsOf(scope, body, cents, errors);
   if (Object.keys(errors).length > 0) throw new ApiError('validation_failed', { errors });
   const fresh = {
+    // Wholly random, not a time-ordered row id (platform/ids.ts): the id is the address of the link's hosted page.
     id: randomUUID(), merchantId: scope.merchantId, amountCents: cents, description: body.description.trim(),
     transactionId: null, paidOn: null, expiresOn, createdOn: iso(now), ...terms, paymentCount: 0, collectedCents: ZERO_CENTS, latest: null,
   };

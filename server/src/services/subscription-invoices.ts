@@ -1,7 +1,7 @@
 // The invoice of a subscription's period (invoicePerPeriod, as Stripe, Kill Bill and Lago bill each period):
 // published when a scheduled payment falls due (invoice.created), paid by that payment (invoice.paid), a failed
 // attempt recorded on it and its retries paying it, all in the payment's transaction.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { PaymentMethodType } from '@pgw/client/enums';
 import { ApiError } from '../platform/errors.ts';
 import { type Cents, fromCents } from '../platform/money.ts';
@@ -61,7 +61,7 @@ export async function settlePeriodInvoice(scope: InTx<Scope>, invoice: InvoiceRe
   const at = iso(now);
   if (!collected) {
     if (transaction === undefined) return;
-    await invoiceRepo.addHistory(scope.db, randomUUID(), invoice.id, {
+    await invoiceRepo.addHistory(scope.db, newId(), invoice.id, {
       typeId: History.PaymentFailed, errorCode: transaction.responseCode, errorMessage: transaction.responseDescription,
       transactionId: transaction.id, paymentMethodTypeId: transaction.paymentMethodTypeId, createdOn: at,
     });

@@ -1,7 +1,7 @@
 // Subscriptions: create (the machine's creation row, subscription.created, a trial), list, read, cancel (at once
 // or at period end), pause and resume, each change through the one engine in one transaction with its event and
 // the customer's counts. Plan changes are subscription-plans.ts; the payments subscription-payments.ts.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { PaymentMethodType } from '@pgw/client/enums';
 import { subscriptionStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
@@ -125,7 +125,7 @@ export async function createSubscription(scope: Scope, body: Schemas['Subscripti
     // With a trial, the first payment falls due at its end and the schedule is counted from there.
     const first = iso(trialEnd ?? start);
     const fresh: SubscriptionRecord = {
-      id: randomUUID(), merchantId: scope.merchantId, customerId, paymentMethodId: method.id, amountCents: cents, frequency: body.frequency,
+      id: newId(), merchantId: scope.merchantId, customerId, paymentMethodId: method.id, amountCents: cents, frequency: body.frequency,
       status: trialEnd === undefined ? 'Active' : 'Trialing', startDate: first, scheduleIndex: 0, nextPaymentDate: first, dueAt: first, lastPaymentDate: null,
       failedPaymentCount: 0, failuresBeforeAttempt: 0, transactionId: null, paymentsCount: 0, totalPayments: body.totalPayments ?? null,
       cancelAtPeriodEnd: false, cancelledOn: null, description: body.description ?? null,

@@ -1,7 +1,7 @@
 // Payment terminals: registration (the paper machine's creation row, terminal.added), the list and the read,
 // and the paper status a terminal reports (the sandbox control makes it report), each change through the one
 // engine in one transaction with its event.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { terminalPaperStateMachine } from '@pgw/client/state-machines';
 import { ApiError, notFound } from '../platform/errors.ts';
 import type { ListQuery } from '../platform/paging.ts';
@@ -21,7 +21,7 @@ export interface Registration {
 /** Registers a terminal with a full roll (the machine's creation row) and emits terminal.added with it. */
 export async function registerTerminal(scope: Scope, registration: Registration): Promise<TerminalView> {
   const fresh = {
-    id: randomUUID(), merchantId: scope.merchantId,
+    id: newId(), merchantId: scope.merchantId,
     // Serial numbers are compared without letter case: the pattern allows ASCII only, so capitals are one form.
     serialNumber: registration.serialNumber.toUpperCase(),
     model: registration.model,

@@ -1,7 +1,7 @@
 // The transaction families of the engine: the ACH and card machines of the spec over the transactions
 // table. A change is the columns it sets; records moved the same way are written in one statement; the
 // history is transaction_history; every event's payload is the record's TransactionDetails.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { Knex } from 'knex';
 import type { WebhookEventName } from '@pgw/client/webhooks';
 import { achStateMachine, cardStateMachine, type AchTransition, type CardTransition } from '@pgw/client/state-machines';
@@ -52,7 +52,7 @@ const transactions: Adapter<TransactionRecord, TransactionRow, TransactionChange
   apply,
   remove: () => Promise.reject(new ApiError('internal_error', { details: 'a transaction is never removed' })),
   history: (db, moved, at) => repo.addHistory(db, moved.map(({ row, before, after }) => ({
-    id: randomUUID(), transactionId: after.id, fromStatusId: before?.statusId ?? null, toStatusId: after.statusId, trigger: row.trigger,
+    id: newId(), transactionId: after.id, fromStatusId: before?.statusId ?? null, toStatusId: after.statusId, trigger: row.trigger,
     responseCode: row.responseCodes.length > 0 ? after.responseCode : null, returnCode: after.returnCode, createdOn: iso(at),
   }))),
   // Every event of these machines carries the record as getTransaction shows it: the cast says so for each of

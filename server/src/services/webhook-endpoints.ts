@@ -1,7 +1,7 @@
 // Webhook endpoints: the event types a webhook may select (the spec's list), create, read, list, update and
 // delete (irreversible: the endpoint is gone, its delivery log stays and its pending deliveries fail), with
 // the URL rules of the environment and the Webhooks permission of the account.
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import type { components } from '@pgw/client/types';
 import { generateWebhookSecret } from '@pgw/client/webhooks';
 import type { Deps } from '../platform/deps.ts';
@@ -73,7 +73,7 @@ export async function createEndpoint(scope: Scope, body: Schemas['WebhookEndpoin
   await checkUrl(scope, body.endpointUrl);
   const now = iso(scope.clock.now());
   const endpoint: repo.EndpointRecord = {
-    id: randomUUID(), merchantId, name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: true,
+    id: newId(), merchantId, name: body.name, endpointUrl: body.endpointUrl, eventTypes: [...body.eventTypes], isActive: true,
     signingSecret: generateWebhookSecret(), createdOn: now, modifiedOn: now,
   };
   await repo.insertEndpoint(scope.db, endpoint);

@@ -2,7 +2,7 @@
 // header row, or JSON) of every matching entry, at most 10,000, streamed; a manual retry of a delivery that has
 // not succeeded, or of a Succeeded one with force (one attempt now, same webhook-id and body); and the test ping
 // (signed, not logged).
-import { randomUUID } from 'node:crypto';
+import { newId } from '../platform/ids.ts';
 import { webhookDeliveryStateMachine } from '@pgw/client/state-machines';
 import type { components } from '@pgw/client/types';
 import { ApiError, notFound } from '../platform/errors.ts';
@@ -135,7 +135,7 @@ export async function ping(scope: Scope, id: string): Promise<Schemas['WebhookPi
   await requirePermission(scope);
   const endpoint = await findEndpoint(scope.db, merchantId, id.toLowerCase());
   if (!endpoint) throw notFound(id, 'webhook');
-  const deliveryId = randomUUID();
+  const deliveryId = newId();
   const body = JSON.stringify({ id: deliveryId, type: 'webhook.ping', timestamp: iso(scope.clock.now()), merchantId, data: { webhookId: endpoint.id } });
   const outcome = await send(scope, endpoint.endpointUrl, endpoint.signingSecret, deliveryId, body);
   return { success: outcome.ok, responseStatusCode: outcome.statusCode, responseDurationMs: outcome.durationMs, deliveryId };
