@@ -2,6 +2,7 @@
 // wire, and that every transaction still means what it meant: it sees its own writes, a failure keeps nothing,
 // a savepoint fails alone, the connection is clean afterwards.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from './knex.ts';
 import { combine, isPlainRead, NAMED_PER_CONNECTION, preparedName, targetOf } from './pg-session.ts';
@@ -282,6 +283,50 @@ describe.skipIf(!postgresUrl)('transactions on PostgreSQL', () => {
     });
     expect(prepared.filter((text) => text.startsWith('select "id", "n" from "parent"'))).toHaveLength(1);
     expect(prepared.filter((text) => text.startsWith('select * from "parent"'))).toHaveLength(0);
+  });
+
+  it('describes a named statement at its first run on a connection only, and reads every type alike after', async () => {
+    await db.schema.createTable('shaped', (t) => {
+      t.string('id').primary(); t.integer('n'); t.bigInteger('big'); t.timestamp('at', { useTz: true }); t.jsonb('doc'); t.boolean('flag'); t.decimal('amount', 12, 2);
+    });
+    try {
+      // What pg sends per run, counted at its connection: Describe asks the row shape, Parse the statement.
+      const counts = { describe: 0, parse: 0 };
+      const proto = (pg as unknown as { Connection: { prototype: Record<'describe' | 'parse', (...a: unknown[]) => unknown> } }).Connection.prototype;
+      const originals = { describe: proto.describe, parse: proto.parse };
+      for (const key of ['describe', 'parse'] as const) {
+        const original = originals[key];
+        proto[key] = function (this: unknown, ...a: unknown[]) { counts[key] += 1; return original.apply(this, a); };
+      }
+      try {
+        await transaction(db, async (tx) => {
+          // Each run on the transaction's one connection: a read with rows, a read without, an insert (no rows, NoData).
+          const read = async (id: string): Promise<{ at: unknown }[]> => tx('shaped').where({ id }).select<{ at: unknown }[]>('id', 'n', 'big', 'at', 'doc', 'flag', 'amount');
+          const insert = (id: string) => tx.raw('insert into shaped (id, n, big, at, doc, flag, amount) values (?, ?, ?, ?, ?, ?, ?)', [id, 7, '9007199254740993', '2026-11-28T10:00:00Z', JSON.stringify({ a: [1, 'x'] }), true, '12.30']);
+          await insert('a');
+          const first = { ...counts };
+          expect(first).toEqual({ describe: 1, parse: 1 });
+          const rows = [];
+          for (let i = 0; i < 3; i++) rows.push(await read('a'));
+          expect(counts).toEqual({ describe: 2, parse: 2 });
+          expect(await read('none')).toEqual([]);
+          await insert('b');
+          await insert('c');
+          expect(counts).toEqual({ describe: 2, parse: 2 });
+          // The rows of a run without Describe are the first run's: every column parsed by its type.
+          expect(rows[1]).toEqual(rows[0]);
+          expect(rows[2]).toEqual(rows[0]);
+          expect(rows[2]).toEqual([{ id: 'a', n: 7, big: '9007199254740993', at: new Date('2026-11-28T10:00:00Z'), doc: { a: [1, 'x'] }, flag: true, amount: '12.30' }]);
+          expect((await read('c'))[0]?.at).toBeInstanceOf(Date);
+        });
+      } finally {
+        proto.describe = originals.describe;
+        proto.parse = originals.parse;
+      }
+      expect(await db('shaped').orderBy('id').pluck('id')).toEqual(['a', 'b', 'c']);
+    } finally {
+      await db.schema.dropTable('shaped');
+    }
   });
 
   it('runs an insert at once outside a transaction', async () => {

@@ -16,6 +16,8 @@
 // A held insert that fails (a broken constraint) fails the statement that sent it, or the commit: the
 // transaction is rolled back and nothing of it is kept.
 
+import { ShapedQuery, type RowShape } from './pg-shaped-query.ts';
+
 /** A statement as pg takes it: text with $n placeholders, and its values. */
 export interface Statement { readonly text: string; readonly values: readonly unknown[] }
 
@@ -131,10 +133,14 @@ export function installSession(connection: PgConnection): void {
   sessions.set(connection, session);
   /** The names of this connection's prepared statements, by text (a connection's statements outlive its transactions). */
   const names = new Map<string, string>();
+  /** The row shapes of this connection's named statements (db/pg-shaped-query.ts). */
+  const shapes = new Map<string, RowShape>();
   const run = (config: { text: string; values?: unknown; name?: unknown }): Promise<unknown> => new Promise((resolve, reject) => {
     // Statements with values only: they go by the extended protocol already (one without may hold several).
     const name = config.name === undefined && Array.isArray(config.values) && config.values.length > 0 ? preparedName(names, config.text) : undefined;
-    send(name === undefined ? config : { ...config, name }, (error, result) => { if (error) reject(error); else resolve(result); });
+    const done: Callback = (error, result) => { if (error) reject(error); else resolve(result); };
+    if (name === undefined) send(config, done);
+    else send(new ShapedQuery({ text: config.text, values: config.values as unknown[], name }, done, shapes), done);
   });
   const flush = async (): Promise<void> => {
     const held = session.pending.splice(0);
