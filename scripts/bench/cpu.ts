@@ -34,25 +34,32 @@ const beforeRoot = process.env.BENCH_BEFORE_ROOT ? path.resolve(process.env.BENC
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const TICKS_PER_SECOND = 100; // USER_HZ: /proc reports CPU time in these ticks on every Linux of the last decades
 
-/** utime + stime of one process, in ticks (0 once it is gone). */
-function processTicks(pid: number): number {
+/**
+ * utime + stime of one process, in ticks (0 once it is gone); with `children`, also what its ended children
+ * spent (cutime + cstime, counted once the parent has waited for them).
+ */
+function processTicks(pid: number, children = false): number {
   try {
     const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
     // The command may hold spaces and parentheses: the fields after it start at the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
   } catch {
     return 0;
   }
 }
 
-/** Ticks of every process named postgres. */
+/**
+ * Ticks of every process named postgres, the ended ones included: a backend that exits during a run (a pool
+ * closing an idle connection, another gateway's) takes its ticks out of the sum of live processes, and they
+ * reappear as the postmaster's children's time. Without them a run could show negative PostgreSQL time.
+ */
 function postgresTicks(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processTicks(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += processTicks(Number(entry), true);
     } catch {
       // A process that ended between the listing and the read.
     }
