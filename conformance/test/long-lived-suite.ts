@@ -15,13 +15,14 @@ import { openDatabase, seedMerchant } from './seed.ts';
 import { startBundledServer, type BundledServer } from './target.ts';
 
 /**
- * Runs in clean-up mode, each the whole suite: 3 on SQLite and 2 on PostgreSQL (the run on the seeded data, and the
- * same run again on what the first left), then a sandbox-mode run on each. CI's 20 minutes decide the counts: the
- * suite grew with issues 41 and 42, a run took 24-32 s on SQLite and 48-62 s on PostgreSQL in CI's configuration
- * here, and CI took 1,204 s with 5 and 3. A defect that needs more runs to show (one went red first on a fifth run,
- * issue 22) is a class of the data a merchant accumulates: PGW_LONG_LIVED_RUNS=20 runs that many on both engines.
+ * Runs in clean-up mode, each the whole suite: 2 on each engine (the run on the seeded data, and the same run
+ * again on what the first left), then a sandbox-mode run on each. CI's 20 minutes decide the counts: a run took
+ * 41-45 s on SQLite and 48-62 s on PostgreSQL in CI's configuration, and the whole of `npm test` took 1,007 s on
+ * a machine of this session's kind with 3 runs on SQLite (1,204 s on another with 5 and 3). A defect that needs
+ * more runs to show (one went red first on a fifth run, issue 22) is a class of the data a merchant accumulates:
+ * PGW_LONG_LIVED_RUNS=20 runs that many on both engines.
  */
-const runsOn = (engine: 'sqlite' | 'postgres'): number => Number(process.env.PGW_LONG_LIVED_RUNS ?? (engine === 'postgres' ? 2 : 3));
+const RUNS_EACH = Number(process.env.PGW_LONG_LIVED_RUNS ?? 2);
 const SANDBOX_RUNS = 1;
 /**
  * What a run of the suite may take: over 84 s each in CI's config unloaded (5 runs passed 420 s), 117-178 s on
@@ -56,7 +57,7 @@ async function activeRows(db: Knex, table: string, merchantId: string, omit: rea
 /** The suite on a long-lived server of one engine (`url`: a PostgreSQL server to make a fresh schema on). */
 export function longLivedSuite(engine: 'sqlite' | 'postgres', url: string | undefined): void {
   describe(`the suite on a long-lived server (${engine})`, () => {
-    const RUNS = runsOn(engine);
+    const RUNS = RUNS_EACH;
     let server: BundledServer;
     let schema: Awaited<ReturnType<typeof freshSchema>> | undefined;
     let dir: string;
