@@ -22,7 +22,7 @@ import { startBundledServer, type BundledServer } from './target.ts';
  * more runs to show (one went red first on a fifth run, issue 22) is a class of the data a merchant accumulates:
  * PGW_LONG_LIVED_RUNS=20 runs that many on both engines.
  */
-const RUNS_EACH = Number(process.env.PGW_LONG_LIVED_RUNS ?? 2);
+const RUNS = Number(process.env.PGW_LONG_LIVED_RUNS ?? 2);
 const SANDBOX_RUNS = 1;
 /**
  * What a run of the suite may take: over 84 s each in CI's config unloaded (5 runs passed 420 s), 117-178 s on
@@ -57,7 +57,6 @@ async function activeRows(db: Knex, table: string, merchantId: string, omit: rea
 /** The suite on a long-lived server of one engine (`url`: a PostgreSQL server to make a fresh schema on). */
 export function longLivedSuite(engine: 'sqlite' | 'postgres', url: string | undefined): void {
   describe(`the suite on a long-lived server (${engine})`, () => {
-    const RUNS = RUNS_EACH;
     let server: BundledServer;
     let schema: Awaited<ReturnType<typeof freshSchema>> | undefined;
     let dir: string;

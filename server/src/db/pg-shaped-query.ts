@@ -58,10 +58,6 @@ const Query = pg.Query as unknown as new (config: { text: string; values: readon
  * records the shape; later runs bind and execute without Describe and read their rows with the kept shape.
  */
 export class ShapedQuery extends Query {
-  /** Whether this run left Describe out (its shape was known), so no RowDescription comes. */
-  private shaped = false;
-  private described = false;
-
   constructor(config: { text: string; values: readonly unknown[]; name: string }, callback: Callback, private readonly shapes: Map<string, RowShape>) {
     super(config, undefined, callback);
   }
@@ -81,7 +77,6 @@ export class ShapedQuery extends Query {
       this.handleError(error, connection);
       return;
     }
-    this.shaped = true;
     const result = this._result;
     result.fields = shape.fields;
     if (shape.parsers) result._parsers = shape.parsers;
@@ -93,14 +88,14 @@ export class ShapedQuery extends Query {
 
   override handleRowDescription(message: unknown): void {
     super.handleRowDescription(message);
-    this.described = true;
     const result = this._result;
     this.shapes.set(this.name, { fields: result.fields, parsers: result._parsers, empty: result._prebuiltEmptyResultObject });
   }
 
   override handleCommandComplete(message: unknown, connection: WireConnection): void {
-    // Described, and no RowDescription came (NoData: an insert, an update without RETURNING): its shape is none.
-    if (!this.shaped && !this.described && !this.shapes.has(this.name)) this.shapes.set(this.name, { fields: [], parsers: undefined, empty: undefined });
+    // No shape yet at its end: it was described and no RowDescription came (NoData: an insert, an update without
+    // RETURNING), so its shape is none. A run that came with one, or that used a kept one, finds it here.
+    if (!this.shapes.has(this.name)) this.shapes.set(this.name, { fields: [], parsers: undefined, empty: undefined });
     super.handleCommandComplete(message, connection);
   }
 }
