@@ -1,10 +1,12 @@
 // The SQLite neighbour slowdown of issue 43, in one process: the app (createApp) on a SQLite file that another
 // connection migrated and seeded first (as main.ts does), customer creates by wrk at 10 connections, SQLite's time
 // a request by statement; then another process inserts BENCH_CUSTOMERS (100,000) customers (lib-db.ts
-// cloneCustomers) and the creates are measured twice more. Found so far: COMMIT goes from ~60 us to ~1.5 ms a
-// request (each group's commit ~12 ms, some 300 ms) with every setting of the connection as it was; with the
-// app's own connection migrating and seeding (BENCH_SAME_CONNECTION=1) it does not happen (creates stay at
-// 0.97-1.07x). Prints the table; asserts nothing. Settings: BENCH_CUSTOMERS, BENCH_SECONDS (5).
+// cloneCustomers) and the creates are measured twice more. The cause it found: the connection had analyzed the
+// seeded database at open, FTS5's customers_search_data counted at 2 rows, so FTS5's segment delete (prepared once
+// per connection) was planned as a scan, and COMMIT, which merges the search index, went from ~60 us to ~2 ms a
+// request. Since db/planner-statistics.ts no table counts below 1,000 rows and creates stay at 0.8-0.9x.
+// Prints the table; asserts nothing. Settings: BENCH_CUSTOMERS, BENCH_SECONDS (5), BENCH_SAME_CONNECTION=1 (the
+// app's own connection migrates and seeds).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

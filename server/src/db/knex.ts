@@ -5,6 +5,7 @@ import knex, { type Knex } from 'knex';
 import type { Environment } from '../config.ts';
 import { migrationSource } from './migrations/index.ts';
 import { installSession } from './pg-session.ts';
+import { connectionRunner, refreshStatistics } from './planner-statistics.ts';
 import { SqliteClient, type SqliteConnection } from './sqlite-client.ts';
 
 export type Database = Knex;
@@ -81,8 +82,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
         afterCreate: (conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
           try {
             cachePreparedStatements(conn);
-            // optimize=0x10002: the planner statistics, gathered now if a table outgrew them (SQLite's advice at open).
-            conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA optimize = 0x10002;');
+            conn.exec('PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;');
             // The driver's SQLite is built with recursive triggers on and a 2 MB page cache; better-sqlite3's, which
             // the schema's triggers and the measured figures were made with, had them off and 16 MB.
             // temp_store MEMORY: a group commit's savepoints (platform/transaction.ts) keep the first version of each
@@ -92,10 +92,12 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             // sale 399-403 -> 311-370 (issue 43). Sorts that outgrow the page cache stay in memory too.
             conn.exec('PRAGMA recursive_triggers = OFF; PRAGMA cache_size = -16000; PRAGMA temp_store = MEMORY;');
             if (onDisk) conn.exec(`PRAGMA wal_autocheckpoint = ${String(WAL_PAGES_BETWEEN_CHECKPOINTS)}; PRAGMA journal_size_limit = ${String(WAL_SIZE_LIMIT)};`);
-            done(null, conn);
           } catch (error) {
             done(error as Error, conn);
+            return;
           }
+          // optimize=0x10002: the planner statistics, gathered now if a table outgrew them (SQLite's advice at open).
+          refreshStatistics(connectionRunner(conn), '0x10002').then(() => { done(null, conn); }, (error: unknown) => { done(error as Error, conn); });
         },
       },
     });
