@@ -20,6 +20,8 @@ export interface ReceiverOptions {
 
 export class Receiver {
   readonly deliveries: Delivery[] = [];
+  /** The deliveries of each path, in arrival order: a walk waits on its path after every step (thousands a run). */
+  private readonly byPath = new Map<string, Delivery[]>();
   /** Status to answer per path (default 204); a list is used up one answer at a time. */
   private readonly answers = new Map<string, number[]>();
   private server: Server | undefined;
@@ -35,7 +37,11 @@ export class Receiver {
       req.on('end', () => {
         const path = req.url ?? '/';
         const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
-        this.deliveries.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+        const delivery: Delivery = { path, headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+        this.deliveries.push(delivery);
+        const ofPath = this.byPath.get(path);
+        if (ofPath) ofPath.push(delivery);
+        else this.byPath.set(path, [delivery]);
         const waiting = [...this.arrivals];
         this.arrivals.clear();
         for (const wake of waiting) wake();
@@ -64,13 +70,13 @@ export class Receiver {
   }
 
   at(path: string): Delivery[] {
-    return this.deliveries.filter((d) => d.path === path);
+    return [...(this.byPath.get(path) ?? [])];
   }
 
   /** Waits until `count` deliveries reached a path (or the time is up), then returns them; woken by each arrival. */
   async waitFor(path: string, count: number, timeoutMs: number): Promise<Delivery[]> {
     const until = Date.now() + timeoutMs;
-    while (this.at(path).length < count && Date.now() < until) {
+    while ((this.byPath.get(path)?.length ?? 0) < count && Date.now() < until) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.max(0, until - Date.now()));
         function done(): void { clearTimeout(timer); resolve(); }
