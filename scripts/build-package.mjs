@@ -11,7 +11,10 @@ const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
 // A stale file of an earlier build (a module since removed) must not ride along in the tarball.
 rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
 const tsc = require.resolve('typescript/bin/tsc');
-const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
+// --noCheck: the build only emits; the whole tree is type-checked once by `npm run typecheck` (npm test's checks),
+// and checking each package's sources again here was half of every pack (measured, tsc of @pgw/sandbox: 12.6 ->
+// 5.9 s, @pgw/conformance 8.1 -> 3.5 s; the emitted files the same but for the order of a union's members).
+const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.build.json'), '--noCheck'], { stdio: 'inherit' });
 if (result.status !== 0) {
   console.error(`build-package: tsc failed for ${pkg.name}`);
   process.exit(result.status ?? 1);
