@@ -19,7 +19,6 @@ export interface ReceiverOptions {
 }
 
 export class Receiver {
-  readonly deliveries: Delivery[] = [];
   /** The deliveries of each path, in arrival order: a walk waits on its path after every step (thousands a run). */
   private readonly byPath = new Map<string, Delivery[]>();
   /** Status to answer per path (default 204); a list is used up one answer at a time. */
@@ -38,7 +37,6 @@ export class Receiver {
         const path = req.url ?? '/';
         const headers = Object.fromEntries(Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === 'string'));
         const delivery: Delivery = { path, headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
-        this.deliveries.push(delivery);
         const ofPath = this.byPath.get(path);
         if (ofPath) ofPath.push(delivery);
         else this.byPath.set(path, [delivery]);
