@@ -273,6 +273,10 @@ async function listAndSearch(prepared: Prepared, notes: string[]): Promise<strin
   } finally {
     await db.destroy();
   }
+  // The insert ran synchronously on this process's event loop (SQLite) for longer than the gateway keeps an idle
+  // connection (5 s): the gateway has closed fetch's pooled sockets, but their close is not read yet, and the next
+  // fetch would take one and fail with "other side closed". One turn of I/O reads those closes first.
+  await new Promise((resolve) => setTimeout(resolve, 100));
   const headers = await gateway.headers();
   const rows: string[][] = [];
   for (const [label, pathname] of LIST_QUERIES) {
@@ -298,7 +302,9 @@ async function section(name: string, run: () => Promise<void>): Promise<void> {
     await run();
   } catch (error) {
     if (cleaningUp()) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    // fetch's own message is only "fetch failed": its cause says what (a reset socket, a refused connection).
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    const message = error instanceof Error ? `${error.message}${cause}` : String(error);
     console.log(`${name}: FAILED <<< ${message.split('\n')[0] ?? ''}`);
     progress(`${name} failed: ${message}`);
     problems.push(`${name}: ${message}`);
