@@ -27,6 +27,7 @@ import * as streamPositions from './022_stream_positions.ts';
 import * as reusableLinks from './023_reusable_links.ts';
 import * as subscriptionPlans from './024_subscription_plans.ts';
 import * as customerSearchPending from './025_customer_search_pending.ts';
+import * as ginPendingList from './026_gin_pending_list.ts';
 
 const migrationsOf = (environment: Environment): Record<string, Knex.Migration> => ({
   '001_platform': platform,
@@ -54,6 +55,7 @@ const migrationsOf = (environment: Environment): Record<string, Knex.Migration> 
   '023_reusable_links': reusableLinks,
   '024_subscription_plans': subscriptionPlans,
   '025_customer_search_pending': customerSearchPending,
+  '026_gin_pending_list': ginPendingList,
 });
 
 /** The migrations as the server of `environment` runs them (existing API keys become that environment's). */

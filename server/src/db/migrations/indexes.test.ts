@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createDatabase, migrate, type Database } from '../knex.ts';
+import { GIN_PENDING_LIST_KB } from './026_gin_pending_list.ts';
+import { migrationSource } from './index.ts';
 
 const postgresUrl = process.env.PGW_TEST_DATABASE_URL;
 if (!postgresUrl) console.warn('\n*** SKIPPING the PostgreSQL run of indexes.test.ts: PGW_TEST_DATABASE_URL is not set ***\n');
@@ -67,6 +69,32 @@ describe.each(engines)('the indexes of a migrated %s database', (engine) => {
       expect(redundant).toEqual([]);
     } finally {
       if (engine === 'postgres') await db.raw('drop schema if exists ?? cascade', [schema]);
+      await db.destroy();
+    }
+  });
+});
+
+describe.skipIf(!postgresUrl)('the GIN indexes of a migrated PostgreSQL database (migration 026)', () => {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const gin = async (db: Database): Promise<{ name: string; options: string[] | null }[]> => (await db.raw<{ rows: { name: string; options: string[] | null }[] }>(
+    `select i.relname as name, i.reloptions as options from pg_index ix join pg_class i on i.oid = ix.indexrelid join pg_am am on am.oid = i.relam
+      where am.amname = 'gin' and i.relnamespace = ?::regnamespace order by 1`, [schema])).rows;
+
+  it('each keep a pending list of 64 kB at most (a search reads the whole list), and lose the setting when 026 is undone', async () => {
+    const db = createDatabase(postgresUrl ?? '', { schema });
+    try {
+      await migrate(db, 'sandbox', schema);
+      const indexes = await gin(db);
+      // The customer search's trigram index at least (pg_trgm is there wherever this suite runs).
+      expect(indexes.map((i) => i.name)).toContain('customers_search_trgm_index');
+      expect(indexes.filter((i) => !(i.options ?? []).includes(`gin_pending_list_limit=${String(GIN_PENDING_LIST_KB)}`))).toEqual([]);
+      // Taken back until 026 is (however many came after it).
+      const applied = async (): Promise<boolean> => (await db('knex_migrations').where({ name: '026_gin_pending_list' })).length > 0;
+      for (let i = 0; i < 20 && await applied(); i++) await db.migrate.down({ migrationSource: migrationSource('sandbox') });
+      expect(await applied()).toBe(false);
+      expect((await gin(db)).map((i) => i.options)).toEqual(indexes.map(() => null));
+    } finally {
+      await db.raw('drop schema if exists ?? cascade', [schema]);
       await db.destroy();
     }
   });
