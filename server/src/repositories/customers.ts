@@ -271,16 +271,22 @@ const SEARCH: ListSpec = {
         void upTo.from(raw(`${matches} cross join customers as c`, [`"${search.toLowerCase().replaceAll('"', '""')}"`])).select('c.rowid as key')
           .whereRaw('c.rowid = m.id');
       }
-      const keys = ((await upTo) as { key: string | number }[]).map((row) => row.key);
-      if (keys.length > SEARCH_COUNT_LIMIT) {
+      // Counted in the database, and the keys gathered only when they are used: one row back. A search matching
+      // most customers made 1,001 rows of keys for the driver to read and discard, 0.8 of the 1.75 ms the probe
+      // took on SQLite (100,000 customers); PostgreSQL's array of them, sent anyway, was slower still to parse.
+      const many = `count(*) > ${String(SEARCH_COUNT_LIMIT)}`;
+      const gathered = postgres ? `count(*)::int as n, case when ${many} then null else coalesce(array_agg(probe.key), '{}') end as keys`
+        : `count(*) as n, case when ${many} then null else json_group_array(probe.key) end as keys`;
+      const probe = (await query.client.queryBuilder().from(upTo.as('probe')).select(raw(gathered)).first()) as { n: number; keys: string | string[] | null };
+      if (probe.n > SEARCH_COUNT_LIMIT) {
         void query.whereRaw(text, [likePattern(search)]);
         return { atLeast: SEARCH_COUNT_LIMIT };
       }
       // The matches are known: the total is their number, and the page is read from them by key (on SQLite from
-      // the list of keys, by rowid, whatever the statistics say; the rows are then sorted for the page).
-      if (postgres) void query.whereIn('c.id', keys);
-      else void query.from(raw('json_each(?) as k cross join customers as c', [JSON.stringify(keys)])).whereRaw('c.rowid = k.value');
-      return { exactly: keys.length };
+      // the JSON list of keys, by rowid, whatever the statistics say; the rows are then sorted for the page).
+      if (postgres) void query.whereIn('c.id', probe.keys as string[]);
+      else void query.from(raw('json_each(?) as k cross join customers as c', [probe.keys as string])).whereRaw('c.rowid = k.value');
+      return { exactly: probe.n };
     },
   },
 };
