@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from './knex.ts';
-import { combine, isPlainRead, NAMED_PER_CONNECTION, preparedName, targetOf } from './pg-session.ts';
+import fc from 'fast-check';
+import { combine, COMBINED_PER_CONNECTION, CombinedTexts, isPlainRead, NAMED_PER_CONNECTION, preparedName, targetOf } from './pg-session.ts';
 import { inSavepoint, insertLater, lockRow, transaction, updateLater } from '../platform/transaction.ts';
 import { spyOnStatements, type StatementSpy } from '../../test/pg-statements.ts';
 
@@ -32,6 +33,41 @@ describe('which statements may run before BEGIN', () => {
     expect(one).toEqual({ text: 'with h0 as (insert into a (x) values ($1)), h1 as (insert into b (x, y) values ($2, $3)) insert into c (x) values ($4)', values: [1, 2, 3, 4] });
     const big = { text: 'insert into a (x) values ($1)', values: Array.from({ length: 20_000 }, () => 0) };
     expect(combine([big, big, big]).map((s) => s.values.length)).toEqual([20_000, 20_000, 20_000]);
+  });
+});
+
+describe('a connection\'s combined texts (CombinedTexts)', () => {
+  // Texts with one, two or three placeholders, and one whose value count varies with the rows it inserts.
+  const TEXTS = ['insert into a (x) values ($1)', 'insert into b (x, y) values ($1, $2)', 'update c set n = n + $1 where id = $2', 'insert into d (x) values ($1), ($2), ($3)'];
+  // The value count is part of the key too: one more value than placeholders moves every later part's numbers.
+  const statement = fc.tuple(fc.integer({ min: 0, max: TEXTS.length - 1 }), fc.integer({ min: 0, max: 1 })).map(([i, extra]) => {
+    const text = TEXTS[i] ?? '';
+    const count = (text.match(/\$/g) ?? []).length + extra;
+    return { text, values: Array.from({ length: count }, (_v, n) => n) };
+  });
+
+  it('gives every sequence of parts the text combine makes without them, the same string again on a second call', () => {
+    fc.assert(fc.property(fc.array(fc.array(statement, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 40 }), (groups) => {
+      const texts = new CombinedTexts();
+      for (const group of groups) {
+        const kept = combine(group, texts);
+        expect(kept).toEqual(combine(group));
+        // Kept: the very same string (its hash computed once), not an equal one built again.
+        expect(combine(group, texts)[0]?.text).toBe(kept[0]?.text);
+      }
+    }));
+  });
+
+  it('keeps at most COMBINED_PER_CONNECTION parts, and past them still gives the right text, built each time', () => {
+    const texts = new CombinedTexts();
+    const part = (i: number): { text: string; values: number[] } => ({ text: `insert into t${String(i)} (x) values ($1)`, values: [i] });
+    for (let i = 0; i < COMBINED_PER_CONNECTION + 50; i++) {
+      const group = [part(i), part(i + 1)];
+      expect(combine(group, texts)).toEqual(combine(group));
+    }
+    const late = [part(COMBINED_PER_CONNECTION + 10), part(0)];
+    expect(combine(late, texts)[0]?.text).toBe(`with h0 as (insert into t${String(COMBINED_PER_CONNECTION + 10)} (x) values ($1)) insert into t0 (x) values ($2)`);
+    expect(texts.kept).toBe(COMBINED_PER_CONNECTION);
   });
 });
 

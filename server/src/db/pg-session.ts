@@ -95,21 +95,74 @@ export function preparedName(names: Map<string, string>, text: string): string |
 /** `$n` placeholders moved up by `offset` (the held statements come from Knex: `$` appears only in them). */
 const renumber = (text: string, offset: number): string => (offset === 0 ? text : text.replace(/\$(\d+)/g, (_m, n: string) => `$${String(Number(n) + offset)}`));
 
-/** Held inserts as few statements: `with h0 as (insert...), h1 as (insert...) insert...`. */
-export function combine(held: readonly Statement[]): Statement[] {
+/** One statement of parts (held statements): `with h0 as (insert...), h1 as (insert...) insert...`, values renumbered. */
+function combinedText(group: readonly Statement[]): string {
+  let offset = 0;
+  const parts = group.map((s) => {
+    const text = renumber(s.text, offset);
+    offset += s.values.length;
+    return text;
+  });
+  const last = parts.pop() ?? '';
+  return parts.length === 0 ? last : `with ${parts.map((p, i) => `h${String(i)} as (${p})`).join(', ')} ${last}`;
+}
+
+/** Combined texts kept per connection at most (each a few kB: a payment's is ~5). */
+export const COMBINED_PER_CONNECTION = 200;
+
+interface CombinedNode { readonly next: Map<string, Map<number, CombinedNode>>; text?: string }
+
+/**
+ * The combined texts a connection made, by their parts' texts and value counts in order. A payment's commit
+ * combines the same parts every time: renumbering their ~70 placeholders anew, and hashing the new text to find
+ * its prepared name, was 3-4% of the instance's CPU on PostgreSQL writes (profiled, issue 43). The same text
+ * comes back as the same string, whose hash V8 keeps. Past COMBINED_PER_CONNECTION texts, new ones are built
+ * each time and not kept.
+ */
+export class CombinedTexts {
+  private readonly root: CombinedNode = { next: new Map() };
+  private size = 0;
+
+  /** How many parts are kept (at most COMBINED_PER_CONNECTION). */
+  get kept(): number {
+    return this.size;
+  }
+
+  textOf(group: readonly Statement[]): string {
+    let node = this.root;
+    for (const statement of group) {
+      let byCount = node.next.get(statement.text);
+      let child = byCount?.get(statement.values.length);
+      if (child === undefined) {
+        if (this.size >= COMBINED_PER_CONNECTION) return combinedText(group);
+        if (byCount === undefined) {
+          byCount = new Map<number, CombinedNode>();
+          node.next.set(statement.text, byCount);
+        }
+        child = { next: new Map() };
+        byCount.set(statement.values.length, child);
+        this.size += 1;
+      }
+      node = child;
+    }
+    node.text ??= combinedText(group);
+    return node.text;
+  }
+}
+
+/**
+ * Held inserts as few statements (at most VALUES_PER_STATEMENT values each), their texts from `texts` when
+ * given (the connection's).
+ */
+export function combine(held: readonly Statement[], texts?: CombinedTexts): Statement[] {
   const out: Statement[] = [];
   let group: Statement[] = [];
   let count = 0;
   const close = (): void => {
     if (group.length === 0) return;
-    let offset = 0;
-    const parts = group.map((s) => {
-      const text = renumber(s.text, offset);
-      offset += s.values.length;
-      return text;
-    });
-    const last = parts.pop() ?? '';
-    out.push({ text: parts.length === 0 ? last : `with ${parts.map((p, i) => `h${String(i)} as (${p})`).join(', ')} ${last}`, values: group.flatMap((s) => s.values) });
+    const values: unknown[] = [];
+    for (const statement of group) for (const value of statement.values) values.push(value);
+    out.push({ text: texts ? texts.textOf(group) : combinedText(group), values });
     group = [];
     count = 0;
   };
@@ -135,6 +188,8 @@ export function installSession(connection: PgConnection): void {
   const names = new Map<string, string>();
   /** The row shapes of this connection's named statements (db/pg-shaped-query.ts). */
   const shapes = new Map<string, RowShape>();
+  /** The combined texts of this connection's held statements. */
+  const texts = new CombinedTexts();
   const run = (config: { text: string; values?: unknown; name?: unknown }): Promise<unknown> => new Promise((resolve, reject) => {
     // Statements with values only: they go by the extended protocol already (one without may hold several).
     const name = config.name === undefined && Array.isArray(config.values) && config.values.length > 0 ? preparedName(names, config.text) : undefined;
@@ -144,7 +199,7 @@ export function installSession(connection: PgConnection): void {
   });
   const flush = async (): Promise<void> => {
     const held = session.pending.splice(0);
-    for (const statement of combine(held)) await run({ text: statement.text, values: statement.values });
+    for (const statement of combine(held, texts)) await run({ text: statement.text, values: statement.values });
   };
   /** The transaction is over: the connection goes back to the pool as it came. */
   const end = (): void => {
@@ -166,7 +221,7 @@ export function installSession(connection: PgConnection): void {
     }
     if (session.state === 'held') {
       if (COMMIT.test(text)) {
-        const [only, ...more] = combine(session.pending);
+        const [only, ...more] = combine(session.pending, texts);
         // Several statements (a very large batch) are atomic only together: they go inside BEGIN, below.
         if (more.length === 0) {
           // What the transaction wrote is one statement, atomic by itself (or nothing).
