@@ -46,13 +46,13 @@ describe('a connection\'s combined texts (CombinedTexts)', () => {
     return { text, values: Array.from({ length: count }, (_v, n) => n) };
   });
 
-  it('gives every sequence of parts the text combine makes without them, the same string again on a second call', () => {
+  it('gives every sequence of parts the text combine makes without them, again on a second call', () => {
     fc.assert(fc.property(fc.array(fc.array(statement, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 40 }), (groups) => {
       const texts = new CombinedTexts();
       for (const group of groups) {
         const kept = combine(group, texts);
         expect(kept).toEqual(combine(group));
-        // Kept: the very same string (its hash computed once), not an equal one built again.
+        // Asked again, the same text (JavaScript cannot tell one string from an equal one: `kept` counts what is kept).
         expect(combine(group, texts)[0]?.text).toBe(kept[0]?.text);
       }
     }));
@@ -68,6 +68,18 @@ describe('a connection\'s combined texts (CombinedTexts)', () => {
     const late = [part(COMBINED_PER_CONNECTION + 10), part(0)];
     expect(combine(late, texts)[0]?.text).toBe(`with h0 as (insert into t${String(COMBINED_PER_CONNECTION + 10)} (x) values ($1)) insert into t0 (x) values ($2)`);
     expect(texts.kept).toBe(COMBINED_PER_CONNECTION);
+  });
+
+  it('leaves a batch too large to keep out whole, so that the sequences after it are still kept', () => {
+    const texts = new CombinedTexts();
+    const part = (i: number): { text: string; values: number[] } => ({ text: `insert into t${String(i)} (x) values ($1)`, values: [i] });
+    const batch = Array.from({ length: COMBINED_PER_CONNECTION + 50 }, (_v, i) => part(i));
+    expect(combine(batch, texts)).toEqual(combine(batch));
+    expect(texts.kept).toBe(0);
+    const payment = [part(1), part(2), part(3)];
+    const first = combine(payment, texts)[0]?.text;
+    expect(combine(payment, texts)[0]?.text).toBe(first);
+    expect(texts.kept).toBe(3);
   });
 });
 

@@ -107,7 +107,10 @@ function combinedText(group: readonly Statement[]): string {
   return parts.length === 0 ? last : `with ${parts.map((p, i) => `h${String(i)} as (${p})`).join(', ')} ${last}`;
 }
 
-/** Combined texts kept per connection at most (each a few kB: a payment's is ~5). */
+/**
+ * The most parts (held statements, each a node of the tree below) a connection keeps combined texts for: a
+ * payment's 8 parts make a text of ~2 kB, so a connection keeps at most a few hundred kB.
+ */
 export const COMBINED_PER_CONNECTION = 200;
 
 interface CombinedNode { readonly next: Map<string, Map<number, CombinedNode>>; text?: string }
@@ -116,8 +119,8 @@ interface CombinedNode { readonly next: Map<string, Map<number, CombinedNode>>; 
  * The combined texts a connection made, by their parts' texts and value counts in order. A payment's commit
  * combines the same parts every time: renumbering their ~70 placeholders anew, and hashing the new text to find
  * its prepared name, was 3-4% of the instance's CPU on PostgreSQL writes (profiled, issue 43). The same text
- * comes back as the same string, whose hash V8 keeps. Past COMBINED_PER_CONNECTION texts, new ones are built
- * each time and not kept.
+ * comes back as the same string, whose hash V8 keeps. A sequence whose new parts would take the tree past
+ * COMBINED_PER_CONNECTION is built each time and not kept (so one very large batch leaves room for the rest).
  */
 export class CombinedTexts {
   private readonly root: CombinedNode = { next: new Map() };
@@ -130,20 +133,26 @@ export class CombinedTexts {
 
   textOf(group: readonly Statement[]): string {
     let node = this.root;
+    let known = 0;
     for (const statement of group) {
-      let byCount = node.next.get(statement.text);
-      let child = byCount?.get(statement.values.length);
-      if (child === undefined) {
-        if (this.size >= COMBINED_PER_CONNECTION) return combinedText(group);
+      const child = node.next.get(statement.text)?.get(statement.values.length);
+      if (child === undefined) break;
+      node = child;
+      known += 1;
+    }
+    if (known < group.length) {
+      if (this.size + group.length - known > COMBINED_PER_CONNECTION) return combinedText(group);
+      for (const statement of group.slice(known)) {
+        let byCount = node.next.get(statement.text);
         if (byCount === undefined) {
           byCount = new Map<number, CombinedNode>();
           node.next.set(statement.text, byCount);
         }
-        child = { next: new Map() };
+        const child: CombinedNode = { next: new Map() };
         byCount.set(statement.values.length, child);
+        node = child;
         this.size += 1;
       }
-      node = child;
     }
     node.text ??= combinedText(group);
     return node.text;
