@@ -4,6 +4,7 @@
 import type { Knex } from 'knex';
 import { clientConfigOf, isPostgres } from '../db/knex.ts';
 import { sendOnPgConnection } from '../db/pg-direct.ts';
+import { pgTransaction } from '../db/pg-transaction.ts';
 import type { SqliteConnection } from '../db/sqlite-client.ts';
 
 /** Work to do once a transaction has committed (given the database handle), by transaction. */
@@ -102,10 +103,10 @@ export function transaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise
   });
 }
 
-/** A transaction of its own (PostgreSQL: concurrent transactions commit in parallel there). */
+/** A transaction of its own (PostgreSQL: concurrent transactions commit in parallel there), db/pg-transaction.ts's. */
 async function single<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   const tasks: Task[] = [];
-  const result = await db.transaction(async (tx) => {
+  const result = await pgTransaction(db, async (tx) => {
     committed.set(tx, tasks);
     closing.set(tx, new Set());
     const value = await work(tx);
