@@ -32,6 +32,7 @@ export async function runOnPgConnection(db: Knex, text: string, values: readonly
   client.emit('query', { sql: text, bindings: values, method: 'raw' });
   const connection = await client.acquireConnection();
   try {
+    refuseEnded(db);
     return await new Promise((resolve, reject) => {
       connection.query({ text, values }, (error, result) => { if (error) reject(error); else resolve(result); });
     });
@@ -50,6 +51,8 @@ export async function sendOnPgConnection(db: Knex, text: string, values: readonl
     refuseEnded(db);
     // A transaction's client hands out the transaction's one connection.
     const connection = await (db.client as Client).acquireConnection();
+    // Asked again: the transaction may have ended while the connection was handed out.
+    refuseEnded(db);
     // Held statements are not Knex's `query` events: they go out inside another statement.
     if (holdStatement(connection, { text, values })) return;
   }

@@ -103,6 +103,29 @@ describe.skipIf(!postgresUrl)('a PostgreSQL transaction on its own connection', 
     expect(used()).toBe(0);
   });
 
+  it('runs savepoints asked for at once one after another: one\'s rollback never undoes the other\'s work', async () => {
+    const settled = await transaction(db, async (tx) => Promise.allSettled([
+      inSavepoint(tx, async (sp) => {
+        await sp('parent').insert({ id: 'A' });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error('A refused');
+      }),
+      inSavepoint(tx, async (sp) => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await sp('parent').insert({ id: 'B' });
+      }),
+    ]));
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'fulfilled']);
+    expect(await ids()).toEqual(['B']);
+    expect(used()).toBe(0);
+  });
+
+  it('takes no event listener of its own (it would stay on the database after the transaction)', async () => {
+    const before = db.listenerCount('query');
+    await expect(pgTransaction(db, (tx) => { tx.on('query', () => undefined); return Promise.resolve(); })).rejects.toThrow(/no event listeners/);
+    expect(db.listenerCount('query')).toBe(before);
+  });
+
   it('tells Knex\'s query listeners of the pool about its statements, BEGIN and COMMIT among them', async () => {
     const seen: string[] = [];
     const listen = (query: { sql: string }): void => { seen.push(query.sql); };

@@ -15,8 +15,14 @@ interface Client {
   query: (connection: object, query: string | { sql: string; bindings?: unknown[] }) => Promise<unknown>;
 }
 
-/** A transaction's or savepoint's end, and its outer transaction's. */
-interface State { completed: boolean; readonly outer: State | undefined }
+/**
+ * A transaction's or savepoint's end, its outer transaction's, and its savepoints: how many it has opened (each
+ * gets a name of its own) and the last one's end, which the next waits for (as Knex's savepoints wait for their
+ * previous sibling: two at once would share a connection, and one's rollback would undo the other's work).
+ */
+interface State { completed: boolean; readonly outer: State | undefined; savepoints: number; lastSavepoint: Promise<unknown> }
+
+const newState = (outer: State | undefined): State => ({ completed: false, outer, savepoints: 0, lastSavepoint: Promise.resolve() });
 
 const ended = (state: State | undefined): boolean => state !== undefined && (state.completed || ended(state.outer));
 
@@ -46,19 +52,25 @@ function handle(db: Knex, connection: object, state: State): Knex.Transaction {
     return table === undefined ? builder : builder.table(table, options);
   };
   Object.setPrototypeOf(tx, db);
-  return Object.assign(tx, { context, isTransaction: true, isCompleted: () => ended(state) }) as unknown as Knex.Transaction;
+  // Its events are the database's (statements reach the pool's listeners): a listener added here would stay on
+  // the database after the transaction, so none may be.
+  const refuseListener = (): never => { throw new Error('a PostgreSQL transaction takes no event listeners: listen on the database'); };
+  return Object.assign(tx, { context, isTransaction: true, isCompleted: () => ended(state), on: refuseListener, once: refuseListener, addListener: refuseListener, prependListener: refuseListener }) as unknown as Knex.Transaction;
 }
 
-/** How many transactions and savepoints enclose `state`'s own. */
-const depthOf = (state: State | undefined): number => (state === undefined ? 0 : 1 + depthOf(state.outer));
-
 /** `work` in a savepoint of the transaction: its failure rolls back only what it did, and is thrown on. */
-async function savepoint<T>(db: Knex, connection: object, outer: State, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+function savepoint<T>(db: Knex, connection: object, outer: State, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const run = outer.lastSavepoint.then(() => openSavepoint(db, connection, outer, work));
+  outer.lastSavepoint = run.catch(() => undefined);
+  return run;
+}
+
+async function openSavepoint<T>(db: Knex, connection: object, outer: State, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   if (ended(outer)) throw completedError();
   const client = db.client as Client;
-  // Named by depth: a savepoint's siblings come after it has ended, and PostgreSQL takes the latest of a name.
-  const name = `pgw_savepoint_${String(depthOf(outer))}`;
-  const state: State = { completed: false, outer };
+  outer.savepoints += 1;
+  const name = `pgw_savepoint_${String(outer.savepoints)}`;
+  const state = newState(outer);
   await client.query(connection, `SAVEPOINT ${name};`);
   let value: T;
   try {
@@ -77,7 +89,7 @@ async function savepoint<T>(db: Knex, connection: object, outer: State, work: (t
 export async function pgTransaction<T>(db: Knex, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   const client = db.client as Client;
   const connection = await client.acquireConnection();
-  const state: State = { completed: false, outer: undefined };
+  const state = newState(undefined);
   try {
     await client.query(connection, 'BEGIN;');
     let value: T;
