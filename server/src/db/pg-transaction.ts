@@ -31,6 +31,12 @@ const completedError = (): Error => new Error('Transaction query already complet
 
 interface Context { client: Client; userParams: object; transaction: unknown }
 
+/**
+ * A handle's events are the database's (its statements reach the pool's listeners): a listener added on it would
+ * stay on the database after the transaction, so none may be.
+ */
+const refuseListener = (): never => { throw new Error('a PostgreSQL transaction takes no event listeners: listen on the database'); };
+
 /** A Knex handle on `connection` for the transaction (or savepoint) `state`. */
 function handle(db: Knex, connection: object, state: State): Knex.Transaction {
   const root = db.client as Client;
@@ -52,9 +58,6 @@ function handle(db: Knex, connection: object, state: State): Knex.Transaction {
     return table === undefined ? builder : builder.table(table, options);
   };
   Object.setPrototypeOf(tx, db);
-  // Its events are the database's (statements reach the pool's listeners): a listener added here would stay on
-  // the database after the transaction, so none may be.
-  const refuseListener = (): never => { throw new Error('a PostgreSQL transaction takes no event listeners: listen on the database'); };
   return Object.assign(tx, { context, isTransaction: true, isCompleted: () => ended(state), on: refuseListener, once: refuseListener, addListener: refuseListener, prependListener: refuseListener }) as unknown as Knex.Transaction;
 }
 
@@ -67,21 +70,30 @@ function savepoint<T>(db: Knex, connection: object, outer: State, work: (tx: Kne
 
 async function openSavepoint<T>(db: Knex, connection: object, outer: State, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
   if (ended(outer)) throw completedError();
-  const client = db.client as Client;
   outer.savepoints += 1;
   const name = `pgw_savepoint_${String(outer.savepoints)}`;
-  const state = newState(outer);
-  await client.query(connection, `SAVEPOINT ${name};`);
+  return within(db, connection, newState(outer), { open: `SAVEPOINT ${name};`, keep: `RELEASE SAVEPOINT ${name};`, undo: `ROLLBACK TO SAVEPOINT ${name};` }, work);
+}
+
+/**
+ * Opens a transaction or savepoint on `connection`, runs `work` in it, and keeps what the work did when it
+ * resolves, or undoes it (and throws the work's error) when it rejects. `state` ends either way, before the last
+ * statement: the handle refuses statements from then on.
+ */
+async function within<T>(db: Knex, connection: object, state: State, statements: { open: string; keep: string; undo: string }, work: (tx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const client = db.client as Client;
+  await client.query(connection, statements.open);
   let value: T;
   try {
     value = await work(handle(db, connection, state));
   } catch (error) {
     state.completed = true;
-    await client.query(connection, `ROLLBACK TO SAVEPOINT ${name};`).catch(() => undefined);
+    await client.query(connection, statements.undo).catch(() => undefined);
     throw error;
   }
   state.completed = true;
-  await client.query(connection, `RELEASE SAVEPOINT ${name};`);
+  // A failed commit (a held insert refused at the end) leaves nothing: pg-session has rolled the transaction back.
+  await client.query(connection, statements.keep);
   return value;
 }
 
@@ -91,19 +103,7 @@ export async function pgTransaction<T>(db: Knex, work: (tx: Knex.Transaction) =>
   const connection = await client.acquireConnection();
   const state = newState(undefined);
   try {
-    await client.query(connection, 'BEGIN;');
-    let value: T;
-    try {
-      value = await work(handle(db, connection, state));
-    } catch (error) {
-      state.completed = true;
-      await client.query(connection, 'ROLLBACK;').catch(() => undefined);
-      throw error;
-    }
-    state.completed = true;
-    // A failed commit (a held insert refused at the end) leaves nothing: pg-session has rolled the transaction back.
-    await client.query(connection, 'COMMIT;');
-    return value;
+    return await within(db, connection, state, { open: 'BEGIN;', keep: 'COMMIT;', undo: 'ROLLBACK;' }, work);
   } finally {
     state.completed = true;
     await client.releaseConnection(connection);
